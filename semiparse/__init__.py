@@ -1,0 +1,40 @@
+"""semiparse: one semiring split-bilexical parser, many answers.
+
+Dynamic oracles for transition-based dependency parsers, optimal
+projectivization and exact tree counting all come from parsing with a split
+grammar over a semiring.  The public names below are imported lazily so that
+``import semiparse`` stays cheap.
+"""
+import importlib
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    # core engine
+    "load_grammar": "semiparse.grammar",
+    "Grammar": "semiparse.grammar",
+    "GrammarError": "semiparse.grammar",
+    "parse": "semiparse.engine",
+    "ParseResult": "semiparse.engine",
+    "count_projective": "semiparse.engine",
+    # treebank tools
+    "is_projective": "semiparse.projectivity",
+    "projectivize": "semiparse.projectivity",
+    "count_optimal_projectivizations": "semiparse.projectivity",
+    # dynamic oracles
+    "oracle": "semiparse.oracles",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'semiparse' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

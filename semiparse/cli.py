@@ -1,0 +1,62 @@
+"""The ``semiparse`` command line.
+
+Every module in :mod:`semiparse.commands` that defines ``add_parser(subparsers)``
+contributes one sub-command; the parser it returns must set ``func`` (a
+callable taking the parsed arguments and returning an exit code).  Benchmarks
+plug into ``semiparse bench`` the same way from :mod:`semiparse.bench`.
+"""
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from . import __version__
+
+
+class UserError(Exception):
+    """A mistake in the user's input: reported as one line, without a traceback."""
+
+
+def _plugins(package):
+    pkg = importlib.import_module(package)
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            module = importlib.import_module(f"{package}.{info.name}")
+            if hasattr(module, "add_parser"):
+                yield module
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="semiparse",
+        description="Dynamic oracles, optimal projectivization and tree counting "
+        "with semiring split-bilexical parsing.",
+    )
+    parser.add_argument("--version", action="version", version=f"semiparse {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for module in _plugins("semiparse.commands"):
+        module.add_parser(sub)
+    bench = sub.add_parser("bench", help="speed benchmarks, each against a baseline in the same run")
+    bench_sub = bench.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    bench_sub.required = True
+    for module in _plugins("semiparse.bench"):
+        module.add_parser(bench_sub)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except (UserError, ValueError, OSError) as exc:
+        # Mistakes in the input (bad files, bad values) are reported, not traced.
+        print(f"semiparse {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

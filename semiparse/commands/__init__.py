@@ -1,0 +1,1 @@
+"""Sub-commands of the ``semiparse`` CLI: one module each, see :mod:`semiparse.cli`."""

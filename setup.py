@@ -1,0 +1,53 @@
+"""Build script: compiles every Cython module under semiparse/ and installs
+the grammar and transition-system files as package data."""
+from pathlib import Path
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, find_packages, setup
+
+HERE = Path(__file__).parent
+
+
+def extensions():
+    """One extension per .pyx file, named after its dotted module path."""
+    exts = []
+    for pyx in sorted(HERE.glob("semiparse/**/*.pyx")):
+        rel = pyx.relative_to(HERE).with_suffix("")
+        exts.append(
+            Extension(
+                ".".join(rel.parts),
+                [str(pyx.relative_to(HERE))],
+                include_dirs=[numpy.get_include()],
+                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+                extra_compile_args=["-O3"],
+            )
+        )
+    return cythonize(
+        exts,
+        language_level=3,
+        compiler_directives={
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+    )
+
+
+setup(
+    ext_modules=extensions(),
+    packages=find_packages(include=["semiparse", "semiparse.*"])
+    + ["semiparse.grammars", "semiparse.systems"],
+    # grammars/ and systems/ live at the top of the repository (where grammar
+    # authors find them) and are installed inside the package.
+    package_dir={
+        "semiparse": "semiparse",
+        "semiparse.grammars": "grammars",
+        "semiparse.systems": "systems",
+    },
+    package_data={
+        "semiparse.grammars": ["*.grammar"],
+        "semiparse.systems": ["*.toml"],
+    },
+)
