@@ -1,0 +1,530 @@
+# cython: language_level=3
+"""Split bilexical CKY (SPEC section 2) in C, fused over numeric semirings.
+
+One chart algorithm, specialized at compile time for each value type below;
+the semiring operations are inline functions chosen by ``if V is ...``
+branches, so the inner loops are plain C arithmetic.
+
+Chart layout (``N`` = number of input positions), chosen so that every inner
+loop walks two contiguous rows:
+
+- ``Lf[B][i][j]`` / ``Lb[B][j][i]``: left items by start / by end;
+- ``Rf[C][i][j]`` / ``Rb[C][j][i]``: right items by start / by end;
+- ``IL[B][C][j][i]``: left attachment of child i to head j (by end);
+- ``IR[B][C][i][j]``: right attachment of child j to head i (by start).
+
+Exact counts use :data:`CountMod` / :data:`MaxCountMod` modulo a prime below
+2**31 (products fit in 64 bits); the Python side combines several primes by
+the Chinese remainder theorem when the double-precision count is too large to
+be exact.
+"""
+from libc.math cimport INFINITY, exp, log1p
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport calloc, free, malloc
+import numpy as np
+
+
+ctypedef struct MaxPlus:
+    double s
+
+ctypedef struct LogSum:
+    double s
+
+ctypedef struct CountF:
+    double c
+
+ctypedef struct CountMod:
+    uint64_t c
+
+ctypedef struct MaxCountF:
+    double s
+    double c
+
+ctypedef struct MaxCountMod:
+    double s
+    uint64_t c
+
+ctypedef fused V:
+    MaxPlus
+    LogSum
+    CountF
+    CountMod
+    MaxCountF
+    MaxCountMod
+
+
+cdef inline V v_zero(V tag) noexcept nogil:
+    if V is MaxPlus or V is LogSum:
+        tag.s = -INFINITY
+    elif V is CountF or V is CountMod:
+        tag.c = 0
+    else:
+        tag.s = -INFINITY
+        tag.c = 0
+    return tag
+
+
+cdef inline V v_one(V tag) noexcept nogil:
+    if V is MaxPlus or V is LogSum:
+        tag.s = 0.0
+    elif V is CountF or V is CountMod:
+        tag.c = 1
+    else:
+        tag.s = 0.0
+        tag.c = 1
+    return tag
+
+
+cdef inline V v_edge(V tag, double score) noexcept nogil:
+    """The value of an edge with this score (-inf: forbidden, i.e. zero)."""
+    if score == -INFINITY:
+        return v_zero(tag)
+    if V is MaxPlus or V is LogSum:
+        tag.s = score
+    elif V is CountF or V is CountMod:
+        tag.c = 1
+    else:
+        tag.s = score
+        tag.c = 1
+    return tag
+
+
+cdef inline V v_plus(V a, V b, uint64_t p) noexcept nogil:
+    cdef double hi, lo
+    if V is MaxPlus:
+        return a if a.s >= b.s else b
+    elif V is LogSum:
+        if a.s == -INFINITY:
+            return b
+        if b.s == -INFINITY:
+            return a
+        if a.s >= b.s:
+            hi, lo = a.s, b.s
+        else:
+            hi, lo = b.s, a.s
+        a.s = hi + log1p(exp(lo - hi))
+        return a
+    elif V is CountF:
+        a.c = a.c + b.c
+        return a
+    elif V is CountMod:
+        a.c = a.c + b.c
+        if a.c >= p:
+            a.c -= p
+        return a
+    else:
+        if a.s > b.s:
+            return a
+        if b.s > a.s:
+            return b
+        a.c = a.c + b.c
+        if V is MaxCountMod:
+            if a.c >= p:
+                a.c -= p
+        return a
+
+
+cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
+    if V is MaxPlus or V is LogSum:
+        a.s = a.s + b.s
+    elif V is CountF:
+        a.c = a.c * b.c
+    elif V is CountMod:
+        a.c = (a.c * b.c) % p
+    else:
+        if a.s == -INFINITY or b.s == -INFINITY:
+            return v_zero(a)
+        a.s = a.s + b.s
+        if V is MaxCountF:
+            a.c = a.c * b.c
+        else:
+            a.c = (a.c * b.c) % p
+    return a
+
+
+cdef struct Chart:
+    int N, nl, nr
+    void* Lf
+    void* Lb
+    void* Rf
+    void* Rb
+    void* IL
+    void* IR
+    void* W
+
+
+cdef struct Rules:
+    int nlc, nrc, npairs, nroot
+    const int* lc       # rows (B2, Bd, B, Cd)
+    const int* rc       # rows (C2, C, Bd, Cd)
+    const int* pairs    # rows (B, C, needs_left, needs_right)
+    const int* root     # rows (B, C)
+
+
+cdef int chart_alloc(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
+    cdef size_t nn = <size_t> N * N
+    ch.N, ch.nl, ch.nr = N, nl, nr
+    ch.Lf = calloc(nl * nn, size)
+    ch.Lb = calloc(nl * nn, size)
+    ch.Rf = calloc(nr * nn, size)
+    ch.Rb = calloc(nr * nn, size)
+    ch.IL = calloc(nl * nr * nn, size)
+    ch.IR = calloc(nl * nr * nn, size)
+    ch.W = malloc(nn * size)
+    if not (ch.Lf and ch.Lb and ch.Rf and ch.Rb and ch.IL and ch.IR and ch.W):
+        return -1
+    return 0
+
+
+cdef void chart_free(Chart* ch) noexcept nogil:
+    free(ch.Lf); free(ch.Lb); free(ch.Rf); free(ch.Rb)
+    free(ch.IL); free(ch.IR); free(ch.W)
+
+
+cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
+            const double* w, uint64_t p) noexcept nogil:
+    """Fill the chart bottom-up and return the value of the whole input."""
+    cdef int N = ch.N, nl = ch.nl, nr = ch.nr
+    cdef size_t NN = <size_t> N * N
+    cdef V* Lf = <V*> ch.Lf
+    cdef V* Lb = <V*> ch.Lb
+    cdef V* Rf = <V*> ch.Rf
+    cdef V* Rb = <V*> ch.Rb
+    cdef V* IL = <V*> ch.IL
+    cdef V* IR = <V*> ch.IR
+    cdef V* W = <V*> ch.W
+    cdef V zero = v_zero(tag), one = v_one(tag), acc
+    cdef const V* row1
+    cdef const V* row2
+    cdef int span, i, j, k, d, q, b, c, b2, c2, bd, cd
+    cdef size_t x
+
+    for x in range(nl * NN):
+        Lf[x] = zero
+        Lb[x] = zero
+    for x in range(nr * NN):
+        Rf[x] = zero
+        Rb[x] = zero
+    for x in range(nl * nr * NN):
+        IL[x] = zero
+        IR[x] = zero
+    for x in range(NN):
+        W[x] = v_edge(tag, w[x])
+    for i in range(N):
+        Lf[pl[i] * NN + i * N + i] = one
+        Lb[pl[i] * NN + i * N + i] = one
+        Rf[pr[i] * NN + i * N + i] = one
+        Rb[pr[i] * NN + i * N + i] = one
+
+    for span in range(1, N):
+        for i in range(N - span):
+            j = i + span
+            # attachment items: sum_k R[c][i][k] * L[b][k+1][j], times the edge
+            for q in range(g.npairs):
+                b = g.pairs[4 * q]
+                c = g.pairs[4 * q + 1]
+                row1 = Rf + c * NN + i * N
+                row2 = Lb + b * NN + j * N
+                acc = zero
+                for k in range(i, j):
+                    acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
+                if g.pairs[4 * q + 2]:
+                    IL[(b * nr + c) * NN + j * N + i] = v_times(acc, W[j * N + i], p)
+                if g.pairs[4 * q + 3]:
+                    IR[(b * nr + c) * NN + i * N + j] = v_times(acc, W[i * N + j], p)
+            # left items: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]
+            for q in range(g.nlc):
+                b2 = g.lc[4 * q]
+                bd = g.lc[4 * q + 1]
+                b = g.lc[4 * q + 2]
+                cd = g.lc[4 * q + 3]
+                row1 = Lf + bd * NN + i * N
+                row2 = IL + (b * nr + cd) * NN + j * N
+                acc = zero
+                for d in range(i, j):
+                    acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
+                Lf[b2 * NN + i * N + j] = v_plus(Lf[b2 * NN + i * N + j], acc, p)
+            for b2 in range(nl):
+                Lb[b2 * NN + j * N + i] = Lf[b2 * NN + i * N + j]
+            # right items: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]
+            for q in range(g.nrc):
+                c2 = g.rc[4 * q]
+                c = g.rc[4 * q + 1]
+                bd = g.rc[4 * q + 2]
+                cd = g.rc[4 * q + 3]
+                row1 = IR + (bd * nr + c) * NN + i * N
+                row2 = Rb + cd * NN + j * N
+                acc = zero
+                for d in range(i + 1, j + 1):
+                    acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
+                Rf[c2 * NN + i * N + j] = v_plus(Rf[c2 * NN + i * N + j], acc, p)
+            for c2 in range(nr):
+                Rb[c2 * NN + j * N + i] = Rf[c2 * NN + i * N + j]
+
+    acc = zero
+    for q in range(g.nroot):
+        acc = v_plus(acc, v_times(Lf[g.root[2 * q] * NN], Rf[g.root[2 * q + 1] * NN + N - 1], p), p)
+    return acc
+
+
+# --- backtrace over a MaxCountF chart ---------------------------------------
+
+cdef enum:
+    ITEM_L, ITEM_R, ITEM_IL, ITEM_IR
+
+
+cdef inline bint pick(double s, double c, double target, double* r, bint sample) noexcept nogil:
+    """Decide whether this decomposition (score s, count c) is the one taken.
+
+    First mode: the first that reaches the target score.  Sample mode: walk
+    the cumulative count among those reaching it; ``r`` holds the remaining
+    mass (u times their total count).
+    """
+    if s != target or c <= 0:
+        return False
+    if not sample:
+        return True
+    if r[0] < c:
+        return True
+    r[0] -= c
+    return False
+
+
+cdef double mass(const MaxCountF* a, const MaxCountF* b, int n, double extra,
+                 double target) noexcept nogil:
+    """Total count of the n products a[x] * b[x] (* extra score) reaching target."""
+    cdef int x
+    cdef double t = 0
+    for x in range(n):
+        if (a[x].s + b[x].s) + extra == target:
+            t += a[x].c * b[x].c
+    return t
+
+
+cdef inline void push(int* stack, int* top, int kind, int a, int b, int i, int j) noexcept nogil:
+    cdef int* f = stack + 5 * top[0]
+    f[0], f[1], f[2], f[3], f[4] = kind, a, b, i, j
+    top[0] += 1
+
+
+cdef int backtrace(Chart* ch, const Rules* g, int* heads, const double* u,
+                   bint sample) noexcept nogil:
+    """Write a best tree (first or sampled) into heads; -1 if there is none."""
+    cdef int N = ch.N, nr = ch.nr
+    cdef size_t NN = <size_t> N * N
+    cdef MaxCountF* Lf = <MaxCountF*> ch.Lf
+    cdef MaxCountF* Lb = <MaxCountF*> ch.Lb
+    cdef MaxCountF* Rf = <MaxCountF*> ch.Rf
+    cdef MaxCountF* Rb = <MaxCountF*> ch.Rb
+    cdef MaxCountF* IL = <MaxCountF*> ch.IL
+    cdef MaxCountF* IR = <MaxCountF*> ch.IR
+    cdef MaxCountF* W = <MaxCountF*> ch.W
+    cdef int cap = 8 * N + 8
+    cdef int* stack = <int*> malloc(5 * cap * sizeof(int))
+    cdef int top = 0, n_u = 0, kind, a, b, i, j, k, d, q, bd, cd, found = 1
+    cdef double target, extra, r
+    cdef MaxCountF x, y, best
+    cdef const MaxCountF* row1
+    cdef const MaxCountF* row2
+    if stack == NULL:
+        return -1
+
+    # The root: the best of L[B][0][0] * R[C][0][N-1] over start rules (B, C).
+    best.s, best.c, r = -INFINITY, 0, 0
+    for q in range(g.nroot):
+        x = Lf[g.root[2 * q] * NN]
+        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        if x.c > 0 and y.c > 0 and x.s + y.s >= best.s:
+            if x.s + y.s > best.s:
+                best.s, best.c = x.s + y.s, 0
+            best.c += x.c * y.c
+    if best.c <= 0:
+        free(stack)
+        return -1
+    r = u[n_u] * best.c
+    n_u += 1
+    for q in range(g.nroot):
+        x = Lf[g.root[2 * q] * NN]
+        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        if pick(x.s + y.s, x.c * y.c, best.s, &r, sample):
+            push(stack, &top, ITEM_R, g.root[2 * q + 1], 0, 0, N - 1)
+            break
+
+    heads[0] = -1
+    while top > 0:
+        top -= 1
+        kind, a, b, i, j = stack[5 * top], stack[5 * top + 1], stack[5 * top + 2], \
+            stack[5 * top + 3], stack[5 * top + 4]
+        if i == j and (kind == ITEM_L or kind == ITEM_R):
+            continue
+        if top + 2 >= cap:
+            break
+        found = 0
+        if kind == ITEM_IL or kind == ITEM_IR:
+            # sum_k R[b][i][k] * L[a][k+1][j], times the (fixed) edge
+            if kind == ITEM_IL:
+                heads[i] = j
+                target = IL[(a * nr + b) * NN + j * N + i].s
+                extra = W[j * N + i].s
+            else:
+                heads[j] = i
+                target = IR[(a * nr + b) * NN + i * N + j].s
+                extra = W[i * N + j].s
+            row1 = Rf + b * NN + i * N
+            row2 = Lb + a * NN + j * N + 1
+            if sample:
+                r = u[n_u] * mass(row1 + i, row2 + i, j - i, extra, target)
+                n_u += 1
+            for k in range(i, j):
+                if pick((row1[k].s + row2[k].s) + extra, row1[k].c * row2[k].c, target, &r, sample):
+                    push(stack, &top, ITEM_R, b, 0, i, k)
+                    push(stack, &top, ITEM_L, a, 0, k + 1, j)
+                    found = 1
+                    break
+        elif kind == ITEM_L:
+            target = Lf[a * NN + i * N + j].s
+            if sample:
+                r = 0
+                for q in range(g.nlc):
+                    if g.lc[4 * q] == a:
+                        r += mass(Lf + g.lc[4 * q + 1] * NN + i * N + i,
+                                  IL + (g.lc[4 * q + 2] * nr + g.lc[4 * q + 3]) * NN + j * N + i,
+                                  j - i, 0, target)
+                r *= u[n_u]
+                n_u += 1
+            for q in range(g.nlc):
+                if g.lc[4 * q] != a:
+                    continue
+                bd, b, cd = g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
+                row1 = Lf + bd * NN + i * N
+                row2 = IL + (b * nr + cd) * NN + j * N
+                for d in range(i, j):
+                    if pick(row1[d].s + row2[d].s, row1[d].c * row2[d].c, target, &r, sample):
+                        push(stack, &top, ITEM_L, bd, 0, i, d)
+                        push(stack, &top, ITEM_IL, b, cd, d, j)
+                        found = 1
+                        break
+                if found:
+                    break
+        else:
+            target = Rf[a * NN + i * N + j].s
+            if sample:
+                r = 0
+                for q in range(g.nrc):
+                    if g.rc[4 * q] == a:
+                        r += mass(IR + (g.rc[4 * q + 2] * nr + g.rc[4 * q + 1]) * NN + i * N + i + 1,
+                                  Rb + g.rc[4 * q + 3] * NN + j * N + i + 1, j - i, 0, target)
+                r *= u[n_u]
+                n_u += 1
+            for q in range(g.nrc):
+                if g.rc[4 * q] != a:
+                    continue
+                b, bd, cd = g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
+                row1 = IR + (bd * nr + b) * NN + i * N
+                row2 = Rb + cd * NN + j * N
+                for d in range(i + 1, j + 1):
+                    if pick(row1[d].s + row2[d].s, row1[d].c * row2[d].c, target, &r, sample):
+                        push(stack, &top, ITEM_IR, bd, b, i, d)
+                        push(stack, &top, ITEM_R, cd, 0, d, j)
+                        found = 1
+                        break
+                if found:
+                    break
+        if not found:
+            break
+    free(stack)
+    return 0 if top == 0 and found else -1
+
+
+# --- Python entry points ----------------------------------------------------
+
+cdef Rules make_rules(const int[:, ::1] lc, const int[:, ::1] rc, const int[:, ::1] pairs,
+                      const int[:, ::1] root):
+    cdef Rules g
+    g.nlc, g.nrc, g.npairs, g.nroot = lc.shape[0], rc.shape[0], pairs.shape[0], root.shape[0]
+    g.lc = &lc[0, 0] if g.nlc else NULL
+    g.rc = &rc[0, 0] if g.nrc else NULL
+    g.pairs = &pairs[0, 0] if g.npairs else NULL
+    g.root = &root[0, 0] if g.nroot else NULL
+    return g
+
+
+cdef V run(V tag, tables, const int[::1] pl, const int[::1] pr, const double[:, ::1] w,
+           uint64_t p) except *:
+    cdef int N = w.shape[0]
+    cdef Chart ch
+    cdef V value
+    cdef Rules g = make_rules(tables.left_combos, tables.right_combos, tables.pairs, tables.root)
+    if chart_alloc(&ch, sizeof(V), N, tables.n_left, tables.n_right) < 0:
+        chart_free(&ch)
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        value = fill(tag, &ch, &g, &pl[0], &pr[0], &w[0, 0], p)
+    chart_free(&ch)
+    return value
+
+
+def inside(str kernel, tables, const int[::1] pl, const int[::1] pr,
+           const double[:, ::1] w, uint64_t p=0):
+    """Value of the whole input in a numeric kernel.
+
+    kernel: ``maxplus``, ``log``, ``countf`` (double), ``countmod`` (mod p),
+    ``maxcountf`` (score, double count), ``maxcountmod`` (score, count mod p).
+    """
+    cdef MaxPlus mp
+    cdef LogSum ls
+    cdef CountF cf
+    cdef CountMod cm
+    cdef MaxCountF mcf
+    cdef MaxCountMod mcm
+    if kernel == "maxplus":
+        return run(mp, tables, pl, pr, w, p).s
+    if kernel == "log":
+        return run(ls, tables, pl, pr, w, p).s
+    if kernel == "countf":
+        return run(cf, tables, pl, pr, w, p).c
+    if kernel == "countmod":
+        return run(cm, tables, pl, pr, w, p).c
+    if kernel == "maxcountf":
+        mcf = run(mcf, tables, pl, pr, w, p)
+        return (mcf.s, mcf.c)
+    if kernel == "maxcountmod":
+        mcm = run(mcm, tables, pl, pr, w, p)
+        return (mcm.s, mcm.c)
+    raise ValueError(f"unknown kernel {kernel!r}")
+
+
+def best_tree(tables, const int[::1] pl, const int[::1] pr, const double[:, ::1] w,
+              const double[::1] uniforms=None):
+    """``(score, heads)`` of a best tree; ``heads`` is None when there is none.
+
+    Without ``uniforms`` the first best derivation in chart order is returned
+    (the one the generic Viterbi semiring keeps); with ``uniforms`` (at least
+    ``8 * N + 8`` numbers in [0, 1)) a best tree is drawn with probability
+    proportional to derivation counts, i.e. uniformly among best derivations.
+    """
+    cdef int N = w.shape[0], status
+    cdef Chart ch
+    cdef MaxCountF tag, value
+    cdef Rules g = make_rules(tables.left_combos, tables.right_combos, tables.pairs, tables.root)
+    cdef int[::1] heads = np.full(N, -1, dtype=np.intc)
+    cdef const double* u
+    cdef double[::1] zeros
+    cdef bint sample = uniforms is not None
+    if not sample:
+        zeros = np.zeros(8 * N + 8)
+        u = &zeros[0]
+    else:
+        if uniforms.shape[0] < 8 * N + 8:
+            raise ValueError("best_tree needs 8 * N + 8 uniforms")
+        u = &uniforms[0]
+    if chart_alloc(&ch, sizeof(MaxCountF), N, tables.n_left, tables.n_right) < 0:
+        chart_free(&ch)
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        value = fill(tag, &ch, &g, &pl[0], &pr[0], &w[0, 0], 0)
+        status = backtrace(&ch, &g, &heads[0], u, sample) if value.c > 0 else -1
+    chart_free(&ch)
+    if status < 0:
+        return value.s, None
+    return value.s, np.asarray(heads)

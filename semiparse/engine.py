@@ -1,0 +1,252 @@
+"""Parsing with a split grammar over a semiring (SPEC section 2).
+
+Two engines compute the same equations in the same order:
+
+- the Cython engine (:mod:`semiparse._cky`) for boolean, counting, max-plus,
+  Viterbi, max-count and log;
+- the generic Python engine below, for any semiring object (k-best, score
+  polynomials, user-defined ones).
+
+Counts are exact at any length: the Cython engine counts in double precision,
+which is exact while the count stays below 2**51, and otherwise recounts
+modulo enough primes below 2**31 and rebuilds the integer by the Chinese
+remainder theorem.
+"""
+import math
+import random as _random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _cky
+from . import semiring as sr
+from .grammar import load_grammar
+
+NEG_INF = float("-inf")
+_EXACT_DOUBLE = 2.0 ** 51
+
+
+@dataclass
+class ParseResult:
+    """The value of the whole input, and a tree where the semiring gives one.
+
+    ``value``: the semiring value (``(score, count)`` for max-count, a list of
+    scores for k-best, ``{score: count}`` for the polynomial).  ``heads``: a
+    best tree (Viterbi, k-best) with ``heads[0] == -1``, or None.
+    ``trees``: for k-best, ``[(score, heads), ...]`` best first.
+    """
+
+    value: object
+    heads: list = None
+    trees: list = field(default_factory=list)
+
+
+def parse(grammar, terminals, weights, semiring="maxplus", k=None, engine="auto"):
+    """Parse ``terminals`` with ``grammar`` and edge ``weights`` in a semiring.
+
+    grammar: a :class:`~semiparse.grammar.Grammar` or a name/path for
+    :func:`~semiparse.grammar.load_grammar`.  terminals: a string (one
+    character per terminal) or a sequence of terminal names.  weights: an
+    ``(m+1) x (m+1)`` array, ``weights[h, d]`` the score of the edge
+    ``h -> d``, ``-inf`` forbidding it.  semiring: a name from
+    ``semiparse.semiring.NAMES`` (``"kbest"`` with ``k``) or a semiring
+    object.  engine: ``"auto"`` (Cython where the semiring has a kernel),
+    ``"cython"`` or ``"python"``.
+    """
+    grammar = load_grammar(grammar)
+    ids, w = _check_input(grammar, terminals, weights)
+    ring = sr.get(semiring, k)
+    kernel = getattr(ring, "cython_kernel", None)
+    if engine not in ("auto", "cython", "python"):
+        raise ValueError(f"unknown engine {engine!r}: expected 'auto', 'cython' or 'python'")
+    if engine == "cython" and kernel is None:
+        raise ValueError(f"semiring {ring!r} has no Cython kernel: use engine='python'")
+    if engine == "python" or kernel is None:
+        return _python_result(ring, grammar, ids, w)
+    return _cython_result(kernel, grammar, ids, w)
+
+
+def sample(grammar, terminals, weights, rng=None):
+    """Heads of a tree drawn uniformly among the max-plus optimal trees.
+
+    Uniform over optimal derivations, which are the trees themselves for
+    grammars without spurious ambiguity (all shipped ones).  rng: a
+    ``random.Random`` (or None for a fresh one).  Counts are carried in double
+    precision, so the draw is uniform up to rounding (exact below 2**51
+    optimal trees).  Returns None when no tree exists.
+    """
+    grammar = load_grammar(grammar)
+    ids, w = _check_input(grammar, terminals, weights)
+    rng = rng or _random.Random()
+    uniforms = np.array([rng.random() for _ in range(8 * len(ids) + 8)])
+    tables = grammar.tables
+    _, heads = _cky.best_tree(tables, tables.term_left[ids], tables.term_right[ids], w, uniforms)
+    return None if heads is None else heads.tolist()
+
+
+def count_projective(n):
+    """Exact number of projective dependency trees over ``n`` words.
+
+    The root (position 0) may take several children.  Computed with the
+    counting semiring and ``projective.grammar``.
+    """
+    if not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"count_projective needs a word count n >= 0, got {n!r}")
+    return parse("projective", "s" * (n + 1), np.zeros((n + 1, n + 1)), "counting").value
+
+
+# -- input checks ------------------------------------------------------------
+
+def _check_input(grammar, terminals, weights):
+    if len(terminals) == 0:
+        raise ValueError("empty input: expected at least one terminal (the root)")
+    ids = grammar.terminal_ids(terminals)
+    w = np.asarray(weights, dtype=np.float64)
+    m1 = len(ids)
+    if w.shape != (m1, m1):
+        raise ValueError(f"weights have shape {w.shape}: expected ({m1}, {m1}) for "
+                         f"{m1} terminals (w[h, d] scores the edge h -> d)")
+    if np.isnan(w).any():
+        h, d = np.argwhere(np.isnan(w))[0]
+        raise ValueError(f"weights contain NaN (first at w[{h}, {d}]): use -inf to forbid an edge")
+    if (w == np.inf).any():
+        h, d = np.argwhere(w == np.inf)[0]
+        raise ValueError(f"weights contain +inf (at w[{h}, {d}]): scores must be finite or -inf")
+    return ids, np.ascontiguousarray(w)
+
+
+# -- Cython engine -------------------------------------------------------------
+
+def _cython_result(kernel, grammar, ids, w):
+    tables = grammar.tables
+    pl, pr = tables.term_left[ids], tables.term_right[ids]
+    if kernel == "maxplus":
+        return ParseResult(_cky.inside("maxplus", tables, pl, pr, w))
+    if kernel == "boolean":
+        # Recognition is max-plus with every allowed edge scored 0: a semiring
+        # homomorphism (allowed -> 0, forbidden -> -inf, true <=> > -inf).
+        return ParseResult(_cky.inside("maxplus", tables, pl, pr, np.where(w == NEG_INF, w, 0.0))
+                           > NEG_INF)
+    if kernel == "log":
+        return ParseResult(_cky.inside("log", tables, pl, pr, w))
+    if kernel == "viterbi":
+        score, heads = _cky.best_tree(tables, pl, pr, w)
+        return ParseResult(score, None if heads is None else heads.tolist())
+    if kernel == "counting":
+        approx = _cky.inside("countf", tables, pl, pr, w)
+        if approx < _EXACT_DOUBLE:
+            return ParseResult(int(approx))
+        return ParseResult(_crt_count("countmod", tables, pl, pr, w, approx))
+    if kernel == "maxcount":
+        score, approx = _cky.inside("maxcountf", tables, pl, pr, w)
+        if approx < _EXACT_DOUBLE:
+            return ParseResult((score, int(approx)))
+        return ParseResult((score, _crt_count("maxcountmod", tables, pl, pr, w, approx)))
+    raise ValueError(f"unknown kernel {kernel!r}")
+
+
+def _crt_count(kernel, tables, pl, pr, w, approx):
+    """Exact count from residues modulo primes whose product exceeds a bound."""
+    if math.isfinite(approx):
+        bits = math.frexp(approx)[1] + 1  # double rounding is far below a factor 2
+    else:
+        # Overflowed: bound by the total number of derivations, from the log kernel.
+        allowed = np.where(w == NEG_INF, w, 0.0)
+        bits = int(_cky.inside("log", tables, pl, pr, allowed) / math.log(2)) + 2
+    residues, moduli, product = [], [], 1
+    for p in _primes():
+        if product.bit_length() > bits:
+            break
+        value = _cky.inside(kernel, tables, pl, pr, w, p)
+        residues.append(value[1] if isinstance(value, tuple) else value)
+        moduli.append(p)
+        product *= p
+    total = 0
+    for r, p in zip(residues, moduli):
+        q = product // p
+        total += r * q * pow(q, -1, p)
+    return total % product
+
+
+_PRIMES = []
+
+
+def _primes():
+    """Primes below 2**31, largest first (generated on demand, cached)."""
+    yield from _PRIMES
+    candidate = (_PRIMES[-1] if _PRIMES else 2 ** 31) - 1
+    while True:
+        if _is_prime(candidate):
+            _PRIMES.append(candidate)
+            yield candidate
+        candidate -= 2 if candidate % 2 else 1
+
+
+def _is_prime(n):
+    if n % 2 == 0:
+        return n == 2
+    return all(n % f for f in range(3, math.isqrt(n) + 1, 2))
+
+
+# -- generic Python engine -------------------------------------------------------
+
+def _python_result(ring, grammar, ids, w):
+    value = inside_generic(ring, grammar.tables, ids, w)
+    if isinstance(ring, sr.Viterbi):
+        if value[0] == NEG_INF:
+            return ParseResult(NEG_INF, None)
+        return ParseResult(value[0], _heads(sr.edges_of(value[1]), len(ids)))
+    if isinstance(ring, sr.KBest):
+        trees = [(score, _heads(sr.edges_of(edges), len(ids))) for score, edges in value]
+        return ParseResult([s for s, _ in trees], trees[0][1] if trees else None, trees)
+    return ParseResult(value)
+
+
+def _heads(edges, n1):
+    heads = [-1] * n1
+    for h, d in edges:
+        heads[d] = h
+    return heads
+
+
+def inside_generic(ring, tables, ids, w):
+    """SPEC section 2 in pure Python over any semiring (same order as Cython)."""
+    N = len(ids)
+    zero, one, plus, times = ring.zero, ring.one, ring.plus, ring.times
+    W = [[zero if w[h, d] == NEG_INF else ring.weight(float(w[h, d]), h, d) for d in range(N)]
+         for h in range(N)]
+    L = {}  # (B, i, j) -> value; missing entries are zero
+    R = {}
+    IL = {}  # (B, C, i, j): head j, left child i
+    IR = {}  # (B, C, i, j): head i, right child j
+    for h, t in enumerate(ids):
+        L[int(tables.term_left[t]), h, h] = one
+        R[int(tables.term_right[t]), h, h] = one
+    pairs = tables.pairs.tolist()
+    left_combos = tables.left_combos.tolist()
+    right_combos = tables.right_combos.tolist()
+    for span in range(1, N):
+        for i in range(N - span):
+            j = i + span
+            for b, c, needs_left, needs_right in pairs:
+                acc = zero
+                for k in range(i, j):
+                    acc = plus(acc, times(R.get((c, i, k), zero), L.get((b, k + 1, j), zero)))
+                if needs_left:
+                    IL[b, c, i, j] = times(acc, W[j][i])
+                if needs_right:
+                    IR[b, c, i, j] = times(acc, W[i][j])
+            for b2, bd, b, cd in left_combos:
+                acc = zero
+                for d in range(i, j):
+                    acc = plus(acc, times(L.get((bd, i, d), zero), IL.get((b, cd, d, j), zero)))
+                L[b2, i, j] = plus(L.get((b2, i, j), zero), acc)
+            for c2, c, bd, cd in right_combos:
+                acc = zero
+                for d in range(i + 1, j + 1):
+                    acc = plus(acc, times(IR.get((bd, c, i, d), zero), R.get((cd, d, j), zero)))
+                R[c2, i, j] = plus(R.get((c2, i, j), zero), acc)
+    acc = zero
+    for b, c in tables.root.tolist():
+        acc = plus(acc, times(L.get((b, 0, 0), zero), R.get((c, 0, N - 1), zero)))
+    return acc

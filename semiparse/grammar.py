@@ -1,0 +1,379 @@
+"""Split grammars: the DSL, its checks, and the integer tables the engines use.
+
+A grammar file holds a ``start`` declaration and rules of the four forms of
+SPEC section 1 (alternatives separated by ``|``, ``#`` comments)::
+
+    start S
+    (S, S) -> s            # terminal s starts in left state S, right state S
+    S -> (S, S)            # left state S + right state S finish a constituent S
+    (S, _) -> S (S, _)     # left state S takes a left child S, stays in S
+    (_, S) -> (_, S) S     # right state S takes a right child S, stays in S
+
+Left states, right states and constituents are three name spaces (the same
+name may be used in each); terminals are a fourth.  The file is parsed with
+lark into a tree, turned into rules by a transformer, and checked as a whole
+before a :class:`Grammar` exists, so a bad file never loads partially.
+"""
+import warnings
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from lark import Lark, Transformer, v_args
+from lark.exceptions import UnexpectedInput, VisitError
+
+from .resources import data_dir
+
+_DSL = r"""
+    start: statement*
+    ?statement: "start" NAME                                  -> start_decl
+              | pair "->" NAME ("|" NAME)*                     -> preterminal
+              | NAME "->" pair ("|" pair)*                     -> finish
+              | "(" NAME "," "_" ")" "->" left_rhs ("|" left_rhs)*     -> left_rule
+              | "(" "_" "," NAME ")" "->" right_rhs ("|" right_rhs)*   -> right_rule
+    pair: "(" NAME "," NAME ")"
+    left_rhs: NAME "(" NAME "," "_" ")"
+    right_rhs: "(" "_" "," NAME ")" NAME
+    NAME: /[A-Za-z0-9][A-Za-z0-9_'.]*/
+    COMMENT: /#[^\n]*/
+    %import common.WS
+    %ignore WS
+    %ignore COMMENT
+"""
+
+_PARSER = Lark(_DSL, parser="lalr", propagate_positions=True)
+
+
+class GrammarError(ValueError):
+    """A grammar file that cannot be loaded: ``file:line:column: reason``."""
+
+    def __init__(self, reason, file="<string>", line=None, column=None):
+        self.reason, self.file, self.line, self.column = reason, file, line, column
+        where = str(file)
+        if line is not None:
+            where += f":{line}"
+            if column is not None:
+                where += f":{column}"
+        super().__init__(f"{where}: {reason}")
+
+
+class GrammarWarning(UserWarning):
+    """A grammar that loads but has unreachable or useless symbols."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule; ``form`` is preterminal, finish, left or right.
+
+    preterminal ``(a, b) -> t``: symbols (a, b, t);
+    finish ``A -> (b, c)``: (A, b, c);
+    left ``(b2, _) -> A (b, _)``: (b2, A, b);
+    right ``(_, c2) -> (_, c) A``: (c2, c, A).
+    """
+
+    form: str
+    symbols: tuple
+    line: int = field(default=None, compare=False)
+    column: int = field(default=None, compare=False)
+
+    def __str__(self):
+        s = self.symbols
+        return {
+            "preterminal": f"({s[0]}, {s[1]}) -> {s[2]}",
+            "finish": f"{s[0]} -> ({s[1]}, {s[2]})",
+            "left": f"({s[0]}, _) -> {s[1]} ({s[2]}, _)",
+            "right": f"(_, {s[0]}) -> (_, {s[1]}) {s[2]}",
+        }[self.form]
+
+
+class _ToRules(Transformer):
+    """lark tree -> list of ('start', name, pos) and Rule objects."""
+
+    @staticmethod
+    def _pos(tok):
+        return tok.line, tok.column
+
+    def start(self, items):
+        return [r for item in items for r in item]
+
+    @v_args(inline=True)
+    def pair(self, b, c):
+        return (b, c)
+
+    @v_args(inline=True)
+    def left_rhs(self, a, b):
+        return (a, b)
+
+    @v_args(inline=True)
+    def right_rhs(self, c, a):
+        return (c, a)
+
+    @v_args(inline=True)
+    def start_decl(self, name):
+        return [("start", str(name), self._pos(name))]
+
+    def preterminal(self, items):
+        (b, c), terms = items[0], items[1:]
+        return [Rule("preterminal", (str(b), str(c), str(t)), *self._pos(t)) for t in terms]
+
+    def finish(self, items):
+        a = items[0]
+        return [Rule("finish", (str(a), str(b), str(c)), *self._pos(a)) for b, c in items[1:]]
+
+    def left_rule(self, items):
+        b2 = items[0]
+        return [Rule("left", (str(b2), str(a), str(b)), *self._pos(a)) for a, b in items[1:]]
+
+    def right_rule(self, items):
+        c2 = items[0]
+        return [Rule("right", (str(c2), str(c), str(a)), *self._pos(a)) for c, a in items[1:]]
+
+
+@dataclass(frozen=True)
+class Tables:
+    """A grammar compiled to integer arrays for the chart engines.
+
+    ``term_left[t], term_right[t]``: initial states of terminal t.
+    ``left_combos`` rows ``(B2, Bd, B, Cd)``: a head in left state B takes a
+    left child that finished in states (Bd, Cd) and moves to B2 (one row per
+    left rule and finish rule of the child's constituent: rows are
+    derivation steps, so duplicates are kept).  ``right_combos`` rows
+    ``(C2, C, Bd, Cd)`` likewise.  ``root`` rows ``(B, C)``: finish rules of
+    the start symbol.  ``pairs`` rows ``(B, C, needs_left, needs_right)``:
+    the (left state of head, right state of child) combinations whose
+    attachment items the engines must build.
+    """
+
+    n_left: int
+    n_right: int
+    term_left: np.ndarray
+    term_right: np.ndarray
+    left_combos: np.ndarray
+    right_combos: np.ndarray
+    root: np.ndarray
+    pairs: np.ndarray
+
+
+class Grammar:
+    """A checked split grammar.  Build with :func:`load_grammar` or :meth:`from_text`."""
+
+    def __init__(self, rules, start, name="<string>"):
+        self.name = name
+        self.start = start
+        self.rules = tuple(rules)
+        self.terminals = {r.symbols[2]: r.symbols[:2] for r in self.rules if r.form == "preterminal"}
+        self.left_states = _ordered(
+            [r.symbols[0] for r in self.rules if r.form == "preterminal"]
+            + [r.symbols[0] for r in self.rules if r.form == "left"]
+        )
+        self.right_states = _ordered(
+            [r.symbols[1] for r in self.rules if r.form == "preterminal"]
+            + [r.symbols[0] for r in self.rules if r.form == "right"]
+        )
+        self.constituents = _ordered([r.symbols[0] for r in self.rules if r.form == "finish"])
+
+    @classmethod
+    def from_text(cls, text, name="<string>"):
+        """Parse and check grammar text; raises :class:`GrammarError`."""
+        try:
+            items = _ToRules().transform(_PARSER.parse(text))
+        except UnexpectedInput as exc:
+            raise GrammarError(_syntax_reason(exc, text), name, exc.line, exc.column) from None
+        except VisitError as exc:  # pragma: no cover - the transformer does not raise
+            raise GrammarError(str(exc.orig_exc), name) from None
+        starts = [item for item in items if isinstance(item, tuple)]
+        rules = [item for item in items if isinstance(item, Rule)]
+        start = _check(rules, starts, name)
+        return cls(rules, start, name)
+
+    # -- views -------------------------------------------------------------
+
+    def rules_of(self, form):
+        return [r for r in self.rules if r.form == form]
+
+    def terminal_ids(self, terminals):
+        """Indices of a terminal string or sequence; ValueError on unknown ones."""
+        if isinstance(terminals, str):
+            terminals = list(terminals)
+        index = self._terminal_index
+        try:
+            return np.fromiter((index[t] for t in terminals), dtype=np.intc, count=len(terminals))
+        except KeyError as exc:
+            raise ValueError(
+                f"terminal {exc.args[0]!r} is not in grammar {self.name}: expected one of "
+                f"{', '.join(sorted(self.terminals))}"
+            ) from None
+
+    @cached_property
+    def _terminal_index(self):
+        return {t: i for i, t in enumerate(self.terminals)}
+
+    @cached_property
+    def tables(self):
+        """The grammar as integer :class:`Tables` (computed once)."""
+        li = {b: i for i, b in enumerate(self.left_states)}
+        ri = {c: i for i, c in enumerate(self.right_states)}
+        fin = {}
+        for r in self.rules_of("finish"):
+            a, b, c = r.symbols
+            fin.setdefault(a, []).append((li[b], ri[c]))
+        left = [(li[b2], bd, li[b], cd) for r in self.rules_of("left")
+                for (b2, a, b) in [r.symbols] for bd, cd in fin[a]]
+        right = [(ri[c2], ri[c], bd, cd) for r in self.rules_of("right")
+                 for (c2, c, a) in [r.symbols] for bd, cd in fin[a]]
+        need_left = {(b, cd) for (_, _, b, cd) in left}
+        need_right = {(bd, c) for (_, c, bd, _) in right}
+        pairs = [(b, c, int((b, c) in need_left), int((b, c) in need_right))
+                 for (b, c) in sorted(need_left | need_right)]
+        terms = list(self.terminals.values())
+
+        def arr(rows, width):
+            return np.array(rows, dtype=np.intc).reshape(len(rows), width)
+
+        return Tables(
+            n_left=len(self.left_states),
+            n_right=len(self.right_states),
+            term_left=np.array([li[b] for b, _ in terms], dtype=np.intc),
+            term_right=np.array([ri[c] for _, c in terms], dtype=np.intc),
+            left_combos=arr(left, 4),
+            right_combos=arr(right, 4),
+            root=arr(fin.get(self.start, []), 2),
+            pairs=arr(pairs, 4),
+        )
+
+    def to_text(self):
+        """The grammar in DSL notation (loads back to an equal grammar)."""
+        return "\n".join([f"start {self.start}"] + [str(r) for r in self.rules]) + "\n"
+
+    def __repr__(self):
+        return (f"<Grammar {self.name}: {len(self.rules)} rules, terminals "
+                f"{', '.join(self.terminals)}, start {self.start}>")
+
+
+def _ordered(names):
+    return tuple(dict.fromkeys(names))
+
+
+def _syntax_reason(exc, text):
+    token = getattr(exc, "token", None)
+    if token is not None and getattr(token, "type", None) == "$END":
+        return "unexpected end of file: a rule is incomplete"
+    if token is not None:
+        return (f"unexpected {str(token)!r}: expected a rule of the form '(B, C) -> a', "
+                "'A -> (B, C)', '(B2, _) -> A (B, _)', '(_, C2) -> (_, C) A' or 'start A'")
+    char = text[exc.pos_in_stream] if exc.pos_in_stream is not None else "?"
+    return f"unexpected character {char!r}"
+
+
+def _check(rules, starts, file):
+    """Whole-grammar checks; returns the start symbol or raises GrammarError."""
+
+    def fail(reason, rule=None, pos=None):
+        line, col = (rule.line, rule.column) if rule is not None else (pos or (None, None))
+        raise GrammarError(reason, file, line, col)
+
+    if not starts:
+        fail("no 'start' declaration (e.g. 'start S')")
+    if len(starts) > 1:
+        fail(f"several 'start' declarations ({', '.join(s[1] for s in starts)})", pos=starts[1][2])
+    _, start, start_pos = starts[0]
+
+    seen_terms = {}
+    for r in rules:
+        if r.form == "preterminal":
+            t = r.symbols[2]
+            if t in seen_terms:
+                fail(f"terminal {t!r} has a second preterminal rule (the first is on line "
+                     f"{seen_terms[t].line}); a split grammar has exactly one per terminal", r)
+            seen_terms[t] = r
+    if not seen_terms:
+        fail("no preterminal rule '(B, C) -> a': the grammar has no terminals")
+
+    left_def = {r.symbols[0] for r in rules if r.form in ("preterminal", "left")}
+    right_def = {r.symbols[1] for r in rules if r.form == "preterminal"} | {
+        r.symbols[0] for r in rules if r.form == "right"}
+    constituents = {r.symbols[0] for r in rules if r.form == "finish"}
+    for r in rules:
+        s = r.symbols
+        if r.form == "finish":
+            used = [("left state", s[1], left_def), ("right state", s[2], right_def)]
+        elif r.form == "left":
+            used = [("constituent", s[1], constituents), ("left state", s[2], left_def)]
+        elif r.form == "right":
+            used = [("right state", s[1], right_def), ("constituent", s[2], constituents)]
+        else:
+            used = []
+        for kind, name, defined in used:
+            if name not in defined:
+                fail(f"undefined {kind} {name!r} in rule '{r}'", r)
+    if start not in constituents:
+        fail(f"start symbol {start!r} has no rule '{start} -> (B, C)'", pos=start_pos)
+    if len(set(rules)) != len(rules):
+        dup = next(r for i, r in enumerate(rules) if r in rules[:i])
+        fail(f"rule '{dup}' is given twice", dup)
+    _warn_useless(rules, start, file)
+    return start
+
+
+def _warn_useless(rules, start, file):
+    """Warn about constituents that can never be used in a derivation of start."""
+    # Productive constituents: some finish rule whose states are reachable.
+    left_reach = {r.symbols[0] for r in rules if r.form == "preterminal"}
+    right_reach = {r.symbols[1] for r in rules if r.form == "preterminal"}
+    productive = set()
+    changed = True
+    while changed:
+        changed = False
+        for r in rules:
+            s = r.symbols
+            if r.form == "finish" and s[0] not in productive and s[1] in left_reach \
+                    and s[2] in right_reach:
+                productive.add(s[0])
+                changed = True
+            elif r.form == "left" and s[1] in productive and s[2] in left_reach \
+                    and s[0] not in left_reach:
+                left_reach.add(s[0])
+                changed = True
+            elif r.form == "right" and s[2] in productive and s[1] in right_reach \
+                    and s[0] not in right_reach:
+                right_reach.add(s[0])
+                changed = True
+    used = {start} | {r.symbols[1] for r in rules if r.form == "left"} | {
+        r.symbols[2] for r in rules if r.form == "right"}
+    for r in rules:
+        if r.form != "finish":
+            continue
+        a = r.symbols[0]
+        if a not in productive:
+            warnings.warn(f"{file}:{r.line}:{r.column}: constituent {a!r} derives no tree",
+                          GrammarWarning, stacklevel=4)
+        elif a not in used:
+            warnings.warn(f"{file}:{r.line}:{r.column}: constituent {a!r} is never used "
+                          "(not the start symbol, never a child)", GrammarWarning, stacklevel=4)
+
+
+_CACHE = {}
+
+
+def load_grammar(name_or_path):
+    """Load a grammar: a shipped name (``"projective"``), a path, or a Grammar.
+
+    Shipped grammars are cached; a path is read every time.
+    """
+    if isinstance(name_or_path, Grammar):
+        return name_or_path
+    text_name = str(name_or_path)
+    shipped = data_dir("grammars") / f"{text_name}.grammar"
+    is_bare = "/" not in text_name and not text_name.endswith(".grammar")
+    if is_bare and shipped.is_file():
+        if text_name not in _CACHE:
+            _CACHE[text_name] = Grammar.from_text(shipped.read_text(), name=text_name)
+        return _CACHE[text_name]
+    path = Path(name_or_path)
+    if not path.is_file():
+        available = sorted(p.name[:-8] for p in data_dir("grammars").iterdir()
+                           if p.name.endswith(".grammar"))
+        raise ValueError(f"no grammar {text_name!r}: not a file, and not one of the shipped "
+                         f"grammars ({', '.join(available)})")
+    return Grammar.from_text(path.read_text(), name=str(path))

@@ -1,0 +1,263 @@
+"""Semirings for the chart parser.
+
+A semiring is a tiny class: ``zero``, ``one``, ``plus``, ``times`` and
+``weight(score, head, dep)``, which maps the score of an allowed edge
+``head -> dep`` to a semiring value (forbidden edges, score ``-inf``, are
+always ``zero``).  The generic engine (:mod:`semiparse.engine`) works with any
+object of this shape; the Cython engine has specialized kernels for the
+numeric ones (``cython_kernel`` names the kernel, ``None`` for none).
+
+Derivation-valued semirings (Viterbi, k-best) keep the edges of a derivation
+as a nested pair ``(left, right)`` of edge groups, flattened only at the end
+by :func:`edges_of`: ``times`` is then O(1) instead of copying edge lists.
+"""
+import heapq
+import math
+from itertools import islice
+
+NEG_INF = float("-inf")
+
+
+class Semiring:
+    """Base class: subclasses set ``zero`` and ``one`` and the operations."""
+
+    name = "semiring"
+    zero = None
+    one = None
+    cython_kernel = None
+
+    def plus(self, a, b):
+        raise NotImplementedError
+
+    def times(self, a, b):
+        raise NotImplementedError
+
+    def weight(self, score, head, dep):
+        """Value of an allowed edge ``head -> dep`` with the given score."""
+        raise NotImplementedError
+
+    def sum(self, values):
+        total = self.zero
+        for v in values:
+            total = self.plus(total, v)
+        return total
+
+    def __repr__(self):
+        return f"<semiring {self.name}>"
+
+
+class Boolean(Semiring):
+    """Recognition: is there any derivation using allowed edges only?"""
+
+    name = "boolean"
+    zero, one = False, True
+    cython_kernel = "boolean"
+
+    def plus(self, a, b):
+        return a or b
+
+    def times(self, a, b):
+        return a and b
+
+    def weight(self, score, head, dep):
+        return True
+
+
+class Counting(Semiring):
+    """Number of derivations using allowed edges, as an exact Python int."""
+
+    name = "counting"
+    zero, one = 0, 1
+    cython_kernel = "counting"
+
+    def plus(self, a, b):
+        return a + b
+
+    def times(self, a, b):
+        return a * b
+
+    def weight(self, score, head, dep):
+        return 1
+
+
+class MaxPlus(Semiring):
+    """Tropical semiring: the best total score."""
+
+    name = "maxplus"
+    zero, one = NEG_INF, 0.0
+    cython_kernel = "maxplus"
+
+    def plus(self, a, b):
+        return a if a >= b else b
+
+    def times(self, a, b):
+        return a + b
+
+    def weight(self, score, head, dep):
+        return score
+
+
+class Log(Semiring):
+    """Inside semiring in log space: log of the sum of exp(total score)."""
+
+    name = "log"
+    zero, one = NEG_INF, 0.0
+    cython_kernel = "log"
+
+    def plus(self, a, b):
+        if a == NEG_INF:
+            return b
+        if b == NEG_INF:
+            return a
+        hi, lo = (a, b) if a >= b else (b, a)
+        return hi + math.log1p(math.exp(lo - hi))
+
+    def times(self, a, b):
+        return a + b
+
+    def weight(self, score, head, dep):
+        return score
+
+
+class MaxCount(Semiring):
+    """``(best score, exact number of derivations reaching it)``."""
+
+    name = "maxcount"
+    zero, one = (NEG_INF, 0), (0.0, 1)
+    cython_kernel = "maxcount"
+
+    def plus(self, a, b):
+        if a[0] > b[0]:
+            return a
+        if b[0] > a[0]:
+            return b
+        return (a[0], a[1] + b[1])
+
+    def times(self, a, b):
+        return (a[0] + b[0], a[1] * b[1])
+
+    def weight(self, score, head, dep):
+        return (score, 1)
+
+
+class Viterbi(Semiring):
+    """``(best score, its derivation's edges)``; ties keep the first found."""
+
+    name = "viterbi"
+    zero, one = (NEG_INF, None), (0.0, ())
+    cython_kernel = "viterbi"
+
+    def plus(self, a, b):
+        return a if a[0] >= b[0] else b
+
+    def times(self, a, b):
+        return (a[0] + b[0], (a[1], b[1]))
+
+    def weight(self, score, head, dep):
+        return (score, ((head, dep),))
+
+
+class KBest(Semiring):
+    """The k best ``(score, edges)`` derivations, best first."""
+
+    name = "kbest"
+    cython_kernel = None
+
+    def __init__(self, k):
+        if not isinstance(k, int) or k < 1:
+            raise ValueError(f"kbest needs a positive integer k, got {k!r}")
+        self.k = k
+        self.zero = ()
+        self.one = ((0.0, ()),)
+
+    def plus(self, a, b):
+        key = lambda item: -item[0]  # noqa: E731 - stable merge on score
+        return tuple(islice(heapq.merge(a, b, key=key), self.k))
+
+    def times(self, a, b):
+        if not a or not b:
+            return ()
+        # Best-first enumeration of pairwise sums (both lists sorted best first).
+        out, seen = [], {(0, 0)}
+        heap = [(-(a[0][0] + b[0][0]), 0, 0)]
+        while heap and len(out) < self.k:
+            neg, i, j = heapq.heappop(heap)
+            out.append((-neg, (a[i][1], b[j][1])))
+            for ni, nj in ((i + 1, j), (i, j + 1)):
+                if ni < len(a) and nj < len(b) and (ni, nj) not in seen:
+                    seen.add((ni, nj))
+                    heapq.heappush(heap, (-(a[ni][0] + b[nj][0]), ni, nj))
+        return tuple(out)
+
+    def weight(self, score, head, dep):
+        return ((score, ((head, dep),)),)
+
+    def __repr__(self):
+        return f"<semiring kbest k={self.k}>"
+
+
+class Polynomial(Semiring):
+    """Score distribution: ``{score: number of derivations with that score}``.
+
+    The value is the polynomial sum_T x^score(T), stored sparsely.
+    """
+
+    name = "polynomial"
+    zero, one = {}, {0: 1}
+    cython_kernel = None
+
+    def plus(self, a, b):
+        if not a:
+            return b
+        if not b:
+            return a
+        out = dict(a)
+        for s, c in b.items():
+            out[s] = out.get(s, 0) + c
+        return out
+
+    def times(self, a, b):
+        out = {}
+        for s1, c1 in a.items():
+            for s2, c2 in b.items():
+                out[s1 + s2] = out.get(s1 + s2, 0) + c1 * c2
+        return out
+
+    def weight(self, score, head, dep):
+        return {score: 1}
+
+
+def edges_of(tree):
+    """Flatten the nested edge pairs of a Viterbi/k-best value into a list."""
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        if not node:
+            continue
+        if isinstance(node[0], int):
+            out.append(node)
+        else:
+            stack.extend(node)
+    return out
+
+
+_BY_NAME = {
+    cls.name: cls for cls in (Boolean, Counting, MaxPlus, Log, MaxCount, Viterbi, Polynomial)
+}
+NAMES = tuple(sorted(list(_BY_NAME) + ["kbest"]))
+
+
+def get(semiring, k=None):
+    """A semiring object from a name (``"kbest"`` needs ``k``) or an object."""
+    if isinstance(semiring, str):
+        if semiring == "kbest":
+            return KBest(1 if k is None else k)
+        if semiring not in _BY_NAME:
+            raise ValueError(f"unknown semiring {semiring!r}: expected one of {', '.join(NAMES)} "
+                             "or a semiring object")
+        return _BY_NAME[semiring]()
+    for attr in ("zero", "one", "plus", "times", "weight"):
+        if not hasattr(semiring, attr):
+            raise ValueError(f"semiring object {semiring!r} lacks {attr!r}: a semiring provides "
+                             "zero, one, plus(a, b), times(a, b) and weight(score, head, dep)")
+    return semiring
