@@ -315,14 +315,19 @@ def apply_policy(sentences, on_error="fail", warn=None):
 
 
 @contextlib.contextmanager
-def atomic_output(path):
-    """A text stream (UTF-8, line endings written as given) for ``path``.
+def atomic_output(path, binary=False):
+    """A stream for ``path``: text (UTF-8, line endings written as given) or
+    ``binary``.
 
     ``None`` or ``"-"`` is standard output.  A file is written to a temporary
     file in the same directory and renamed over ``path`` only when the block
     finishes without an exception, so a failure leaves no half-written file.
     """
     if path is None or str(path) == "-":
+        if binary:
+            yield sys.stdout.buffer
+            sys.stdout.buffer.flush()
+            return
         out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=True)
         try:
             yield out
@@ -333,7 +338,7 @@ def atomic_output(path):
     target = Path(path)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
             yield out
         umask = os.umask(0)
         os.umask(umask)

@@ -1,0 +1,111 @@
+"""Shared plumbing of the treebank commands (projectivize, count, compare-pseudo).
+
+Input files are streamed sentence by sentence; with ``--jobs N`` batches of
+sentences go to N worker processes (bounded memory, output order kept).
+"""
+import argparse
+import multiprocessing
+import os
+from itertools import islice
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..conllu_io import ON_ERROR, apply_policy, read_conllu
+
+BATCH = 512  # sentences per batch handed to the worker processes
+PROGRESS_MIN = 300  # files with more sentences than this get a progress bar
+
+
+def add_input_options(parser):
+    """``--on-error``, ``--multiple-roots``, ``--root``, ``--jobs``."""
+    parser.add_argument(
+        "--on-error", choices=ON_ERROR, default="fail",
+        help="bad tree: stop with FILE:LINE: reason (fail, default), drop the "
+        "sentence (skip) or copy it unchanged (keep); both warn on stderr",
+    )
+    parser.add_argument(
+        "--multiple-roots", choices=("error", "warn"), default="error",
+        help="several words attached to 0: an error (UD, default) or a warning",
+    )
+    parser.add_argument(
+        "--root", choices=("single", "any"), default="single",
+        help="single (default): trees with one word on the root, as UD requires "
+        "(for gold trees that have one); any: the root may take several "
+        "children (seed 002, Table 3)",
+    )
+    parser.add_argument(
+        "--jobs", type=positive_int, default=1, metavar="N",
+        help="worker processes (default 1)",
+    )
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def expand_inputs(paths):
+    """Files named, with directories replaced by their ``*.conllu`` files."""
+    files = []
+    for name in paths:
+        path = Path(name)
+        if name != "-" and path.is_dir():
+            found = sorted(path.rglob("*.conllu"))
+            if not found:
+                raise ValueError(f"{path}: no .conllu files in this directory")
+            files.extend(str(p) for p in found)
+        else:
+            files.append(name)
+    return files
+
+
+def single_root(args, heads):
+    """Whether to restrict this tree to one root child (``--root``)."""
+    return args.root == "single" and sum(1 for h in heads[1:] if h == 0) == 1
+
+
+def _count_sentences(path):
+    """Sentences in a file, cheaply (blank-line separated blocks)."""
+    count, blank = 0, True
+    with open(path, "rb") as stream:
+        for line in stream:
+            is_blank = not line.strip()
+            if blank and not is_blank:
+                count += 1
+            blank = is_blank
+    return count
+
+
+def progress(path):
+    """A tqdm bar for files of more than a few hundred sentences (stderr, TTY only)."""
+    if path == "-":
+        return tqdm(disable=True)
+    total = _count_sentences(path)
+    return tqdm(
+        total=total, unit="sent", desc=Path(path).name, leave=False,
+        disable=True if total <= PROGRESS_MIN else None,
+    )
+
+
+def sentences(path, args):
+    """``(sentence, usable)`` pairs of a file under the ``--on-error`` policy."""
+    return apply_policy(read_conllu(path, multiple_roots=args.multiple_roots), args.on_error)
+
+
+def mapped(function, items, jobs):
+    """``map(function, items)`` lazily, in order; batches in a process pool when jobs > 1."""
+    if jobs == 1:
+        yield from map(function, items)
+        return
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    with context.Pool(jobs) as pool:
+        items = iter(items)
+        while batch := list(islice(items, BATCH)):
+            yield from pool.map(function, batch, chunksize=max(1, len(batch) // (4 * jobs)))
+

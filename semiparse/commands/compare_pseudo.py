@@ -1,0 +1,120 @@
+"""``semiparse compare-pseudo``: gold edges kept by optimal projectivization
+against spaCy's pseudo-projective lifting, per treebank (seed 002 Table 6).
+
+spaCy (``spacy.pipeline._parser_internals.nonproj``) lifts each
+non-projective arc to the head's head until no arc crosses; optimal
+projectivization keeps the most gold edges of any projective tree, so it can
+never keep fewer.  spaCy is the optional extra ``semiparse[compare]``.
+"""
+import functools
+import json
+import sys
+
+from ..cli import UserError
+from ..projectivity import is_projective, projectivize
+from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences
+from .count import treebank_of
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "compare-pseudo",
+        help="edges kept: optimal projectivization vs spaCy's pseudo-projective lifting",
+        description="Per treebank: gold edges kept by optimal projectivization and by "
+        "spaCy's pseudo-projective lifting (needs: pip install 'semiparse[compare]').",
+    )
+    parser.add_argument("inputs", nargs="+", metavar="IN", help="CoNLL-U files or directories")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_input_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def nonproj_module():
+    """spaCy's ``nonproj`` module, or a UserError saying how to get it."""
+    try:
+        from spacy.pipeline._parser_internals import nonproj
+    except ImportError as exc:
+        raise UserError(
+            f"compare-pseudo needs spaCy ({exc}): pip install 'semiparse[compare]'"
+        ) from None
+    return nonproj
+
+
+def to_spacy(heads):
+    """Our heads (1-based, 0 = root) -> spaCy's (0-based, a root heads itself)."""
+    return [d - 1 if h == 0 else h - 1 for d, h in enumerate(heads) if d]
+
+
+def from_spacy(spacy_heads):
+    return [-1] + [0 if h == i else h + 1 for i, h in enumerate(spacy_heads)]
+
+
+def lifted(heads):
+    """spaCy's pseudo-projective tree of ``heads`` (in our convention)."""
+    nonproj = nonproj_module()
+    spacy_heads, _ = nonproj.projectivize(to_spacy(heads), ["dep"] * (len(heads) - 1))
+    return from_spacy(spacy_heads)
+
+
+def _kept(heads, root):
+    """Worker: ``(words, optimal kept, lifting kept, lifting projective)`` for one tree."""
+    single = root == "single" and heads[1:].count(0) == 1
+    best = projectivize(heads, single_root=single)
+    pseudo = lifted(heads)
+
+    def kept(tree):
+        return sum(1 for d in range(1, len(heads)) if tree[d] == heads[d])
+
+    return len(heads) - 1, kept(best), kept(pseudo), is_projective(pseudo)
+
+
+def run(args):
+    nonproj_module()
+    worker = functools.partial(_kept, root=args.root)
+    rows = {}
+    for path in expand_inputs(args.inputs):
+        row = rows.setdefault(treebank_of(path), {
+            "treebank": treebank_of(path), "trees": 0, "non_projective": 0, "edges": 0,
+            "kept_optimal": 0, "kept_lifting": 0, "trees_optimal_better": 0,
+            "lifting_not_projective": 0,
+        })
+        trees = (s.heads for s, ok in sentences(path, args) if ok and len(s))
+        with progress(path) as bar:
+            for n, best, pseudo, projective in mapped(worker, trees, args.jobs):
+                if best < pseudo:  # would contradict optimality: a bug, not a finding
+                    raise RuntimeError(f"{path}: optimal projectivization kept fewer edges than lifting")
+                row["trees"] += 1
+                row["non_projective"] += best < n
+                row["edges"] += n
+                row["kept_optimal"] += best
+                row["kept_lifting"] += pseudo
+                row["trees_optimal_better"] += best > pseudo
+                row["lifting_not_projective"] += not projective
+                bar.update()
+    table = list(rows.values())
+    for row in table:
+        row["gain"] = row["kept_optimal"] - row["kept_lifting"]
+        row["gain_percent_of_lost"] = (
+            round(100.0 * row["gain"] / (row["edges"] - row["kept_lifting"]), 2)
+            if row["edges"] > row["kept_lifting"] else 0.0
+        )
+    if args.json:
+        json.dump(table, sys.stdout, indent=1)
+        print()
+        return 0
+    header = ("treebank", "trees", "non-proj", "edges", "lost optimal", "lost lifting",
+              "optimal better", "%lifting loss avoided")
+    lines = [header] + [
+        (r["treebank"], r["trees"], r["non_projective"], r["edges"], r["edges"] - r["kept_optimal"],
+         r["edges"] - r["kept_lifting"], r["trees_optimal_better"], f'{r["gain_percent_of_lost"]:.2f}')
+        for r in table
+    ]
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(header))]
+    for line in lines:
+        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
+    broken = sum(r["lifting_not_projective"] for r in table)
+    if broken:
+        print(f"note: spaCy's lifting left {broken} trees non-projective", file=sys.stderr)
+    return 0
+

@@ -1,0 +1,169 @@
+"""``semiparse count``: projectivity statistics of CoNLL-U files.
+
+Per file: sentences, tokens (words), non-projective trees, gold edges an
+optimal projectivization loses, and for every sentence the exact number of
+optimal projectivizations (``--json`` lists them all; ``--plot`` draws them
+against sentence length, as seed 002 Figure 8).
+"""
+import collections
+import functools
+import json
+import math
+import sys
+from pathlib import Path
+
+from ..conllu_io import atomic_output
+from ..projectivity import count_optimal_projectivizations
+from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "count",
+        help="non-projectivity and number of optimal projectivizations per sentence",
+        description="Sentences, tokens, %% non-projective trees, gold edges lost by optimal "
+        "projectivization and the exact number of optimal projectivizations of each sentence.",
+    )
+    parser.add_argument("inputs", nargs="+", metavar="IN", help="CoNLL-U files or directories ('-' for stdin)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output, every sentence included")
+    parser.add_argument("--per-sentence", action="store_true", help="text output: one line per non-projective sentence")
+    parser.add_argument("--plot", metavar="FILE.png", help="plot optimal projectivizations against length (log scale)")
+    add_input_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _analyse(heads, root):
+    """Worker: ``(kept, count)`` for one tree."""
+    single = root == "single" and heads[1:].count(0) == 1
+    return count_optimal_projectivizations(heads, single_root=single)
+
+
+def file_statistics(path, args):
+    """Totals and per-sentence rows of one file."""
+    worker = functools.partial(_analyse, root=args.root)
+    pending = collections.deque()
+
+    def trees(stream):
+        for sentence, ok in stream:
+            if ok and len(sentence):
+                pending.append(sentence)
+                yield sentence.heads
+
+    rows = []
+    with progress(path) as bar:
+        for kept, count in mapped(worker, trees(sentences(path, args)), args.jobs):
+            sentence = pending.popleft()
+            n = len(sentence)
+            rows.append({"line": sentence.first_line, "sent_id": _sent_id(sentence), "length": n,
+                         "lost": n - kept, "optimal_trees": count})
+            bar.update()
+    tokens = sum(r["length"] for r in rows)
+    lost = sum(r["lost"] for r in rows)
+    nonproj = sum(1 for r in rows if r["lost"])
+    return {
+        "file": str(path),
+        "sentences": len(rows),
+        "tokens": tokens,
+        "non_projective": nonproj,
+        "non_projective_percent": _percent(nonproj, len(rows)),
+        "edges_lost": lost,
+        "edges_lost_percent": _percent(lost, tokens),
+        "max_optimal_trees": max((r["optimal_trees"] for r in rows), default=0),
+        "per_sentence": rows,
+    }
+
+
+def _sent_id(sentence):
+    for line in sentence.lines:
+        if line.startswith("# sent_id"):
+            return line.split("=", 1)[-1].strip()
+        if not line.startswith("#"):
+            break
+    return None
+
+
+def _percent(part, whole):
+    return round(100.0 * part / whole, 3) if whole else 0.0
+
+
+def total(stats):
+    """Totals over several files (no per-sentence rows)."""
+    keys = ("sentences", "tokens", "non_projective", "edges_lost")
+    out = {"file": "TOTAL", **{k: sum(s[k] for s in stats) for k in keys}}
+    out["non_projective_percent"] = _percent(out["non_projective"], out["sentences"])
+    out["edges_lost_percent"] = _percent(out["edges_lost"], out["tokens"])
+    out["max_optimal_trees"] = max((s["max_optimal_trees"] for s in stats), default=0)
+    return out
+
+
+def run(args):
+    files = expand_inputs(args.inputs)
+    stats = [file_statistics(path, args) for path in files]
+    summary = total(stats)
+    if args.plot:
+        plot(stats, args.plot)
+    if args.json:
+        json.dump({"root": args.root, "files": stats, "total": summary}, sys.stdout, indent=1)
+        print()
+        return 0
+    header = ("file", "sentences", "tokens", "non-proj", "%non-proj", "edges lost", "%lost", "max optimal trees")
+    table = [header] + [
+        (s["file"], s["sentences"], s["tokens"], s["non_projective"], f'{s["non_projective_percent"]:.2f}',
+         s["edges_lost"], f'{s["edges_lost_percent"]:.2f}', s["max_optimal_trees"])
+        for s in stats + ([summary] if len(stats) > 1 else [])
+    ]
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
+    for row in table:
+        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+    if args.per_sentence:
+        print("\nfile:line\tsent_id\tlength\tlost\toptimal_trees")
+        for s in stats:
+            for r in s["per_sentence"]:
+                if r["lost"]:
+                    print(f'{s["file"]}:{r["line"]}\t{r["sent_id"] or "_"}\t{r["length"]}\t{r["lost"]}\t{r["optimal_trees"]}')
+    return 0
+
+
+def treebank_of(path):
+    """Treebank name of a file: its UD_* directory, else the file name."""
+    path = Path(path)
+    return path.parent.name if path.parent.name.startswith("UD_") else path.stem
+
+
+BIN = 10  # words per length bin of the trend lines
+
+
+def plot(stats, path):
+    """Seed 002 Figure 8: optimal projectivizations of each non-projective
+    sentence against its length (log scale), one colour per treebank; lines
+    join the geometric means of 10-word length bins (bins of 5+ sentences)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = {}
+    for s in stats:
+        series.setdefault(treebank_of(s["file"]), []).extend(r for r in s["per_sentence"] if r["lost"])
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, rows in sorted(series.items()):
+        if not rows:
+            continue
+        points = ax.scatter([r["length"] for r in rows], [r["optimal_trees"] for r in rows],
+                            s=7, alpha=0.35, label=f"{name} ({len(rows)})")
+        bins = {}
+        for r in rows:
+            bins.setdefault(r["length"] // BIN, []).append(math.log(r["optimal_trees"]))
+        xs = sorted(b for b in bins if len(bins[b]) >= 5)
+        ax.plot([b * BIN + BIN / 2 for b in xs], [math.exp(sum(bins[b]) / len(bins[b])) for b in xs],
+                color=points.get_facecolor()[0][:3], linewidth=1.5)
+    ax.set_yscale("log")
+    ax.set_xlabel("sentence length (words)")
+    ax.set_ylabel("number of optimal projectivizations")
+    ax.set_title("Optimal projectivizations of non-projective trees")
+    ax.legend(fontsize="small", markerscale=2)
+    fig.tight_layout()
+    with atomic_output(path, binary=True) as out:
+        fig.savefig(out, format="png", dpi=120)
+    plt.close(fig)

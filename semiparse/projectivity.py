@@ -1,0 +1,172 @@
+"""Optimal projectivization and its counts (seed 002, end of section 3).
+
+The best projective tree for a possibly non-projective gold tree is found by
+parsing ``s^(n+1)`` with the all-projective grammar (SPEC Table 3) in the
+max-plus semiring with ``w(h, d) = 1`` for gold edges and ``0`` otherwise:
+its value is the number of gold edges kept.  The (max, count) semiring gives
+the number of optimal trees; uniform sampling among them uses
+:func:`semiparse.engine.sample`.  A projective tree is its own unique
+optimal projectivization, so it takes an O(n) path without parsing.
+
+Tie-breaking among optimal trees:
+
+``first``
+    the tree the engine's backtrace returns (deterministic).
+``closest``
+    lexicographic: most gold edges first, then the changed heads nearest to
+    the gold heads *upwards* -- a word whose gold head ``g`` is replaced by an
+    ancestor ``a`` of ``g`` (in the gold tree) costs the number of steps from
+    ``g`` up to ``a``; replaced by a non-ancestor it costs ``n + 1``.  The
+    total cost of a tree is below ``B = n * (n + 1) + 1``, so max-plus weights
+    ``B`` for gold edges and ``-cost`` otherwise encode the pair (gold edges,
+    -cost) exactly in one number (all integers far below 2**53).
+``random``
+    uniform over all optimal trees (``seed`` makes it reproducible).
+
+``single_root=True`` restricts every tree to one word attached to the root
+(as UD requires).  It never lowers the best score -- in an optimal tree the
+extra root children can always be hung under one root child without losing
+a gold edge or projectivity -- but it changes which trees count as optimal.
+The default follows seed 002 (Table 3: the root may take several children).
+"""
+import functools
+import random as _random
+
+import numpy as np
+
+TIE_BREAKS = ("first", "closest", "random")
+
+# Table 3 with a separate terminal `r` for position 0 whose right side takes
+# exactly one child: R0 (no child yet) -> R1 (one child), finished only in R1.
+_SINGLE_ROOT_GRAMMAR = """
+start T
+(S, S) -> s
+(S, R0) -> r
+S -> (S, S)
+T -> (S, R1)
+(S, _) -> S (S, _)
+(_, S) -> (_, S) S
+(_, R1) -> (_, R0) S
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def _grammar(single_root):
+    from .grammar import Grammar, load_grammar
+
+    if single_root:
+        return Grammar.from_text(_SINGLE_ROOT_GRAMMAR, name="<projective, single root>")
+    return load_grammar("projective")
+
+
+def _terminals(m, single_root):
+    return ("r" + "s" * (m - 1)) if single_root else "s" * m
+
+
+def _checked(heads):
+    """``heads`` as a list of ints, after checking it is a tree rooted at 0."""
+    try:
+        heads = [int(h) for h in heads]
+    except (TypeError, ValueError):
+        raise ValueError(f"heads must be a sequence of integers, got {heads!r}") from None
+    if not heads or heads[0] != -1:
+        raise ValueError(f"heads must start with -1 (heads[0] is the root), got {heads[:3]!r}...")
+    from .conllu_io import tree_problems
+
+    problems = [reason for _, reason, roots_only in tree_problems(heads) if not roots_only]
+    if problems:
+        raise ValueError(f"heads is not a tree: {problems[0]}")
+    return heads
+
+
+def _single_root_checked(heads, single_root):
+    if single_root and sum(1 for h in heads[1:] if h == 0) != 1:
+        raise ValueError("single_root=True needs a gold tree with exactly one word attached to 0")
+
+
+def is_projective(heads):
+    """True if no two edges of the tree cross (position 0 being the root).
+
+    With the root at the left end this is the same as every subtree covering
+    a contiguous span.  O(n log n) with a tiny constant: edges as intervals
+    sorted by (left end, longest first) must nest, checked with a stack.
+    """
+    m = len(heads)
+    # key encodes (left, -right) in one int so that a plain sort orders them
+    keys = sorted(
+        [(h * m + m - 1 - d) if h < d else (d * m + m - 1 - h) for d, h in enumerate(heads) if d]
+    )
+    open_right = [m]  # right ends of the enclosing intervals, innermost last
+    for key in keys:
+        left, right = key // m, m - 1 - key % m
+        while open_right[-1] <= left:
+            open_right.pop()
+        if right > open_right[-1]:
+            return False
+        open_right.append(right)
+    return True
+
+
+def gold_weights(heads):
+    """``w[h, d] = 1`` for gold edges, ``0`` for any other edge (max-plus)."""
+    m = len(heads)
+    w = np.zeros((m, m))
+    w[heads[1:], np.arange(1, m)] = 1.0
+    return w
+
+
+def closest_weights(heads):
+    """Max-plus weights whose optimum is the ``closest`` tie-break (see module doc)."""
+    m = len(heads)
+    n = m - 1
+    big = n * (n + 1) + 1
+    w = np.full((m, m), -(n + 1), dtype=float)
+    for d in range(1, m):
+        g = heads[d]
+        w[g, d] = big
+        a, steps = heads[g], 1  # heads[0] == -1 ends the walk up
+        while a >= 0:
+            w[a, d] = -steps
+            a, steps = heads[a], steps + 1
+    return w
+
+
+def projectivize(heads, tie_break="first", seed=None, single_root=False):
+    """A projective tree keeping the most edges of ``heads`` (a new list).
+
+    ``tie_break`` chooses among the optimal trees: ``"first"``, ``"closest"``
+    or ``"random"`` (uniform; ``seed`` an int or a ``random.Random``).
+    """
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, not {tie_break!r}")
+    heads = _checked(heads)
+    _single_root_checked(heads, single_root)
+    if is_projective(heads):
+        return heads
+    from . import engine
+
+    g = _grammar(single_root)
+    terminals = _terminals(len(heads), single_root)
+    if tie_break == "random":
+        rng = seed if isinstance(seed, _random.Random) else _random.Random(seed)
+        tree = engine.sample(g, terminals, gold_weights(heads), rng)
+    else:
+        w = closest_weights(heads) if tie_break == "closest" else gold_weights(heads)
+        tree = engine.parse(g, terminals, w, "viterbi").heads
+    return [int(h) for h in tree]
+
+
+def count_optimal_projectivizations(heads, single_root=False):
+    """``(score, count)``: gold edges an optimal projective tree keeps, and
+    the exact number of projective trees keeping that many."""
+    heads = _checked(heads)
+    _single_root_checked(heads, single_root)
+    if is_projective(heads):
+        return len(heads) - 1, 1
+    from . import engine
+
+    g = _grammar(single_root)
+    score, count = engine.parse(
+        g, _terminals(len(heads), single_root), gold_weights(heads), "maxcount"
+    ).value
+    return int(score), int(count)
