@@ -1,0 +1,22 @@
+"""Dynamic oracles for transition-based dependency parsing.
+
+A transition system is declared as data (``systems/*.toml``: stack/buffer
+rewrites, how a configuration becomes the input of its completion grammar,
+strategies) or written in Python (:class:`TransitionSystem`, registered with
+:func:`register_system`).  Its oracle is the completion grammar parsed with
+the max-plus semiring (:func:`oracle`); :meth:`Oracle.scores_exhaustive`
+gives the same scores by exhaustive search, and ``semiparse check`` compares
+the two.  Fast methods plug in through :func:`register_method`.
+"""
+from .oracle import Oracle, best_of, oracle
+from .registry import GRAMMAR_RANK, methods, register_method, register_system
+from .system import TransitionSystem, available_systems, load_system
+
+
+def get_system(name):
+    """The transition system called ``name`` (registered or shipped), or from a TOML path."""
+    return load_system(name)
+
+
+__all__ = ["oracle", "Oracle", "best_of", "get_system", "available_systems", "register_method",
+           "register_system", "methods", "TransitionSystem", "GRAMMAR_RANK"]

@@ -1,0 +1,50 @@
+"""The grammar-defined oracle (SPEC section 4, seed 002 section 4).
+
+For each legal transition t from c: sigma_t = (1 if t's edge is gold) + the
+max-plus value of the system's completion grammar on the configuration t(c),
+with w(i, j) = delta_gold(c_i, c_j), edges already built scored 0, virtual
+positions scored 0, and the strategy's restrictions as -inf weights.
+"""
+import numpy as np
+
+from .. import _cky
+from .exhaustive import NEG_INF, edge_masks
+
+
+def grammar_scores(system, gold, stack, buffer, arcs, strategy):
+    """``{transition: sigma}`` by the completion grammar (see module doc)."""
+    tables = system.grammar.tables
+    masks = system.constraints(strategy, stack, buffer, arcs) if strategy != "none" else {}
+    heads, delta = gold.heads, gold.delta
+    tracks_arcs = arcs is not None
+    out = {}
+    for t, s2, b2, a2, edge in system.successors(stack, buffer, arcs):
+        gain = 0
+        if edge is not None:
+            if masks and edge_masks(masks, edge) is None:
+                out[t] = NEG_INF
+                continue
+            gain = 1 if heads[edge[1]] == edge[0] else 0
+        nodes, ids = system.completion(s2, b2, a2)
+        idx = np.array(nodes)
+        w = delta[np.ix_(idx, idx)]
+        if tracks_arcs:
+            pos = {x: i for i, x in enumerate(nodes) if x >= 0}
+            for x in s2:
+                h = a2[x]
+                if h >= 0 and h in pos:
+                    w[pos[h], pos[x]] = 0.0  # built before: not counted
+        if strategy != "none":
+            forbid = system.forbidden(strategy, t, stack, buffer, s2, b2)
+            if forbid:
+                where = {x: i for i, x in enumerate(nodes) if x >= 0}
+                for x, side in forbid:
+                    i = where[x]
+                    if side == "left":
+                        w[i, :i] = NEG_INF
+                    else:
+                        w[i, i + 1:] = NEG_INF
+        ids = np.array(ids, dtype=np.intc)
+        value = _cky.inside("maxplus", tables, tables.term_left[ids], tables.term_right[ids], w)
+        out[t] = NEG_INF if value == NEG_INF else gain + int(value)
+    return out

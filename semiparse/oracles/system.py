@@ -1,0 +1,513 @@
+"""Transition systems: the interface every oracle works through, and the
+systems declared as data (``systems/*.toml``, see docs/oracles.md).
+
+A configuration is ``(stack, buffer, arcs)``: positions bottom first / front
+first, ``arcs[d]`` the head given to ``d`` so far or -1 (``arcs`` may be None
+for systems that do not look at it).  Methods return tuples.
+
+Strategies restrict the computations from the configuration ``c`` an oracle
+is asked about.  Their meaning, as far as the exhaustive search needs it, is a
+bit mask per node of ``c`` (:meth:`TransitionSystem.constraints`):
+
+- ``LBR``: the node takes all its future left children before any future
+  right child; ``RBL``: the mirror image;
+- ``NO_LEFT`` / ``NO_RIGHT``: the node takes no future left / right child.
+"""
+import re
+import tomllib
+from pathlib import Path
+
+from ..grammar import load_grammar
+from ..resources import data_dir
+
+LBR, RBL, NO_LEFT, NO_RIGHT = 1, 2, 4, 8
+ROLES = ("root", "top", "below_top", "stack", "buffer")
+
+
+class TransitionSystem:
+    """Base class of transition systems; subclass it for a system that is not a
+    stack/buffer rewrite (and register the instance with
+    :func:`semiparse.oracles.register_system`).
+
+    Required: the attributes ``name`` and ``transitions`` (tuple of names)
+    and the methods :meth:`initial`, :meth:`legal`, :meth:`apply`,
+    :meth:`is_final`, :meth:`validate`.  The exhaustive search and
+    ``semiparse check`` use only these.  A system with strategies other than
+    ``"none"`` overrides :meth:`constraints`; a system with a completion
+    grammar sets ``grammar`` and overrides :meth:`completion` (and
+    :meth:`forbidden` for its strategies).
+    """
+
+    name = None
+    transitions = ()
+    strategies = ("none",)
+    grammar = None
+    needs_arcs = True
+
+    def initial(self, n):
+        """The initial configuration for ``n`` words: ``(stack, buffer, arcs)``."""
+        return (0,), tuple(range(1, n + 1)), (-1,) * (n + 1)
+
+    def legal(self, stack, buffer, arcs):
+        """Names of the transitions applicable to the configuration (none if final)."""
+        raise NotImplementedError
+
+    def apply(self, stack, buffer, arcs, t):
+        """``(stack, buffer, arcs, edge)`` after transition ``t``; ``edge`` is
+        ``(head, dependent)`` or None."""
+        raise NotImplementedError
+
+    def is_final(self, stack, buffer, arcs):
+        raise NotImplementedError
+
+    def successors(self, stack, buffer, arcs):
+        """``[(name, stack, buffer, arcs, edge)]`` for every legal transition."""
+        return [(t,) + tuple(self.apply(stack, buffer, arcs, t))
+                for t in self.legal(stack, buffer, arcs)]
+
+    def validate(self, stack, buffer, arcs, n):
+        """Normalized ``(stack, buffer, arcs)`` for a sentence of ``n`` words, or
+        ValueError saying what is wrong."""
+        raise NotImplementedError
+
+    def constraints(self, strategy, stack, buffer, arcs):
+        """``{node: mask}`` of the strategy's restrictions at this configuration."""
+        self.check_strategy(strategy)
+        return {}
+
+    def search_key(self, stack, buffer, arcs):
+        """What the future of a configuration depends on (a memo key)."""
+        return stack, buffer, arcs
+
+    def completion(self, stack, buffer, arcs):
+        """``(nodes, terminal_ids)`` of the completion-grammar input: one entry
+        per string position, node -1 for a virtual position (scores 0)."""
+        raise ValueError(f"transition system {self.name!r} has no completion grammar")
+
+    def forbidden(self, strategy, t, stack, buffer, after_stack, after_buffer):
+        """``[(node, side)]``: after ``t`` these nodes take no child on ``side``
+        ('left' or 'right') in the grammar path under ``strategy``."""
+        return []
+
+    def check_strategy(self, strategy):
+        if strategy not in self.strategies:
+            raise ValueError(f"unknown strategy {strategy!r} for transition system "
+                             f"{self.name!r}: expected one of {', '.join(self.strategies)}")
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name}: {', '.join(self.transitions)}>"
+
+
+# -- systems declared as stack/buffer rewrites -----------------------------------
+
+_REQUIRE = re.compile(r"^\s*(\w+)\s*(?:(!=)\s*root|(has head)|(has no head))\s*$")
+_EDGE = re.compile(r"^\s*(\w+)\s*->\s*(\w+)\s*$")
+_FORBID = re.compile(r"^\s*(\w+\*?)\s+(left|right)\s*$")
+
+
+class _Rule:
+    """One compiled rewrite: indices into ``env`` = named stack top + buffer front."""
+
+    __slots__ = ("name", "ns", "nb", "min_stack", "not_root", "headed", "headless",
+                 "stack_after", "buffer_after", "edge", "names")
+
+    def __init__(self, name, ns, nb, names):
+        self.name, self.ns, self.nb, self.names = name, ns, nb, names
+        self.not_root, self.headed, self.headless = [], [], []
+        self.stack_after = self.buffer_after = ()
+        self.edge = None
+
+
+class RewriteSystem(TransitionSystem):
+    """A transition system declared in a TOML file (``systems/*.toml``).
+
+    Build with :func:`load_system`.  Positions on the stack are increasing and
+    the buffer is a suffix ``j..n`` of the sentence (checked by
+    :meth:`validate`), as in every system whose transitions only push the
+    buffer front, pop and attach.
+    """
+
+    def __init__(self, path, text, data):
+        self.path = str(path)
+        self._text = text
+        d = dict(data)
+        self.name = self._get(d, "name", str)
+        self.description = d.get("description", "")
+        final = self._get(d, "final", dict)
+        if final.get("stack") not in ("root", "any") or final.get("buffer") != "empty":
+            self._fail("final must be { stack = \"root\" | \"any\", buffer = \"empty\" }", "final")
+        self.final_root_only = final["stack"] == "root"
+        rules = d.get("transition")
+        if not isinstance(rules, list) or not rules:
+            self._fail("no [[transition]] tables", "name")
+        self._rules = [self._compile(r) for r in rules]
+        self.transitions = tuple(r.name for r in self._rules)
+        if len(set(self.transitions)) != len(self.transitions):
+            self._fail(f"duplicate transition names in {self.transitions}", "[[transition]]")
+        self._rule_of = {r.name: r for r in self._rules}
+        self.needs_arcs = any(r.headed or r.headless for r in self._rules)
+        inv = d.get("invariants", {})
+        self.stack_heads = inv.get("stack_heads", "below" if self.needs_arcs else "none")
+        if self.stack_heads not in ("none", "below"):
+            self._fail("invariants.stack_heads must be 'none' or 'below'", "stack_heads")
+        self._load_completion(d.get("completion"))
+        self._load_strategies(d.get("strategy", {"none": {}}))
+
+    # -- loading ---------------------------------------------------------------
+
+    def _line(self, needle):
+        for i, line in enumerate(self._text.splitlines(), 1):
+            if needle in line:
+                return i
+        return 1
+
+    def _fail(self, reason, needle):
+        raise ValueError(f"{self.path}:{self._line(needle)}: {reason}")
+
+    def _get(self, d, key, kind):
+        if key not in d:
+            raise ValueError(f"{self.path}:1: missing key {key!r}")
+        if not isinstance(d[key], kind):
+            self._fail(f"{key!r} must be a {kind.__name__}", key)
+        return d[key]
+
+    def _compile(self, r):
+        name = r.get("name")
+        if not isinstance(name, str) or not name.isidentifier():
+            self._fail(f"transition name {name!r} is not an identifier", "[[transition]]")
+        where = f'"{name}"'
+
+        def fail(reason):
+            self._fail(f"transition {name}: {reason}", where)
+
+        stack, buffer = r.get("stack", ["*"]), r.get("buffer", ["*"])
+        if not (isinstance(stack, list) and stack and stack[0] == "*" and "*" not in stack[1:]):
+            fail('stack pattern must be ["*", names..., top]')
+        if not (isinstance(buffer, list) and buffer and buffer[-1] == "*" and "*" not in buffer[:-1]):
+            fail('buffer pattern must be [front, names..., "*"]')
+        names = stack[1:] + buffer[:-1]
+        if len(set(names)) != len(names) or not all(isinstance(x, str) and x.isidentifier()
+                                                     for x in names):
+            fail(f"pattern names {names} must be distinct identifiers")
+        rule = _Rule(name, len(stack) - 1, len(buffer) - 1, names)
+        index = {x: i for i, x in enumerate(names)}
+
+        def idx(x, what):
+            if x not in index:
+                fail(f"{what} names {x!r}, which is not in the stack or buffer pattern")
+            return index[x]
+
+        for cond in r.get("require", []):
+            m = _REQUIRE.match(cond) if isinstance(cond, str) else None
+            if not m:
+                fail(f"bad require {cond!r}: expected 'X != root', 'X has head' or 'X has no head'")
+            i = idx(m.group(1), "require")
+            (rule.not_root if m.group(2) else rule.headed if m.group(3) else rule.headless).append(i)
+        sa, ba = r.get("stack_after"), r.get("buffer_after")
+        if not (isinstance(sa, list) and sa and sa[0] == "*" and "*" not in sa[1:]):
+            fail('stack_after must be ["*", names...]')
+        if not (isinstance(ba, list) and ba and ba[-1] == "*" and "*" not in ba[:-1]):
+            fail('buffer_after must be [names..., "*"]')
+        kept = sa[1:] + ba[:-1]
+        if len(set(kept)) != len(kept):
+            fail(f"stack_after/buffer_after use a name twice: {kept}")
+        rule.stack_after = tuple(idx(x, "stack_after") for x in sa[1:])
+        rule.buffer_after = tuple(idx(x, "buffer_after") for x in ba[:-1])
+        if "edge" in r:
+            m = _EDGE.match(r["edge"]) if isinstance(r["edge"], str) else None
+            if not m or m.group(1) == m.group(2):
+                fail(f"bad edge {r.get('edge')!r}: expected 'HEAD -> DEPENDENT'")
+            rule.edge = (idx(m.group(1), "edge"), idx(m.group(2), "edge"))
+        return rule
+
+    def _load_completion(self, comp):
+        self.grammar = None
+        if comp is None:
+            return
+        gname = comp.get("grammar")
+        if not isinstance(gname, str):
+            self._fail("completion.grammar must name a grammar file", "[completion]")
+        local = Path(self.path).parent / gname
+        shipped = gname[:-8] if gname.endswith(".grammar") else gname
+        if local.is_file():
+            self.grammar = load_grammar(local)
+        else:
+            try:
+                self.grammar = load_grammar(shipped)
+            except ValueError as exc:
+                self._fail(f"completion grammar {gname!r} not found: {exc}", "grammar")
+        self.grammar_name = self.grammar.name
+        self._prefix = tuple(comp.get("prefix", []))
+        rules = comp.get("terminals")
+        if not isinstance(rules, list) or not rules:
+            self._fail("completion.terminals must be a list of { node, terminal } rules", "terminals")
+        self._term_rules = []
+        for rule in rules:
+            node, term = rule.get("node"), rule.get("terminal")
+            if node not in ROLES:
+                self._fail(f"completion terminal rule node {node!r}: expected one of {ROLES}",
+                           "terminals")
+            if term not in self.grammar.terminals:
+                self._fail(f"terminal {term!r} is not in grammar {self.grammar.name} "
+                           f"(terminals {', '.join(self.grammar.terminals)})", str(term))
+            self._term_rules.append((node, rule.get("headed"), term))
+        for term in self._prefix:
+            if term not in self.grammar.terminals:
+                self._fail(f"prefix terminal {term!r} is not in grammar {self.grammar.name}", "prefix")
+        ids = self.grammar.terminal_ids
+        self._prefix_ids = [int(i) for i in ids(list(self._prefix))] if self._prefix else []
+        self._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in self._term_rules]
+
+    def _load_strategies(self, table):
+        if not isinstance(table, dict) or "none" not in table:
+            self._fail("[strategy.none] must be declared", "[strategy")
+        self.strategies = tuple(table)
+        self.strategy_descriptions = {}
+        self._roles, self._forbid = {}, {}
+        keys = {"left_before_right": LBR, "right_before_left": RBL,
+                "no_left": NO_LEFT, "no_right": NO_RIGHT}
+        for sname, spec in table.items():
+            where = f"[strategy.{sname}]"
+            self.strategy_descriptions[sname] = spec.get("description", "")
+            roles = []
+            for key, bit in keys.items():
+                for role in spec.get(key, []):
+                    if role not in ROLES:
+                        self._fail(f"strategy {sname}: {key} role {role!r}: expected one of {ROLES}",
+                                   where)
+                    roles.append((role, bit))
+            self._roles[sname] = roles
+            forbid = {}
+            for tname, items in spec.get("forbid", {}).items():
+                if tname not in self._rule_of:
+                    self._fail(f"strategy {sname}: forbid names unknown transition {tname!r}", where)
+                rule = self._rule_of[tname]
+                kept = {rule.names[i]: i for i in rule.stack_after + rule.buffer_after}
+                out = []
+                for item in items:
+                    m = _FORBID.match(item) if isinstance(item, str) else None
+                    if not m:
+                        self._fail(f"strategy {sname}: bad forbid {item!r}: expected 'NODE left|right'",
+                                   where)
+                    node, side = m.groups()
+                    if node not in kept and node not in ("stack*", "buffer*"):
+                        self._fail(f"strategy {sname}: forbid {item!r}: {node} is not in the "
+                                   f"configuration after {tname}", where)
+                    out.append((kept.get(node, node), side))
+                forbid[tname] = out
+            self._forbid[sname] = forbid
+
+    # -- the interface ------------------------------------------------------------
+
+    def _applicable(self, r, stack, buffer, arcs):
+        if len(stack) < r.ns or len(buffer) < r.nb:
+            return False
+        if r.not_root or r.headed or r.headless:
+            env = stack[len(stack) - r.ns:] + buffer[:r.nb]
+            for i in r.not_root:
+                if env[i] == 0:
+                    return False
+            for i in r.headed:
+                if arcs[env[i]] < 0:
+                    return False
+            for i in r.headless:
+                if arcs[env[i]] >= 0:
+                    return False
+        return True
+
+    def is_final(self, stack, buffer, arcs):
+        return not buffer and (len(stack) == 1 or not self.final_root_only)
+
+    def legal(self, stack, buffer, arcs):
+        if not buffer and (len(stack) == 1 or not self.final_root_only):
+            return []
+        return [r.name for r in self._rules if self._applicable(r, stack, buffer, arcs)]
+
+    def apply(self, stack, buffer, arcs, t):
+        r = self._rule_of.get(t)
+        if r is None:
+            raise ValueError(f"unknown transition {t!r} for {self.name}: expected one of "
+                             f"{', '.join(self.transitions)}")
+        stack, buffer = tuple(stack), tuple(buffer)
+        if self.needs_arcs and arcs is None:
+            raise ValueError(f"{self.name} needs arcs (the head of each position or -1)")
+        if not self._applicable(r, stack, buffer, arcs):
+            raise ValueError(f"transition {t} is not legal in configuration "
+                             f"stack={list(stack)} buffer={list(buffer)}")
+        return self._step(r, stack, buffer, arcs)
+
+    def _step(self, r, stack, buffer, arcs):
+        cut = len(stack) - r.ns
+        env = stack[cut:] + buffer[:r.nb]
+        stack2 = stack[:cut] + tuple(env[i] for i in r.stack_after)
+        buffer2 = tuple(env[i] for i in r.buffer_after) + buffer[r.nb:]
+        edge = None
+        if r.edge is not None:
+            edge = (env[r.edge[0]], env[r.edge[1]])
+            if arcs is not None:
+                arcs = list(arcs)
+                arcs[edge[1]] = edge[0]
+                arcs = tuple(arcs)
+        return stack2, buffer2, arcs, edge
+
+    def successors(self, stack, buffer, arcs):
+        """``[(name, stack, buffer, arcs, edge)]`` for every legal transition (the
+        exhaustive search's inner loop, without re-validation)."""
+        if not buffer and (len(stack) == 1 or not self.final_root_only):
+            return []
+        return [(r.name,) + self._step(r, stack, buffer, arcs)
+                for r in self._rules if self._applicable(r, stack, buffer, arcs)]
+
+    def search_key(self, stack, buffer, arcs):
+        if not self.needs_arcs:
+            return stack, buffer
+        return stack, buffer, tuple(arcs[x] >= 0 for x in stack)
+
+    def validate(self, stack, buffer, arcs, n):
+        try:
+            stack = tuple(int(x) for x in stack)
+            buffer = tuple(int(x) for x in buffer)
+        except (TypeError, ValueError):
+            raise ValueError("stack and buffer must be sequences of integer positions") from None
+        if not stack or stack[0] != 0:
+            raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
+        for a, b in zip(stack, stack[1:]):
+            if a >= b:
+                what = "duplicate position" if a == b else "positions out of order"
+                raise ValueError(f"stack {list(stack)}: {what} ({a} then {b}); "
+                                 f"{self.name} keeps stack positions increasing")
+        if stack[-1] > n:
+            raise ValueError(f"stack position {stack[-1]} out of range 0..{n}")
+        if buffer:
+            if buffer != tuple(range(buffer[0], n + 1)):
+                bad = [x for x in buffer if not 0 <= x <= n]
+                reason = (f"position {bad[0]} out of range 0..{n}" if bad else
+                          f"it must be the consecutive positions {buffer[0]}..{n}")
+                raise ValueError(f"buffer {list(buffer)}: {reason}")
+            if buffer[0] <= stack[-1]:
+                raise ValueError(f"buffer {list(buffer)} must start after the stack top {stack[-1]}")
+        if arcs is None:
+            if self.needs_arcs:
+                raise ValueError(f"{self.name} needs arcs: the head given to each position "
+                                 f"so far, -1 for none")
+            return stack, buffer, None
+        try:
+            arcs = tuple(int(x) for x in arcs)
+        except (TypeError, ValueError):
+            raise ValueError("arcs must be a sequence of integer heads (-1 for none)") from None
+        if len(arcs) != n + 1:
+            raise ValueError(f"arcs has length {len(arcs)}: expected n + 1 = {n + 1}")
+        bad = [d for d, h in enumerate(arcs) if not -1 <= h <= n or h == d]
+        if bad:
+            raise ValueError(f"arcs[{bad[0]}] = {arcs[bad[0]]} is not a head: expected -1 or "
+                             f"a position 0..{n} other than {bad[0]}")
+        if arcs[0] != -1:
+            raise ValueError("arcs[0] must be -1: the root never gets a head")
+        for d in buffer:
+            if arcs[d] >= 0:
+                raise ValueError(f"buffer node {d} has head {arcs[d]} in arcs: buffer nodes "
+                                 f"have no head in {self.name}")
+        for i, d in enumerate(stack):
+            h = arcs[d]
+            if h >= 0 and (self.stack_heads == "none" or h != stack[i - 1]):
+                expected = ("no stack node has a head" if self.stack_heads == "none" else
+                            "a headed stack node's head is the node just below it")
+                raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} {expected}")
+        return stack, buffer, arcs if self.needs_arcs else None
+
+    def constraints(self, strategy, stack, buffer, arcs):
+        self.check_strategy(strategy)
+        masks = {}
+        for role, bit in self._roles[strategy]:
+            nodes = {"root": (0,), "top": stack[-1:], "below_top": stack[:-1],
+                     "stack": stack, "buffer": buffer}[role]
+            for x in nodes:
+                masks[x] = masks.get(x, 0) | bit
+        return masks
+
+    def completion(self, stack, buffer, arcs):
+        if self.grammar is None:
+            return super().completion(stack, buffer, arcs)
+        nodes = [-1] * len(self._prefix) + list(stack) + list(buffer)
+        ids = list(self._prefix_ids)
+        top = len(stack) - 1
+        for i, x in enumerate(nodes[len(self._prefix):]):
+            on_stack = i <= top
+            for node, headed, tid in self._term_ids:
+                if node == "buffer":
+                    if on_stack:
+                        continue
+                elif not on_stack or (node == "root" and x != 0) or (node == "top" and i != top) \
+                        or (node == "below_top" and i == top):
+                    continue
+                if headed is not None and (arcs is not None and arcs[x] >= 0) != headed:
+                    continue
+                ids.append(tid)
+                break
+            else:
+                raise ValueError(f"{self.path}: no completion terminal rule matches node {x}")
+        return nodes, ids
+
+    def forbidden(self, strategy, t, stack, buffer, after_stack, after_buffer):
+        items = self._forbid[strategy].get(t)
+        if not items:
+            return []
+        r = self._rule_of[t]
+        cut = len(stack) - r.ns
+        env = stack[cut:] + buffer[:r.nb]
+        out = []
+        for node, side in items:
+            if node == "stack*":
+                out.extend((x, side) for x in stack[:cut])
+            elif node == "buffer*":
+                out.extend((x, side) for x in buffer[r.nb:])
+            else:
+                out.append((env[node], side))
+        return out
+
+
+_SYSTEM_CACHE = {}
+
+
+def load_system(name_or_path):
+    """A transition system: a registered or shipped name, a TOML path, or a system."""
+    from .registry import lookup_system
+
+    if isinstance(name_or_path, TransitionSystem):
+        return name_or_path
+    text_name = str(name_or_path)
+    registered = lookup_system(text_name)
+    if registered is not None:
+        return registered
+    if "/" not in text_name and not text_name.endswith(".toml"):
+        if text_name in _SYSTEM_CACHE:
+            return _SYSTEM_CACHE[text_name]
+        shipped = data_dir("systems") / f"{text_name}.toml"
+        if shipped.is_file():
+            system = _SYSTEM_CACHE[text_name] = _from_file(shipped)
+            return system
+        raise ValueError(f"unknown transition system {text_name!r}: expected one of "
+                         f"{', '.join(available_systems())}, or a .toml file")
+    path = Path(text_name)
+    if not path.is_file():
+        raise ValueError(f"no transition system file {text_name!r}")
+    return _from_file(path)
+
+
+def available_systems():
+    """Names of the shipped and registered systems."""
+    from .registry import registered_systems
+
+    shipped = [p.name[:-5] for p in data_dir("systems").iterdir() if p.name.endswith(".toml")]
+    return sorted(set(shipped) | set(registered_systems()))
+
+
+def _from_file(path):
+    text = path.read_text()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        where = f"{path}:{m.group(1)}:{m.group(2)}" if m else f"{path}:1"
+        raise ValueError(f"{where}: {str(exc).split(' (at line')[0]}") from None
+    return RewriteSystem(path, text, data)
