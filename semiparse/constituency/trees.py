@@ -1,0 +1,350 @@
+"""Penn-Treebank bracketed trees: reading, cleaning, writing, constituent sets.
+
+A :class:`Tree` is a label and a list of children; a *preterminal* is a tree
+whose only child is a word (a ``str``).  Words are numbered ``0..n-1`` from
+left to right; the constituent of a phrasal node is ``(label, l, r)`` with the
+half-open word span ``[l, r)`` (seed 003 section 2).  Preterminals are not
+constituents: the transition systems shift tagged words.
+
+Reading is strict: every problem is a :class:`TreeError` whose message starts
+with ``FILE:LINE:``.  With ``on_error="skip"`` bad trees are dropped and
+reported in :attr:`Treebank.skipped`.
+"""
+from collections import Counter
+
+from ..conllu_io import atomic_output
+
+ON_ERROR = ("fail", "skip")
+
+
+class TreeError(ValueError):
+    """A bad tree in a file: ``FILE:LINE: reason``."""
+
+    def __init__(self, file, line, reason):
+        super().__init__(f"{file}:{line}: {reason}")
+        self.file, self.line, self.reason = file, line, reason
+
+
+class Tree:
+    """A node: ``label`` and ``children`` (trees, or one word for a preterminal).
+
+    ``line`` is the line of the opening bracket in the file read (or None).
+    """
+
+    __slots__ = ("label", "children", "line")
+
+    def __init__(self, label, children, line=None):
+        self.label = label
+        self.children = list(children)
+        self.line = line
+
+    @property
+    def is_preterminal(self):
+        return len(self.children) == 1 and isinstance(self.children[0], str)
+
+    def leaves(self):
+        """The ``(tag, word)`` pairs of the yield, left to right."""
+        out = []
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node.is_preterminal:
+                out.append((node.label, node.children[0]))
+            else:
+                stack.extend(reversed(node.children))
+        return out
+
+    def words(self):
+        return [word for _, word in self.leaves()]
+
+    def __len__(self):
+        """Number of words."""
+        return len(self.leaves())
+
+    def __eq__(self, other):
+        if not isinstance(other, Tree):
+            return NotImplemented
+        return self.label == other.label and self.children == other.children
+
+    def __hash__(self):
+        return hash(self.to_string())
+
+    def __repr__(self):
+        return f"Tree({self.to_string()!r})"
+
+    def to_string(self):
+        """One-line bracketed form, e.g. ``(S (NP (DT the) (NN dog)) (VP (VBD ran)))``."""
+        parts = []
+        self._write(parts)
+        return "".join(parts)
+
+    __str__ = to_string
+
+    def _write(self, parts):
+        parts.append("(" + self.label)
+        for child in self.children:
+            parts.append(" ")
+            if isinstance(child, str):
+                parts.append(child)
+            else:
+                child._write(parts)
+        parts.append(")")
+
+
+def tree(text):
+    """Parse one bracketed tree from a string (no cleaning)."""
+    trees = list(_parse(text.splitlines(True), "<string>", "fail", []))
+    if len(trees) != 1:
+        raise ValueError(f"expected one bracketed tree, found {len(trees)}")
+    return trees[0]
+
+
+def strip_function_tags(label):
+    """``NP-SBJ-1`` -> ``NP``, ``PP-LOC=2`` -> ``PP``; ``-NONE-``, ``-LRB-`` and
+    other labels that start with ``-`` are kept intact."""
+    if label.startswith("-"):
+        return label
+    for i, char in enumerate(label):
+        if i > 0 and char in "-=":
+            return label[:i]
+    return label
+
+
+def clean(node, remove_traces=True, strip_tags=True, drop_outer=True):
+    """A cleaned copy of ``node`` (None if nothing is left).
+
+    ``remove_traces``: delete ``-NONE-`` preterminals and the phrasal nodes
+    left without children.  ``strip_tags``: :func:`strip_function_tags` on
+    phrasal labels (POS tags are kept).  ``drop_outer``: replace an unlabelled
+    root with a single phrasal child by that child (PTB's ``( (S ...) )``).
+    """
+    def walk(t):
+        if t.is_preterminal:
+            if remove_traces and t.label == "-NONE-":
+                return None
+            return Tree(t.label, t.children, t.line)
+        children = [c for c in (walk(c) for c in t.children) if c is not None]
+        if not children:
+            return None
+        label = strip_function_tags(t.label) if strip_tags else t.label
+        return Tree(label, children, t.line)
+
+    out = walk(node)
+    if (drop_outer and out is not None and out.label == "" and len(out.children) == 1
+            and not out.children[0].is_preterminal):
+        out = out.children[0]
+    return out
+
+
+class Treebank(list):
+    """The trees of a file; ``skipped`` lists the errors of dropped trees."""
+
+    def __init__(self, trees=(), skipped=()):
+        super().__init__(trees)
+        self.skipped = list(skipped)
+
+
+def read_ptb(path, remove_traces=True, strip_tags=True, drop_outer=True, on_error="fail"):
+    """Read a bracketed treebank file into a :class:`Treebank` of cleaned trees.
+
+    Errors (unbalanced brackets, text outside a tree, empty trees, malformed
+    nodes, a tree empty after trace removal) raise :class:`TreeError`
+    ``FILE:LINE: reason``; with ``on_error="skip"`` the tree is dropped and
+    the error kept in ``skipped``.  A ``(`` in the first column while a tree
+    is still open ends that tree as unbalanced, so one bad tree does not
+    swallow the rest of the file.
+    """
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+    skipped = []
+    trees = []
+    with open(path, encoding="utf-8") as stream:
+        for raw in _parse(stream, str(path), on_error, skipped):
+            out = clean(raw, remove_traces, strip_tags, drop_outer)
+            if out is None:
+                error = TreeError(str(path), raw.line, "empty tree: nothing left after removing traces")
+                if on_error == "fail":
+                    raise error
+                skipped.append(error)
+                continue
+            trees.append(out)
+    return Treebank(trees, skipped)
+
+
+def _tokens(lines):
+    """``(token, line, column)`` for brackets and atoms."""
+    for number, text in enumerate(lines, 1):
+        i, size = 0, len(text)
+        while i < size:
+            char = text[i]
+            if char in "()":
+                yield char, number, i
+                i += 1
+            elif char.isspace():
+                i += 1
+            else:
+                j = i
+                while j < size and not text[j].isspace() and text[j] not in "()":
+                    j += 1
+                yield text[i:j], number, i
+                i = j
+
+
+def _parse(lines, name, on_error, skipped):
+    """Raw trees of a token stream, with error recovery for ``skip``."""
+    stack = []  # open nodes: [label or None, children, line]
+    bad = None  # error of the tree being read, if any
+
+    def fail(line, reason):
+        nonlocal bad
+        error = TreeError(name, line, reason)
+        if on_error == "fail":
+            raise error
+        if bad is None:
+            bad = error
+
+    def finish():
+        nonlocal bad
+        if bad is not None:
+            skipped.append(bad)
+        bad = None
+
+    for token, line, column in _tokens(lines):
+        if token == "(":
+            if stack and column == 0:
+                fail(stack[0][2], "unbalanced brackets: tree not closed before the next tree starts "
+                     f"at line {line}")
+                stack.clear()
+                finish()
+            stack.append([None, [], line])
+        elif token == ")":
+            if not stack:
+                fail(line, "unbalanced brackets: ')' without a matching '('")
+                finish()
+                continue
+            label, children, start = stack.pop()
+            node = None
+            if label is None and not children:
+                fail(start, "empty tree '()'")
+            elif not children:
+                fail(start, f"node ({label}) has no children")
+            elif any(isinstance(c, str) for c in children) and len(children) > 1:
+                fail(start, f"node ({label or ''} ...) mixes words and brackets or has several words")
+            elif label is None:
+                label = ""
+            if bad is None and label is not None:
+                node = Tree(label, children, start)
+            if stack:
+                if node is not None:
+                    stack[-1][1].append(node)
+            else:
+                if bad is None and node is not None:
+                    if node.is_preterminal and node.label == "":
+                        fail(start, "tree is a bare word")
+                    else:
+                        yield node
+                finish()
+        else:
+            if not stack:
+                fail(line, f"text {token!r} outside any tree")
+                finish()
+            elif stack[-1][0] is None and not stack[-1][1]:
+                stack[-1][0] = token
+            else:
+                stack[-1][1].append(token)
+    if stack:
+        fail(stack[0][2], "unbalanced brackets: end of file inside a tree")
+        finish()
+
+
+def write_ptb(trees, path, outer=True):
+    """Write trees one per line, atomically; ``outer`` wraps each in PTB's
+    unlabelled bracket ``( ... )`` (not added to an unlabelled root)."""
+    with atomic_output(path) as out:
+        for t in trees:
+            _check_atoms(t)
+            text = t.to_string()
+            out.write((f"( {text} )" if outer and t.label != "" else text) + "\n")
+
+
+def _check_atoms(t):
+    for node in _nodes(t):
+        atoms = [node.label] + [c for c in node.children if isinstance(c, str)]
+        for atom in atoms[1:] + ([atoms[0]] if atoms[0] else []):
+            if not atom or any(ch.isspace() or ch in "()" for ch in atom):
+                raise ValueError(f"cannot write {atom!r}: labels and words need characters "
+                                 "other than brackets and spaces")
+
+
+def _nodes(t):
+    stack = [t]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in node.children if not isinstance(c, str))
+
+
+def constituents(t):
+    """Phrasal constituents ``(label, l, r)`` in pre-order (a parent before its
+    children; in a unary chain the outer node first)."""
+    out = []
+
+    def walk(node, start):
+        if node.is_preterminal:
+            return start + 1
+        slot = len(out)
+        out.append(None)
+        end = start
+        for child in node.children:
+            end = walk(child, end)
+        out[slot] = (node.label, start, end)
+        return end
+
+    walk(t, 0)
+    return out
+
+
+def indexed_constituents(t):
+    """Constituents ``(label, l, r, k)``: ``k`` numbers the repeats of an
+    identical ``(label, l, r)`` (unary chains such as ``(NP (NP ...))``), outer
+    first, so that the constituent set is a set (seed 003 section 2)."""
+    seen = Counter()
+    out = []
+    for c in constituents(t):
+        out.append(c + (seen[c],))
+        seen[c] += 1
+    return out
+
+
+def from_constituents(built, leaves):
+    """The tree with phrasal constituents ``built`` (in build order: for equal
+    spans the one built first is the inner one) over ``leaves`` ((tag, word)
+    pairs).  Raises ValueError if they do not form one tree."""
+    n = len(leaves)
+    order = sorted(range(len(built)), key=lambda k: (built[k][1], -built[k][2], -k))
+    roots, stack = [], []  # stack: (node, end) of the open ancestors
+
+    def attach(item, start, end):
+        while stack and stack[-1][1] <= start:
+            stack.pop()
+        if stack and stack[-1][1] < end:
+            raise ValueError(f"constituents cross at word {stack[-1][1]}")
+        (stack[-1][0].children if stack else roots).append(item)
+
+    position = 0
+    for k in order:
+        label, l, r = built[k]
+        if not 0 <= l < r <= n:
+            raise ValueError(f"constituent {built[k]} is outside the sentence of {n} words")
+        while position < l:
+            attach(Tree(leaves[position][0], [leaves[position][1]]), position, position + 1)
+            position += 1
+        node = Tree(label, [])
+        attach(node, l, r)
+        stack.append((node, r))
+    while position < n:
+        attach(Tree(leaves[position][0], [leaves[position][1]]), position, position + 1)
+        position += 1
+    if len(roots) != 1 or roots[0].is_preterminal:
+        raise ValueError("the constituents do not form a single rooted tree")
+    return roots[0]
