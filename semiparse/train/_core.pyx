@@ -638,6 +638,30 @@ cdef class Weights:
                 self.W[k] = self.W[k] - self.U[k] / t
         memset(self.U, 0, N * sizeof(double))
 
+    def snapshot(self, double t=0.0):
+        """A new table holding the weights finalize(t) would give; self is unchanged."""
+        cdef Weights out = Weights(self.n_classes, False)
+        cdef size_t k, N = self.n_rows * self.n_classes
+        free(out.keys)
+        free(out.rows)
+        free(out.W)
+        free(out.U)
+        out.capacity, out.n_rows, out.row_capacity = self.capacity, self.n_rows, self.row_capacity
+        out.keys = <uint64_t*>malloc(self.capacity * sizeof(uint64_t))
+        out.rows = <int*>malloc(self.capacity * sizeof(int))
+        memcpy(out.keys, self.keys, self.capacity * sizeof(uint64_t))
+        memcpy(out.rows, self.rows, self.capacity * sizeof(int))
+        out.W = <double*>calloc(self.row_capacity * self.n_classes, sizeof(double))
+        out.U = <double*>calloc(self.row_capacity * self.n_classes, sizeof(double))
+        for k in range(N):
+            if self.rda:
+                out.W[k] = self._rda_weight(k)
+            elif t > 0:
+                out.W[k] = self.W[k] - self.U[k] / t
+            else:
+                out.W[k] = self.W[k]
+        return out
+
     def n_nonzero(self):
         """Number of non-zero parameters (computed RDA weights for RDA)."""
         cdef size_t k, count = 0, N = self.n_rows * self.n_classes
@@ -728,3 +752,26 @@ def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
         free(scores)
         free(feats)
     return taken
+
+
+def arc_of(State state, int move):
+    """(head, dependent) of the arc move would add in state, or None."""
+    cdef StateC* s = state.c
+    cdef int L = s.stack_len
+    if not _valid(state.system, s, move) or move == SHIFT:
+        return None
+    if state.system == ARC_STANDARD:
+        if move == LEFT:
+            return (s.stack[L - 1], s.stack[L - 2])
+        return (s.stack[L - 2], s.stack[L - 1])
+    if state.system == ARC_HYBRID:
+        if move == LEFT:
+            return (s.b, s.stack[L - 1])
+        return (s.stack[L - 2], s.stack[L - 1])
+    if move == LEFT:
+        return (s.b, s.stack[L - 1])
+    if move == RIGHT:
+        return (s.stack[L - 1], s.b)
+    if s.head[s.stack[L - 1]] == -1:
+        return (s.stack[L - 2], s.stack[L - 1])
+    return None

@@ -1,0 +1,140 @@
+"""Evaluation: attachment scores and the calibration table of seed 004 (Table 4).
+
+Punctuation is what UD tags ``PUNCT``.  Scores are percentages over words;
+a system file must hold the same sentences and words as the gold file.
+"""
+import numpy as np
+
+from . import _core
+
+PUNCT_TAGS = frozenset({"PUNCT"})
+STEPS_KEY = "semiparse_steps"
+SYSTEM_KEY = "semiparse_system"
+
+
+def attachment_scores(gold_trees, predicted):
+    """UAS / LAS with and without punctuation (percent) and word counts.
+
+    ``predicted`` is a list of ``(heads, labels)`` aligned with ``gold_trees``.
+    """
+    if len(gold_trees) != len(predicted):
+        raise ValueError(f"{len(gold_trees)} gold sentences but {len(predicted)} predicted")
+    counts = np.zeros(6, dtype=np.int64)  # words, uh, lh, words-np, uh-np, lh-np
+    for tree, (heads, labels) in zip(gold_trees, predicted):
+        if len(heads) != len(tree) + 1:
+            raise ValueError(f"{tree.where}: {len(heads) - 1} predicted heads for {len(tree)} words")
+        for d in range(1, len(tree) + 1):
+            uh = heads[d] == tree.heads[d]
+            lh = uh and labels[d] == tree.labels[d]
+            punct = tree.tags[d] in PUNCT_TAGS
+            counts[:3] += (1, uh, lh)
+            if not punct:
+                counts[3:] += (1, uh, lh)
+    pct = lambda a, b: 100.0 * a / b if b else 0.0
+    return {
+        "uas": pct(counts[1], counts[0]), "las": pct(counts[2], counts[0]),
+        "uas_nopunct": pct(counts[4], counts[3]), "las_nopunct": pct(counts[5], counts[3]),
+        "words": int(counts[0]), "words_nopunct": int(counts[3]),
+    }
+
+
+def align(gold_trees, system_trees):
+    """Check that two files hold the same sentences and words (FILE:LINE on mismatch)."""
+    if len(gold_trees) != len(system_trees):
+        raise ValueError(
+            f"{system_trees[0].source.file if system_trees else 'system'}: "
+            f"{len(system_trees)} sentences, but the gold file has {len(gold_trees)}"
+        )
+    for g, s in zip(gold_trees, system_trees):
+        if g.forms != s.forms:
+            raise ValueError(f"{s.where}: words differ from the gold sentence at {g.where}")
+        if s.heads is None:
+            raise ValueError(f"{s.where}: the system output has no complete tree")
+
+
+def steps_comment(system, steps):
+    """The comment lines that record a parse's decisions and their probabilities."""
+    body = " ".join(f"{name}={p:.4f}" for name, p in steps)
+    return f"# {SYSTEM_KEY} = {system}\n# {STEPS_KEY} = {body}\n"
+
+
+def _read_steps(tree):
+    """(system, [(move, label, probability)]) from a sentence's comment lines, or None."""
+    system, steps = None, None
+    for line in tree.source.lines:
+        if line.startswith(f"# {SYSTEM_KEY} = "):
+            system = line.split("=", 1)[1].strip()
+        elif line.startswith(f"# {STEPS_KEY} ="):
+            steps = []
+            for entry in line.split("=", 1)[1].split():
+                name, _, prob = entry.rpartition("=")
+                move, _, label = name.partition(":")
+                try:
+                    steps.append((move, label or None, float(prob)))
+                except ValueError:
+                    raise ValueError(f"{tree.where}: bad step {entry!r} in {STEPS_KEY}") from None
+    if system is None or steps is None:
+        return None
+    return system, steps
+
+
+def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
+    """Seed 004, Table 4: the parser's probability for each action it took,
+    binned into ``bins`` equal-width bins, with the share of correct actions.
+
+    An action is correct when the dynamic oracle rates its move optimal in
+    the configuration reached by the parser's own earlier actions, and, if it
+    adds a gold arc, its label is the gold one.  Returns a list of
+    ``(low, high, count, n_correct)``.
+    """
+    import semiparse
+
+    factory = oracle_factory or semiparse.oracle
+    oracles = {}
+    counts = np.zeros(bins, dtype=np.int64)
+    correct = np.zeros(bins, dtype=np.int64)
+    for gold, out in zip(gold_trees, system_trees):
+        recorded = _read_steps(out)
+        if recorded is None:
+            raise ValueError(
+                f"{out.where}: no '{STEPS_KEY}' comment: parse with an rda model "
+                "and 'semiparse parse --probabilities'"
+            )
+        system, steps = recorded
+        if system not in _core.SYSTEMS:
+            raise ValueError(f"{out.where}: unknown system {system!r} in {SYSTEM_KEY}")
+        if system not in oracles:
+            oracles[system] = factory(system)
+        sent = _core.Sentence([0] * (len(gold) + 1), [0] * (len(gold) + 1), gold.heads,
+                              [-1] * (len(gold) + 1))
+        state = _core.State(sent, _core.SYSTEMS[system])
+        for move, label, p in steps:
+            code = _core.MOVES.get(move)
+            if code is None or not state.valid(code):
+                raise ValueError(f"{out.where}: step {move!r} is not a valid move of {system} here")
+            optimal = oracles[system].optimal(state.stack, state.buffer, list(gold.heads), arcs=state.arcs)
+            ok = move in optimal
+            arc = _core.arc_of(state, code)
+            if ok and arc is not None and gold.heads[arc[1]] == arc[0]:
+                ok = label == gold.labels[arc[1]]
+            b = min(int(p * bins), bins - 1)
+            counts[b] += 1
+            correct[b] += ok
+            state.apply(code, 0)
+    return [(i / bins, (i + 1) / bins, int(counts[i]), int(correct[i])) for i in range(bins)]
+
+
+def format_scores(scores):
+    return (
+        f"UAS {scores['uas']:.2f}  LAS {scores['las']:.2f}  ({scores['words']} words)\n"
+        f"without punctuation: UAS {scores['uas_nopunct']:.2f}  LAS {scores['las_nopunct']:.2f}  "
+        f"({scores['words_nopunct']} words)"
+    )
+
+
+def format_calibration(table):
+    lines = ["bin        count  accuracy"]
+    for low, high, count, ok in table:
+        acc = f"{100.0 * ok / count:6.1f}%" if count else "      -"
+        lines.append(f"{low:.1f}-{high:.1f}  {count:8d}  {acc}")
+    return "\n".join(lines)

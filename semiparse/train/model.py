@@ -1,0 +1,239 @@
+"""Trained parser models: labelled classes, decoding, saving and loading.
+
+A model is a transition system, a label list, feature templates and a
+:class:`~semiparse.train._core.Weights` table over the classes
+``shift`` and ``<move>:<label>`` for every other move.  The file format is
+described in ``docs/training.md``: a NumPy ``.npz`` archive (no pickles) with
+a JSON header ``meta``, the sorted feature keys ``keys`` (uint64) and the
+weight rows ``weights`` (float32, one column per class).
+"""
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from . import _core
+from .features import ZHANG_NIVRE, compile_templates
+from .data import ROOT_WORD, stable_hash
+
+FORMAT = "semiparse-parser-model"
+VERSION = 1
+SYSTEM_MOVES = {
+    "arc_standard": ("shift", "left_arc", "right_arc"),
+    "arc_hybrid": ("shift", "left_arc", "right_arc"),
+    "arc_eager": ("shift", "left_arc", "right_arc", "reduce"),
+}
+SYSTEMS = tuple(SYSTEM_MOVES)
+
+
+class ModelError(ValueError):
+    """A model file that cannot be used: ``FILE: reason``."""
+
+
+class Model:
+    """A labelled transition-based parser: system, labels, templates, weights."""
+
+    def __init__(self, system, labels, templates=ZHANG_NIVRE, rda=False, beam=1, meta=None):
+        if system not in SYSTEM_MOVES:
+            raise ValueError(f"unknown transition system {system!r}: expected one of {', '.join(SYSTEMS)}")
+        labels = list(labels)
+        if not labels or len(set(labels)) != len(labels) or None in labels:
+            raise ValueError("labels must be a non-empty list of distinct strings")
+        if beam < 1:
+            raise ValueError("beam size must be at least 1")
+        self.system = system
+        self.code = _core.SYSTEMS[system]
+        self.labels = labels
+        self.label_index = {label: i for i, label in enumerate(labels)}
+        self.template_strings = list(templates)
+        self.templates = compile_templates(self.template_strings)
+        self.beam = beam
+        self.meta = dict(meta or {})
+        moves = SYSTEM_MOVES[system]
+        self.classes = [("shift", None)] + [(m, l) for m in moves[1:] for l in labels]
+        self.cls_move = np.array([_core.MOVES[m] for m, _ in self.classes], dtype=np.int32)
+        self.cls_label = np.array([-1 if l is None else self.label_index[l] for _, l in self.classes],
+                                  dtype=np.int32)
+        self.class_of = {c: i for i, c in enumerate(self.classes)}
+        self.classes_of_move = {}
+        for i, (m, _) in enumerate(self.classes):
+            self.classes_of_move.setdefault(_core.MOVES[m], []).append(i)
+        self.weights = _core.Weights(len(self.classes), rda)
+
+    # -- input -------------------------------------------------------------
+
+    def sentence(self, tree, strict_labels=False):
+        """The core :class:`~semiparse.train._core.Sentence` of a :class:`~semiparse.train.data.Tree`.
+
+        Gold labels unknown to the model map to -1, or raise (``FILE:LINE:``)
+        with ``strict_labels``.
+        """
+        n = len(tree)
+        words = [ROOT_WORD] + [stable_hash(w) for w in tree.forms[1:]]
+        tags = [ROOT_WORD] + [stable_hash(t) for t in tree.tags[1:]]
+        heads = tree.heads if tree.heads is not None else [-1] * (n + 1)
+        labels = [-1]
+        for d in range(1, n + 1):
+            index = self.label_index.get(tree.labels[d], -1)
+            if index < 0 and strict_labels and tree.heads is not None:
+                raise ModelError(
+                    f"{tree.source.file if tree.source else '<tree>'}:{tree.line_of(d)}: "
+                    f"label {tree.labels[d]!r} was not seen in training (the model knows "
+                    f"{len(self.labels)} labels)"
+                )
+            labels.append(index)
+        return _core.Sentence(words, tags, heads, labels)
+
+    def state(self, sentence):
+        return _core.State(sentence, self.code)
+
+    # -- decoding ----------------------------------------------------------
+
+    def apply(self, state, cls):
+        state.apply(int(self.cls_move[cls]), int(self.cls_label[cls]))
+
+    def probabilities(self, scores, valid):
+        """Softmax of the scores over the valid classes (0 elsewhere)."""
+        s = np.where(valid, scores, -np.inf)
+        s = s - s.max()
+        p = np.exp(s)
+        return p / p.sum()
+
+    def parse(self, tree, beam=None, with_probabilities=False):
+        """``(heads, labels, steps)`` of the best parse; ``steps`` lists
+        ``(class name, probability)`` when asked (greedy decoding only)."""
+        beam = self.beam if beam is None else beam
+        sent = self.sentence(tree)
+        if beam > 1 and not with_probabilities:
+            state = self.beam_search(sent, beam)
+            steps = []
+        elif with_probabilities:
+            state = self.state(sent)
+            steps = []
+            C = len(self.classes)
+            scores = np.empty(C)
+            valid = np.empty(C, dtype=np.uint8)
+            while not state.is_final():
+                _core.step_scores(state, self.weights, self.templates, self.cls_move, scores, valid)
+                p = self.probabilities(scores, valid.astype(bool))
+                best = int(np.argmax(np.where(valid, scores, -np.inf)))
+                steps.append((self.class_name(best), float(p[best])))
+                self.apply(state, best)
+        else:
+            state = self.state(sent)
+            _core.greedy_parse(state, self.weights, self.templates, self.cls_move, self.cls_label)
+            steps = []
+        heads = state.arcs
+        labels = [None] + [self.labels[l] if l >= 0 else self.labels[0] for l in state.arc_labels[1:]]
+        for d in range(1, len(heads)):
+            if heads[d] < 0:  # cannot happen for final configurations; kept total
+                heads[d], labels[d] = 0, self.labels[0]
+        return heads, labels, steps
+
+    def beam_search(self, sent, beam):
+        """Final configuration of a beam search of the given width."""
+        C = len(self.classes)
+        scores = np.empty(C)
+        valid = np.empty(C, dtype=np.uint8)
+        items = [(0.0, self.state(sent))]
+        while not all(st.is_final() for _, st in items):
+            candidates = []
+            for total, st in items:
+                if st.is_final():
+                    candidates.append((total, st, -1))
+                    continue
+                _core.step_scores(st, self.weights, self.templates, self.cls_move, scores, valid)
+                for c in np.flatnonzero(valid):
+                    candidates.append((total + scores[c], st, int(c)))
+            candidates.sort(key=lambda x: -x[0])
+            items = []
+            for total, st, c in candidates[:beam]:
+                if c >= 0:
+                    st = st.copy()
+                    self.apply(st, c)
+                items.append((total, st))
+        return items[0][1]
+
+    def class_name(self, cls):
+        move, label = self.classes[cls]
+        return move if label is None else f"{move}:{label}"
+
+    # -- files -------------------------------------------------------------
+
+    def save(self, path):
+        """Write the model (atomically: a temporary file renamed over ``path``)."""
+        keys, weights = self.weights.export()
+        meta = {
+            "format": FORMAT,
+            "version": VERSION,
+            "system": self.system,
+            "labels": self.labels,
+            "templates": self.template_strings,
+            "classes": [self.class_name(i) for i in range(len(self.classes))],
+            "beam": self.beam,
+            "n_nonzero": int(np.count_nonzero(weights)),
+            **{k: v for k, v in self.meta.items() if k not in ("format", "version")},
+        }
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            with open(tmp, "wb") as stream:
+                np.savez_compressed(
+                    stream,
+                    meta=np.array(json.dumps(meta)),
+                    keys=keys,
+                    weights=weights.astype(np.float32),
+                )
+            tmp.replace(path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+
+    @classmethod
+    def load(cls, path, system=None):
+        """Read a model written by :meth:`save`; ``system``, if given, must match.
+
+        Any problem (missing, truncated or foreign file, other system) is a
+        :class:`ModelError` naming the file and the reason.
+        """
+        path = str(path)
+        try:
+            with np.load(path, allow_pickle=False) as archive:
+                names = set(archive.files)
+                missing = {"meta", "keys", "weights"} - names
+                if missing:
+                    raise ModelError(f"{path}: not a semiparse parser model (no {', '.join(sorted(missing))})")
+                meta = json.loads(str(archive["meta"]))
+                keys = archive["keys"]
+                weights = archive["weights"]
+        except FileNotFoundError:
+            raise ModelError(f"{path}: model file not found") from None
+        except ModelError:
+            raise
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as exc:
+            raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt: {exc})") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise ModelError(f"{path}: not a semiparse parser model")
+        if meta.get("version") != VERSION:
+            raise ModelError(f"{path}: model format version {meta.get('version')} (this semiparse reads {VERSION})")
+        if meta.get("system") not in SYSTEM_MOVES:
+            raise ModelError(f"{path}: unknown transition system {meta.get('system')!r}")
+        if system is not None and meta["system"] != system:
+            raise ModelError(f"{path}: model is for the {meta['system']} system, not {system}")
+        try:
+            model = cls(meta["system"], meta["labels"], meta["templates"], beam=int(meta.get("beam", 1)),
+                        meta={k: v for k, v in meta.items()
+                              if k not in ("system", "labels", "templates", "classes", "beam")})
+            if meta.get("classes") != [model.class_name(i) for i in range(len(model.classes))]:
+                raise ValueError("its class list does not match its system and labels")
+            if keys.dtype != np.uint64 or weights.ndim != 2 or len(keys) != len(weights):
+                raise ValueError("its weight arrays are malformed")
+            model.weights.load(np.ascontiguousarray(keys),
+                               np.ascontiguousarray(weights, dtype=np.float64).reshape(len(keys), -1))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{path}: inconsistent model: {exc}") from None
+        return model
+
+    def n_nonzero(self):
+        return self.weights.n_nonzero()

@@ -1,0 +1,362 @@
+"""Training loops: greedy perceptron, probabilistic (AdaGrad-RDA) and beam.
+
+* ``perceptron`` -- seed 000, Algorithm 2: averaged perceptron; the update goes
+  from the predicted class towards the best-scoring correct class.
+* ``rda`` -- seed 004, Algorithms 2-3: multi-label log-likelihood (the
+  probability of the *set* of correct classes) optimised with AdaGrad-RDA and
+  L1 regularisation; exploration by sampling from the model.
+* ``beam-early`` / ``beam-maxv`` -- seed 001: global perceptron for beam
+  search, early update or max-violation, where a configuration is correct
+  when it was reached by zero-cost transitions only (CORRECT(c'|c), from the
+  dynamic oracle, or from the static sequence for ``--oracle static``), with
+  the restart strategy (decoding resumes from c+ or, to explore, from c-).
+
+Oracles: ``static`` follows the canonical gold sequence (projective trees
+only); ``nondet`` takes the dynamic oracle's set of optimal moves but always
+follows one of them; ``dynamic`` also explores (follows the model's own
+prediction with probability ``explore_p`` after ``explore_after`` epochs for
+the perceptron, samples after ``explore_after`` epochs for RDA).
+"""
+import random
+
+import numpy as np
+
+from . import _core
+from .model import SYSTEM_MOVES, Model
+from .evaluate import attachment_scores
+
+ORACLES = ("static", "nondet", "dynamic")
+TRAINERS = ("perceptron", "rda", "beam-early", "beam-maxv")
+NONPROJ = ("skip", "projectivize", "oracle")
+RESTARTS = ("none", "positive", "negative")
+MOVE_NAMES = {code: name for name, code in _core.MOVES.items()}
+
+
+class DynamicOracle:
+    """The project's dynamic oracle (:func:`semiparse.oracle`) as sets of move codes."""
+
+    def __init__(self, system):
+        import semiparse
+
+        self.system = system
+        self.oracle = semiparse.oracle(system)
+
+    def optimal(self, state, gold_heads):
+        names = self.oracle.optimal(state.stack, state.buffer, gold_heads, arcs=state.arcs)
+        return {_core.MOVES[name] for name in names}
+
+
+class StaticOracle:
+    """The canonical gold sequence: one optimal move per configuration on the gold path."""
+
+    def optimal(self, state, gold_heads):
+        move = state.static_move()
+        return {move} if move >= 0 else set()
+
+
+def prepare(trees, nonproj, oracle, log=None):
+    """The training trees after the ``--nonproj`` policy (new list; heads may change)."""
+    from ..projectivity import is_projective, projectivize
+
+    if nonproj not in NONPROJ:
+        raise ValueError(f"nonproj must be one of {', '.join(NONPROJ)}, not {nonproj!r}")
+    if nonproj == "oracle" and oracle == "static":
+        raise ValueError("the static oracle needs projective trees: use --nonproj skip or projectivize")
+    out, n_nonproj = [], 0
+    for tree in trees:
+        if is_projective(tree.heads):
+            out.append(tree)
+            continue
+        n_nonproj += 1
+        if nonproj == "skip":
+            continue
+        if nonproj == "projectivize":
+            heads = projectivize(tuple(tree.heads), tie_break="closest")
+            tree = type(tree)(tree.forms, tree.tags, list(heads), tree.labels, tree.source)
+        out.append(tree)
+    if log:
+        action = {"skip": "skipped", "projectivize": "projectivized", "oracle": "kept"}[nonproj]
+        log(f"{len(trees)} training trees, {n_nonproj} non-projective ({action})")
+    if not out:
+        raise ValueError("no training trees left after --nonproj skip")
+    return out
+
+
+class Trainer:
+    """One training run; :meth:`run` returns the finished :class:`Model`."""
+
+    def __init__(self, system="arc_standard", oracle="dynamic", trainer="perceptron",
+                 epochs=10, seed=0, beam=8, explore_after=1, explore_p=0.9,
+                 rho=0.01, alpha=1.0, lam=None, restart="positive", progress=True, log=None):
+        if system not in SYSTEM_MOVES:
+            raise ValueError(f"unknown system {system!r}: expected one of {', '.join(SYSTEM_MOVES)}")
+        if oracle not in ORACLES:
+            raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
+        if trainer not in TRAINERS:
+            raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, not {trainer!r}")
+        if restart not in RESTARTS:
+            raise ValueError(f"restart must be one of {', '.join(RESTARTS)}, not {restart!r}")
+        if epochs < 1 or beam < 1 or not 0.0 <= explore_p <= 1.0:
+            raise ValueError("epochs and beam must be positive and explore_p in [0, 1]")
+        self.system, self.oracle_name, self.trainer = system, oracle, trainer
+        self.epochs, self.seed, self.beam = epochs, seed, beam
+        self.explore_after, self.explore_p = explore_after, explore_p
+        self.rho, self.alpha, self.lam = rho, alpha, lam
+        self.restart = restart
+        self.progress, self.log = progress, log or (lambda message: None)
+        self.rng = random.Random(seed)
+        self.oracle = None
+        self.history = []
+
+    # -- helpers -------------------------------------------------------------
+
+    def _gold_classes(self, model, state, moves, sent):
+        """Correct classes: optimal moves, with the gold label when the arc is gold."""
+        out = []
+        heads, labels = sent.heads, sent.labels
+        for move in moves:
+            arc = _core.arc_of(state, move)
+            if arc is not None and heads[arc[1]] == arc[0] and labels[arc[1]] >= 0:
+                out.append(model.class_of[(MOVE_NAMES[move], model.labels[labels[arc[1]]])])
+            else:
+                out.extend(model.classes_of_move[move])
+        return out
+
+    def _optimal(self, state, sent):
+        moves = self.oracle.optimal(state, sent.heads)
+        if not moves:
+            raise RuntimeError("the oracle found no optimal move in a non-final configuration")
+        return moves
+
+    # -- main loop -----------------------------------------------------------
+
+    def run(self, trees, dev=None, nonproj="projectivize"):
+        from tqdm import tqdm
+
+        trees = prepare(trees, nonproj, self.oracle_name, self.log)
+        labels = sorted({l for t in trees for l in t.labels[1:]})
+        n_tokens = sum(len(t) for t in trees)
+        model = Model(self.system, labels, rda=self.trainer == "rda",
+                      beam=self.beam if self.trainer.startswith("beam") else 1,
+                      meta={"trainer": self.trainer, "oracle": self.oracle_name, "nonproj": nonproj,
+                            "epochs": self.epochs, "seed": self.seed, "train_tokens": n_tokens})
+        if self.trainer == "rda":
+            w = model.weights
+            w.rho, w.alpha = self.rho, self.alpha
+            w.lam = self.lam if self.lam is not None else 1.0 / (20 * n_tokens)
+        self.oracle = StaticOracle() if self.oracle_name == "static" else DynamicOracle(self.system)
+        sents = [model.sentence(t) for t in trees]
+        self.t = 1.0  # perceptron clock (number of examples seen), for averaging
+        order = list(range(len(sents)))
+        for epoch in range(self.epochs):
+            self.rng.shuffle(order)
+            bar = tqdm(order, desc=f"epoch {epoch + 1}/{self.epochs}", disable=not self.progress,
+                       unit="sent", leave=False)
+            correct = total = 0
+            for k, i in enumerate(bar):
+                if self.trainer == "perceptron":
+                    c, n = self._perceptron_sentence(model, sents[i], epoch)
+                elif self.trainer == "rda":
+                    c, n = self._rda_sentence(model, sents[i], epoch)
+                else:
+                    c, n = self._beam_sentence(model, sents[i], epoch)
+                correct += c
+                total += n
+                if k % 50 == 0:
+                    bar.set_postfix(acc=f"{100.0 * correct / max(total, 1):.2f}")
+            bar.close()
+            record = {"epoch": epoch + 1, "train_accuracy": 100.0 * correct / max(total, 1)}
+            if dev is not None:
+                snapshot = self._finished(model, copy=True)
+                record.update(evaluate_model(snapshot, dev))
+            self.history.append(record)
+            self.log(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}"
+                              for k, v in record.items()))
+        self._finished(model)
+        model.meta["history"] = self.history
+        return model
+
+    def _finished(self, model, copy=False):
+        """Final weights (averaged / RDA solution), in place or on a copy."""
+        if copy:
+            clone = Model(model.system, model.labels, model.template_strings, beam=model.beam,
+                          meta=model.meta)
+            clone.weights = model.weights.snapshot(self.t)
+            return clone
+        model.weights.finalize(self.t)
+        return model
+
+    # -- greedy perceptron (seed 000, Algorithm 2) ----------------------------
+
+    def _perceptron_sentence(self, model, sent, epoch):
+        C = len(model.classes)
+        scores = np.empty(C)
+        valid = np.empty(C, dtype=np.uint8)
+        state = model.state(sent)
+        explore = self.oracle_name == "dynamic" and epoch >= self.explore_after
+        correct = steps = 0
+        weights, templates, cls_move = model.weights, model.templates, model.cls_move
+        while not state.is_final():
+            feats = _core.step_scores(state, weights, templates, cls_move, scores, valid)
+            masked = np.where(valid, scores, -np.inf)
+            predicted = int(np.argmax(masked))
+            gold = self._gold_classes(model, state, self._optimal(state, sent), sent)
+            best_gold = gold[int(np.argmax(masked[gold]))]
+            steps += 1
+            if predicted in gold:
+                correct += 1
+            else:
+                weights.perceptron_update(feats, best_gold, 1.0, self.t)
+                weights.perceptron_update(feats, predicted, -1.0, self.t)
+            self.t += 1
+            if explore and predicted not in gold and self.rng.random() < self.explore_p:
+                model.apply(state, predicted)
+            else:
+                model.apply(state, best_gold)
+        return correct, steps
+
+    # -- probabilistic (seed 004, Algorithms 2 and 3) --------------------------
+
+    def _rda_sentence(self, model, sent, epoch):
+        C = len(model.classes)
+        scores = np.empty(C)
+        valid = np.empty(C, dtype=np.uint8)
+        state = model.state(sent)
+        sample = self.oracle_name == "dynamic" and epoch >= self.explore_after
+        correct = steps = 0
+        weights = model.weights
+        while not state.is_final():
+            feats = _core.step_scores(state, weights, model.templates, model.cls_move, scores, valid)
+            p = model.probabilities(scores, valid.astype(bool))
+            gold = self._gold_classes(model, state, self._optimal(state, sent), sent)
+            f = np.zeros(C)
+            f[gold] = p[gold] / p[gold].sum() if p[gold].sum() > 0 else 1.0 / len(gold)
+            weights.rda_update(feats, f - p)
+            steps += 1
+            predicted = int(np.argmax(p))
+            correct += predicted in gold
+            if sample:
+                nxt = int(np.searchsorted(np.cumsum(p), self.rng.random() * p.sum()))
+                nxt = min(nxt, C - 1)
+                if not valid[nxt]:
+                    nxt = predicted
+            else:
+                nxt = gold[int(np.argmax(p[gold]))]
+            model.apply(state, nxt)
+        return correct, steps
+
+    # -- global beam training (seed 001) ---------------------------------------
+
+    def _beam_sentence(self, model, sent, epoch):
+        """Update on one sentence; with restart, until the sentence is parsed."""
+        state = model.state(sent)
+        maxv = self.trainer == "beam-maxv"
+        correct = steps = 0
+        while True:
+            positive, negative, n_steps, agreed = self._beam_oracle(model, sent, state, maxv)
+            steps += n_steps
+            correct += agreed
+            if negative is None:  # the best final configuration is correct
+                return correct, steps
+            self._global_update(model, positive, negative)
+            if self.restart == "none":
+                return correct, steps
+            nxt = positive if self.restart == "positive" or self.oracle_name != "dynamic" else negative
+            state = nxt.state
+            if state.is_final():
+                return correct, steps
+
+    def _expand(self, model, item, scores, valid, need_oracle, sent):
+        """Successors of a beam item: (score, item, class, feats, is_correct)."""
+        state = item.state
+        feats = _core.step_scores(state, model.weights, model.templates, model.cls_move, scores, valid)
+        gold = set()
+        if item.correct and need_oracle:
+            gold = set(self._gold_classes(model, state, self._optimal(state, sent), sent))
+        return [(item.score + scores[c], item, int(c), feats, c in gold) for c in np.flatnonzero(valid)]
+
+    def _beam_oracle(self, model, sent, start, maxv):
+        """Seed 001, Algorithm 2 (early update) or its max-violation variant.
+
+        Returns (c+, c-, steps, steps where the beam's best was correct);
+        c- is None when no update is needed.
+        """
+        C = len(model.classes)
+        scores = np.empty(C)
+        valid = np.empty(C, dtype=np.uint8)
+        beam = [_Item(start, 0.0, True, None)]
+        gold = beam[0]  # best correct configuration so far (max-violation)
+        worst = None    # (violation, c+, c-)
+        steps = agreed = 0
+        while not all(item.state.is_final() for item in beam):
+            candidates = []
+            for item in beam:
+                if item.state.is_final():
+                    candidates.append((item.score, item, -1, None, item.correct))
+                else:
+                    candidates.extend(self._expand(model, item, scores, valid, True, sent))
+            candidates.sort(key=lambda x: -x[0])
+            top = candidates[: self.beam]
+            steps += 1
+            if any(c[4] for c in top):
+                beam = [_Item.make(model, c) for c in top]
+                gold = next(i for i in beam if i.correct)
+                agreed += beam[0].correct
+                if maxv and not beam[0].correct:
+                    v = beam[0].score - gold.score
+                    if worst is None or v > worst[0]:
+                        worst = (v, gold, beam[0])
+                continue
+            if not maxv:  # early update: the correct configurations fell off the beam
+                best_correct = next((c for c in candidates if c[4]), None)
+                positive = _Item.make(model, best_correct) if best_correct else gold
+                return positive, _Item.make(model, top[0]), steps, agreed
+            # max-violation: keep decoding; the gold path follows its best correct move
+            beam = [_Item.make(model, c) for c in top]
+            best_correct = next((c for c in candidates if c[4]), None)
+            if best_correct is not None:
+                gold = _Item.make(model, best_correct)
+            elif not gold.state.is_final():
+                succ = [c for c in self._expand(model, gold, scores, valid, True, sent) if c[4]]
+                gold = _Item.make(model, max(succ, key=lambda x: x[0]))
+            v = beam[0].score - gold.score
+            if worst is None or v > worst[0]:
+                worst = (v, gold, beam[0])
+        if beam[0].correct:
+            return beam[0], None, steps, agreed
+        if maxv and worst is not None:
+            return worst[1], worst[2], steps, agreed
+        return gold, beam[0], steps, agreed
+
+    def _global_update(self, model, positive, negative):
+        for item, delta in ((positive, 1.0), (negative, -1.0)):
+            node = item
+            while node.parent is not None:
+                model.weights.perceptron_update(node.feats, node.cls, delta, self.t)
+                node = node.parent
+        self.t += 1
+
+
+class _Item:
+    """A beam item: configuration, path score, CORRECT flag and back-pointer."""
+
+    __slots__ = ("state", "score", "correct", "parent", "feats", "cls")
+
+    def __init__(self, state, score, correct, parent, feats=None, cls=-1):
+        self.state, self.score, self.correct = state, score, correct
+        self.parent, self.feats, self.cls = parent, feats, cls
+
+    @staticmethod
+    def make(model, candidate):
+        score, parent, cls, feats, correct = candidate
+        if cls < 0:
+            return parent
+        state = parent.state.copy()
+        model.apply(state, cls)
+        return _Item(state, score, correct, parent, feats, cls)
+
+
+def evaluate_model(model, trees, beam=None):
+    """UAS/LAS (with and without punctuation) of a model on gold trees."""
+    predicted = [model.parse(tree, beam=beam)[:2] for tree in trees]
+    return attachment_scores(trees, predicted)
