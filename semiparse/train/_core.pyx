@@ -1,13 +1,15 @@
 # cython: language_level=3
 """Cython core of the trainable parsers: parser state, transitions, features, weights.
 
-One C struct, :c:type:`StateC`, holds a configuration of the three stack/buffer
+One C struct, ``StateC``, holds a configuration of the three stack/buffer
 systems (arc-standard, arc-hybrid, arc-eager): the stack, the buffer (always a
 suffix ``b..n`` of the sentence in these systems), the arcs built so far with
 their labels, and the per-node child bookkeeping the features read (leftmost /
 rightmost two children, left / right valency, left / right label sets).  Each
-system is a pair of functions over that struct (``_valid_<system>``,
-``_apply``), so the hot loops never touch Python objects.
+system is a branch of the functions over that struct (``_valid``, ``_apply``,
+``_final``, ``_static``), so the hot loops never touch Python objects.  The
+systems follow ``systems/*.toml``; arc-eager is final once the buffer is
+empty, and the words still without a head are then attached to the root.
 
 Features are Zhang & Nivre (2011) style templates given as data (see
 :mod:`semiparse.train.features`): each template is a list of (slot, attribute)
@@ -174,20 +176,18 @@ cdef inline bint _valid(int system, const StateC* s, int move) noexcept nogil:
         if move == RIGHT:
             return L >= 2
         return False
-    # arc-eager: the stack never loses a node without a head, so the root
-    # (stack bottom) collects what is left once the buffer is empty
+    # arc-eager (final as soon as the buffer is empty)
     if move == LEFT:
         return L >= 2 and buf and s.head[s.stack[L - 1]] == -1
     if move == RIGHT:
         return buf
     if move == REDUCE:
-        return L >= 2 and (s.head[s.stack[L - 1]] != -1 or not buf)
+        return L >= 2 and buf and s.head[s.stack[L - 1]] != -1
     return False
 
 
 cdef inline void _apply(int system, StateC* s, int move, int lab) noexcept nogil:
     cdef int L = s.stack_len
-    cdef int top
     if move == SHIFT:
         s.stack[L] = s.b
         s.stack_len += 1
@@ -216,14 +216,12 @@ cdef inline void _apply(int system, StateC* s, int move, int lab) noexcept nogil
             s.stack_len += 1
             s.b += 1
         else:
-            top = s.stack[L - 1]
-            if s.head[top] == -1:
-                # buffer exhausted: a headless node goes to the node below it
-                _add_arc(s, s.stack[L - 2], top, lab)
             s.stack_len -= 1
 
 
 cdef inline bint _final(int system, const StateC* s) noexcept nogil:
+    if system == ARC_EAGER:
+        return s.b > s.n
     return s.b > s.n and s.stack_len == 1
 
 
@@ -433,10 +431,8 @@ cdef int _static(int system, const StateC* s, Sentence sent):
         return LEFT
     if b0 >= 0 and gold[b0] == s0:
         return RIGHT
-    if L >= 2 and (s.head[s0] != -1 or b0 < 0):
+    if L >= 2 and b0 >= 0 and s.head[s0] != -1:
         # reduce s0 once no remaining buffer node is attached to or from it
-        if b0 < 0:
-            return REDUCE
         for k in range(b0, n + 1):
             if gold[k] == s0 or gold[s0] == k:
                 break
@@ -772,6 +768,4 @@ def arc_of(State state, int move):
         return (s.b, s.stack[L - 1])
     if move == RIGHT:
         return (s.stack[L - 1], s.b)
-    if s.head[s.stack[L - 1]] == -1:
-        return (s.stack[L - 2], s.stack[L - 1])
     return None

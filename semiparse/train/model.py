@@ -50,6 +50,9 @@ class Model:
         self.templates = compile_templates(self.template_strings)
         self.beam = beam
         self.meta = dict(meta or {})
+        self.root_label = self.meta.get("root_label", labels[0])
+        if self.root_label not in self.label_index:
+            raise ValueError(f"root label {self.root_label!r} is not among the labels")
         moves = SYSTEM_MOVES[system]
         self.classes = [("shift", None)] + [(m, l) for m in moves[1:] for l in labels]
         self.cls_move = np.array([_core.MOVES[m] for m, _ in self.classes], dtype=np.int32)
@@ -125,10 +128,10 @@ class Model:
             _core.greedy_parse(state, self.weights, self.templates, self.cls_move, self.cls_label)
             steps = []
         heads = state.arcs
-        labels = [None] + [self.labels[l] if l >= 0 else self.labels[0] for l in state.arc_labels[1:]]
+        labels = [None] + [self.labels[l] if l >= 0 else self.root_label for l in state.arc_labels[1:]]
         for d in range(1, len(heads)):
-            if heads[d] < 0:  # cannot happen for final configurations; kept total
-                heads[d], labels[d] = 0, self.labels[0]
+            if heads[d] < 0:  # arc-eager leaves headless words on the stack: root them
+                heads[d], labels[d] = 0, self.root_label
         return heads, labels, steps
 
     def beam_search(self, sent, beam):

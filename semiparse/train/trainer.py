@@ -18,6 +18,7 @@ prediction with probability ``explore_p`` after ``explore_after`` epochs for
 the perceptron, samples after ``explore_after`` epochs for RDA).
 """
 import random
+from collections import Counter
 
 import numpy as np
 
@@ -136,10 +137,12 @@ class Trainer:
         trees = prepare(trees, nonproj, self.oracle_name, self.log)
         labels = sorted({l for t in trees for l in t.labels[1:]})
         n_tokens = sum(len(t) for t in trees)
+        root_labels = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
         model = Model(self.system, labels, rda=self.trainer == "rda",
                       beam=self.beam if self.trainer.startswith("beam") else 1,
                       meta={"trainer": self.trainer, "oracle": self.oracle_name, "nonproj": nonproj,
-                            "epochs": self.epochs, "seed": self.seed, "train_tokens": n_tokens})
+                            "epochs": self.epochs, "seed": self.seed, "train_tokens": n_tokens,
+                            "root_label": root_labels.most_common(1)[0][0]})
         if self.trainer == "rda":
             w = model.weights
             w.rho, w.alpha = self.rho, self.alpha

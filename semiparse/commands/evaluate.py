@@ -1,0 +1,34 @@
+"""``semiparse evaluate``: attachment scores of a parser's output, and calibration."""
+import json
+
+from ..train import read_trees
+from ..train.evaluate import align, attachment_scores, calibration, format_calibration, format_scores
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("evaluate", help="UAS/LAS of a system output against a gold CoNLL-U file")
+    p.add_argument("gold", metavar="GOLD.conllu")
+    p.add_argument("system", metavar="SYSTEM_OUTPUT.conllu")
+    p.add_argument("--calibration", action="store_true",
+                   help="also print seed 004's Table 4: the decisions' probabilities in 10 bins "
+                   "with their accuracy (needs 'semiparse parse --probabilities' output)")
+    p.add_argument("--json", action="store_true", help="print the scores as JSON")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args):
+    gold = read_trees(args.gold)
+    system = read_trees(args.system)
+    align(gold, system)
+    scores = attachment_scores(gold, [(s.heads, s.labels) for s in system])
+    table = calibration(gold, system) if args.calibration else None
+    if args.json:
+        if table is not None:
+            scores["calibration"] = [dict(zip(("low", "high", "count", "correct"), row)) for row in table]
+        print(json.dumps(scores, indent=2))
+    else:
+        print(format_scores(scores))
+        if table is not None:
+            print(format_calibration(table))
+    return 0

@@ -1,0 +1,40 @@
+"""``semiparse parse``: parse CoNLL-U input with a trained model."""
+import sys
+
+from ..conllu_io import atomic_output
+from ..train import Model, read_trees
+from ..train.evaluate import steps_comment
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("parse", help="parse CoNLL-U input with a model from 'semiparse train'")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("input", metavar="IN.conllu", help="words and tags; HEAD/DEPREL are replaced")
+    p.add_argument("-o", "--output", metavar="OUT.conllu", help="default: standard output")
+    p.add_argument("--system", help="fail unless the model is for this transition system")
+    p.add_argument("--beam", type=int, help="beam size (default: the model's)")
+    p.add_argument("--probabilities", action="store_true",
+                   help="record each decision and its probability in a comment (greedy decoding; "
+                   "for 'semiparse evaluate --calibration')")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args):
+    from tqdm import tqdm
+
+    from ..train.data import render
+
+    model = Model.load(args.model, system=args.system)
+    if args.beam is not None and args.beam < 1:
+        raise ValueError("--beam must be at least 1")
+    trees = read_trees(args.input, need_heads=False)
+    with atomic_output(args.output) as out:
+        for tree in tqdm(trees, desc="parse", unit="sent", disable=args.quiet, file=sys.stderr):
+            heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)
+            text = render(tree, heads, labels)
+            if args.probabilities:
+                text = steps_comment(model.system, steps) + text
+            out.write(text)
+    return 0
