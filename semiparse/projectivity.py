@@ -11,7 +11,8 @@ optimal projectivization, so it takes an O(n) path without parsing.
 Tie-breaking among optimal trees:
 
 ``first``
-    the tree the engine's backtrace returns (deterministic).
+    deterministic: the engine's backtrace on the tree contracted by
+    :func:`contract`, so every projective gold subtree stays whole.
 ``closest``
     lexicographic: most gold edges first, then the changed heads nearest to
     the gold heads *upwards* -- a word whose gold head ``g`` is replaced by an
@@ -19,7 +20,8 @@ Tie-breaking among optimal trees:
     ``g`` up to ``a``; replaced by a non-ancestor it costs ``n + 1``.  The
     total cost of a tree is below ``B = n * (n + 1) + 1``, so max-plus weights
     ``B`` for gold edges and ``-cost`` otherwise encode the pair (gold edges,
-    -cost) exactly in one number (all integers far below 2**53).
+    -cost) exactly in one number (all integers far below 2**53).  Solved on
+    the contracted tree too (with the original ``n + 1``).
 ``random``
     uniform over all optimal trees (``seed`` makes it reproducible).
 
@@ -115,12 +117,14 @@ def gold_weights(heads):
     return w
 
 
-def closest_weights(heads):
-    """Max-plus weights whose optimum is the ``closest`` tie-break (see module doc)."""
+def closest_weights(heads, penalty=None):
+    """Max-plus weights whose optimum is the ``closest`` tie-break (see module
+    doc); ``penalty`` (default n + 1) is the cost of a non-ancestor head."""
     m = len(heads)
     n = m - 1
-    big = n * (n + 1) + 1
-    w = np.full((m, m), -(n + 1), dtype=float)
+    penalty = n + 1 if penalty is None else penalty
+    big = n * penalty + 1
+    w = np.full((m, m), -float(penalty))
     for d in range(1, m):
         g = heads[d]
         w[g, d] = big
@@ -131,42 +135,97 @@ def closest_weights(heads):
     return w
 
 
-def projectivize(heads, tie_break="first", seed=None, single_root=False):
+def contract(heads):
+    """Shrink a tree by its maximal projective subtrees.
+
+    A gold subtree that is projective (every subtree inside it covers a
+    contiguous span) is kept whole by some optimal projectivization, and
+    replacing it by its root loses nothing: for any projective tree ``T`` of
+    the whole sentence, contracting the span into one node (its head taken
+    from the span's shallowest node in ``T``) gives a projective tree of the
+    contracted sentence losing no more gold edges outside the span, and
+    expanding back puts all gold edges inside it.  The same exchange never
+    raises the ``closest`` cost, so both ``first`` and ``closest`` solve the
+    contracted tree (counting and sampling cannot: optimal trees may break
+    such a subtree).
+
+    Returns ``(kept, small)``: the words kept, ascending, with ``kept[0] ==
+    0``, and the contracted tree over positions ``0..len(kept) - 1``.
+    """
+    m = len(heads)
+    children = [[] for _ in range(m)]
+    for d in range(1, m):
+        children[heads[d]].append(d)
+    order = [0]  # parents before children
+    for v in order:
+        order.extend(children[v])
+    low, high, size = list(range(m)), list(range(m)), [1] * m
+    for v in reversed(order):  # push each span into the parent's
+        h = heads[v]
+        if h >= 0:
+            if low[v] < low[h]:
+                low[h] = low[v]
+            if high[v] > high[h]:
+                high[h] = high[v]
+            size[h] += size[v]
+    # a subtree is projective unless it holds a node whose span has a gap
+    broken = [False] * m
+    for v in range(m):
+        if high[v] - low[v] + 1 != size[v]:
+            while v >= 0 and not broken[v]:
+                broken[v] = True
+                v = heads[v]
+    kept = [0] + [d for d in range(1, m) if broken[heads[d]]]
+    position = {v: k for k, v in enumerate(kept)}
+    return kept, [-1] + [position[heads[v]] for v in kept[1:]]
+
+
+def projectivize(heads, tie_break="first", seed=None, single_root=False, engine="auto"):
     """A projective tree keeping the most edges of ``heads`` (a new list).
 
     ``tie_break`` chooses among the optimal trees: ``"first"``, ``"closest"``
     or ``"random"`` (uniform; ``seed`` an int or a ``random.Random``).
+    ``engine`` is passed to :func:`semiparse.parse` (``"python"``: the generic
+    engine, for comparison); ``random`` always samples with the Cython engine.
     """
     if tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, not {tie_break!r}")
+    if tie_break == "random" and engine == "python":
+        raise ValueError("tie_break='random' samples with the Cython engine: use engine='auto'")
     heads = _checked(heads)
     _single_root_checked(heads, single_root)
     if is_projective(heads):
         return heads
-    from . import engine
+    from .engine import parse, sample
 
     g = _grammar(single_root)
-    terminals = _terminals(len(heads), single_root)
     if tie_break == "random":
         rng = seed if isinstance(seed, _random.Random) else _random.Random(seed)
-        tree = engine.sample(g, terminals, gold_weights(heads), rng)
+        return sample(g, _terminals(len(heads), single_root), gold_weights(heads), rng)
+    kept, small = contract(heads)
+    if tie_break == "closest":
+        w = closest_weights(small, penalty=len(heads))  # the original n + 1
     else:
-        w = closest_weights(heads) if tie_break == "closest" else gold_weights(heads)
-        tree = engine.parse(g, terminals, w, "viterbi").heads
-    return [int(h) for h in tree]
+        w = gold_weights(small)
+    tree = parse(g, _terminals(len(small), single_root), w, "viterbi", engine=engine).heads
+    out = list(heads)  # words inside contracted subtrees keep their gold heads
+    for k in range(1, len(small)):
+        out[kept[k]] = kept[tree[k]]
+    return out
 
 
-def count_optimal_projectivizations(heads, single_root=False):
+def count_optimal_projectivizations(heads, single_root=False, engine="auto"):
     """``(score, count)``: gold edges an optimal projective tree keeps, and
-    the exact number of projective trees keeping that many."""
+    the exact number of projective trees keeping that many (``engine`` as
+    for :func:`projectivize`)."""
     heads = _checked(heads)
     _single_root_checked(heads, single_root)
     if is_projective(heads):
         return len(heads) - 1, 1
-    from . import engine
+    from .engine import parse
 
     g = _grammar(single_root)
-    score, count = engine.parse(
-        g, _terminals(len(heads), single_root), gold_weights(heads), "maxcount"
+    score, count = parse(
+        g, _terminals(len(heads), single_root), gold_weights(heads), "maxcount", engine=engine
     ).value
     return int(score), int(count)

@@ -113,18 +113,23 @@ def test_is_projective_matches_enumeration(heads):
     assert is_projective(heads) == member
 
 
-@given(trees(), st.booleans())
-def test_counts_equal_brute_force(heads, single_root):
-    single_root = single_root and root_count(heads) == 1
-    optima, best = brute_optima(heads, single_root)
-    assert count_optimal_projectivizations(heads, single_root=single_root) == (best, len(optima))
+ENGINES = st.sampled_from(["auto", "python"])
 
 
-@given(trees(), st.sampled_from(["first", "closest", "random"]), st.booleans(), st.integers(0, 99))
-def test_projectivize_returns_an_optimal_projective_tree(heads, tie_break, single_root, seed):
+@given(trees(), st.booleans(), ENGINES)
+def test_counts_equal_brute_force(heads, single_root, engine):
     single_root = single_root and root_count(heads) == 1
     optima, best = brute_optima(heads, single_root)
-    tree = projectivize(heads, tie_break, seed=seed, single_root=single_root)
+    counted = count_optimal_projectivizations(heads, single_root=single_root, engine=engine)
+    assert counted == (best, len(optima))
+
+
+@given(trees(), st.sampled_from(["first", "closest", "random"]), st.booleans(), st.integers(0, 99), ENGINES)
+def test_projectivize_returns_an_optimal_projective_tree(heads, tie_break, single_root, seed, engine):
+    single_root = single_root and root_count(heads) == 1
+    engine = "auto" if tie_break == "random" else engine
+    optima, best = brute_optima(heads, single_root)
+    tree = projectivize(heads, tie_break, seed=seed, single_root=single_root, engine=engine)
     assert tree[0] == -1 and is_projective(tree)
     assert (optima == np.array(tree)).all(axis=1).any()
     if single_root:
@@ -134,8 +139,8 @@ def test_projectivize_returns_an_optimal_projective_tree(heads, tie_break, singl
         assert tree == heads and len(optima) == 1 and best == len(heads) - 1
 
 
-@given(trees(max_n=7), st.booleans())
-def test_closest_minimises_the_distance_to_the_gold_heads(heads, single_root):
+@given(trees(max_n=7), st.booleans(), ENGINES)
+def test_closest_minimises_the_distance_to_the_gold_heads(heads, single_root, engine):
     single_root = single_root and root_count(heads) == 1
     optima, _ = brute_optima(heads, single_root)
     n = len(heads) - 1
@@ -152,7 +157,7 @@ def test_closest_minimises_the_distance_to_the_gold_heads(heads, single_root):
             total += steps if a == tree[d] else n + 1
         return total
 
-    tree = projectivize(heads, "closest", single_root=single_root)
+    tree = projectivize(heads, "closest", single_root=single_root, engine=engine)
     assert distance(tree) == min(distance(t) for t in optima.tolist())
     # the documented encoding: kept * (n(n+1) + 1) - distance, in one max-plus number
     w = closest_weights(heads)
@@ -212,6 +217,8 @@ def test_bad_options_are_value_errors():
         projectivize([-1, 0], "best")
     with pytest.raises(ValueError, match="exactly one word attached to 0"):
         projectivize([-1, 0, 0], single_root=True)
+    with pytest.raises(ValueError, match="samples with the Cython engine"):
+        projectivize([-1, 2, 0, 1], "random", engine="python")
 
 
 def test_numpy_heads_and_top_level_names():

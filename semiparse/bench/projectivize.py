@@ -1,0 +1,102 @@
+"""``semiparse bench projectivize [FILES]``: mean milliseconds per tree of
+optimal projectivization over treebanks, against baselines timed in the same
+run: the generic Python engine, spaCy's pseudo-projective lifting (when
+installed) and the target (seed 002's 0.342 ms per tree in Java, / 10).
+
+Trees are read before timing (reading is reported on its own line); each
+method runs ``--repeat`` times over all trees and the fastest pass counts
+(the slow Python engine runs once, on every ``--python-every``-th tree).
+"""
+import os
+import time
+from pathlib import Path
+
+TARGET_MS = 0.0342  # seed 002: 0.342 ms per tree (Java); the goal is 10x faster
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "projectivize", help="ms per tree of optimal projectivization vs baselines",
+        description="Mean ms per tree of optimal projectivization over CoNLL-U files "
+        "(default: every file under $SEMIPARSE_DATA/ud).",
+    )
+    parser.add_argument("files", nargs="*", metavar="FILES", help="CoNLL-U files or directories")
+    parser.add_argument("--repeat", type=int, default=3, help="passes per method, fastest kept (default 3)")
+    parser.add_argument(
+        "--python-every", type=int, default=1, metavar="K",
+        help="time the Python engine on every K-th tree only (default 1: all; it is slow)",
+    )
+    parser.set_defaults(func=run)
+    return parser
+
+
+def default_files():
+    from ..cli import UserError
+
+    root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data")) / "ud"
+    files = sorted(root.glob("*/*.conllu"))
+    if not files:
+        raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
+    return [str(f) for f in files]
+
+
+def _best_of(repeat, function, items):
+    """Fastest of ``repeat`` passes of ``function`` over ``items``, in seconds."""
+    best = float("inf")
+    for _ in range(max(1, repeat)):
+        start = time.perf_counter()
+        for item in items:
+            function(item)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def run(args):
+    from ..commands._treebank import expand_inputs
+    from ..commands.compare_pseudo import to_spacy
+    from ..conllu_io import read_conllu
+    from ..projectivity import count_optimal_projectivizations, is_projective, projectivize
+
+    files = expand_inputs(args.files) if args.files else default_files()
+    start = time.perf_counter()
+    trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn") if s.heads and len(s)]
+    read_ms = (time.perf_counter() - start) * 1000 / len(trees)
+    nonproj = sum(1 for h in trees if not is_projective(h))
+    words = sum(len(h) - 1 for h in trees)
+    print(f"{len(trees)} trees ({words} words, {nonproj} non-projective, longest "
+          f"{max(len(h) for h in trees) - 1}) from {len(files)} files; reading {read_ms:.4f} ms/tree")
+
+    for heads in trees[:50]:  # warm up: grammar loading, imports, caches
+        projectivize(heads)
+    rows = []
+
+    def measure(name, function, items=trees, repeat=args.repeat):
+        seconds = _best_of(repeat, function, items)
+        rows.append((name, seconds * 1000 / len(items), len(items)))
+
+    measure("projectivize, first (Cython engine)", projectivize)
+    measure("projectivize, closest", lambda h: projectivize(h, "closest"))
+    measure("projectivize, random", lambda h: projectivize(h, "random", seed=1))
+    measure("count_optimal_projectivizations", count_optimal_projectivizations)
+    measure("is_projective only (the O(n) path)", is_projective)
+    sample = trees[:: max(1, args.python_every)]
+    measure("projectivize, first, Python engine", lambda h: projectivize(h, engine="python"), sample, 1)
+    try:
+        from spacy.pipeline._parser_internals import nonproj
+    except ImportError:
+        print("spaCy not installed (pip install 'semiparse[compare]'): no lifting baseline")
+    else:
+        spacy_trees = [(to_spacy(h), ["dep"] * (len(h) - 1)) for h in trees]
+        measure("spaCy pseudo-projective lifting", lambda t: nonproj.projectivize(*t), spacy_trees)
+        measure("spaCy is_nonproj_tree only", lambda t: nonproj.is_nonproj_tree(t[0]), spacy_trees)
+
+    ours = rows[0][1]
+    print(f"\n{'method':40} {'ms/tree':>9} {'trees':>7} {'x first':>9} {'x target':>9}")
+    for name, ms, count in rows:
+        print(f"{name:40} {ms:9.4f} {count:7d} {ms / ours:9.2f} {ms / TARGET_MS:9.2f}")
+    print(f"{'target (seed 002 Java 0.342 ms / 10)':40} {TARGET_MS:9.4f}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average during the run: {load:.2f} on {os.cpu_count()} CPUs (timings scale with it)")
+    verdict = "meets" if ours <= TARGET_MS else "misses"
+    print(f"\nprojectivize (first) {verdict} the target: {ours:.4f} ms/tree = {ours / TARGET_MS:.2f} x target")
+    return 0
