@@ -1,0 +1,387 @@
+"""The chart engines against brute-force enumeration, in every semiring.
+
+The brute force is independent of the chart algorithm: it enumerates every
+projective tree (a split grammar derives no other: each head's dependents
+cover contiguous intervals), counts each tree's derivations node by node with
+the head automata of the grammar, and sums tree values with that
+multiplicity.  The tree enumeration itself is checked against every head
+array for small n.
+"""
+import functools
+import itertools
+import math
+import random
+import warnings
+from collections import Counter
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import semiparse
+from semiparse import semiring as sr
+from semiparse.engine import inside_generic, parse, sample
+from semiparse.grammar import Grammar, GrammarError, GrammarWarning
+
+NEG_INF = float("-inf")
+
+
+# -- brute force ---------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def projective_trees(n1):
+    """Every projective head array over positions 0..n1-1 rooted at 0, built
+    recursively: a head's subtree covers an interval, split into the
+    consecutive intervals of its children."""
+
+    @functools.lru_cache(maxsize=None)
+    def subtree(lo, hi, h):  # edge lists of h's subtree covering exactly lo..hi
+        return [a + b for a in children(lo, h - 1, h) for b in children(h + 1, hi, h)]
+
+    @functools.lru_cache(maxsize=None)
+    def children(lo, hi, h):  # edge lists of h's children tiling lo..hi
+        if lo > hi:
+            return [()]
+        return [((c, h),) + sub + rest
+                for end in range(lo, hi + 1) for c in range(lo, end + 1)
+                for sub in subtree(lo, end, c) for rest in children(end + 1, hi, h)]
+
+    trees = []
+    for edges in subtree(0, n1 - 1, 0):
+        heads = [-1] * n1
+        for d, h in edges:
+            heads[d] = h
+        trees.append(heads)
+    return trees
+
+
+def test_projective_tree_enumeration_is_complete():
+    for n1 in range(1, 7):
+        everything = [[-1, *t] for t in itertools.product(range(n1), repeat=n1 - 1)]
+        expected = sorted(h for h in everything if is_tree(h) and is_projective(h))
+        assert sorted(projective_trees(n1)) == expected
+
+
+def is_projective(heads):
+    """Every word between a head and its dependent descends from the head."""
+    for d in range(1, len(heads)):
+        lo, hi = sorted((d, heads[d]))
+        for x in range(lo + 1, hi):
+            while x not in (0, heads[d]):
+                x = heads[x]
+            if x != heads[d]:
+                return False
+    return True
+
+
+def is_tree(heads):
+    for d in range(1, len(heads)):
+        seen = set()
+        while d != 0:
+            if d in seen or heads[d] == d:
+                return False
+            seen.add(d)
+            d = heads[d]
+    return True
+
+
+@st.composite
+def gold_trees(draw, n):
+    """Any tree over n words (projective or not): attach the words in a random
+    order, each to the root or to a word attached before it."""
+    order = draw(st.permutations(range(1, n + 1)))
+    heads = [-1] * (n + 1)
+    for i, d in enumerate(order):
+        heads[d] = draw(st.sampled_from([0, *order[:i]]))
+    return heads
+
+
+def derivation_count(grammar, terms, heads):
+    """Number of derivations of the tree ``heads`` over ``terms``."""
+    rules = grammar.rules
+    finish = [r.symbols for r in rules if r.form == "finish"]
+    left = [r.symbols for r in rules if r.form == "left"]
+    right = [r.symbols for r in rules if r.form == "right"]
+    n1 = len(heads)
+    children = {h: [d for d in range(1, n1) if heads[d] == h] for h in range(n1)}
+
+    def ways(h):  # constituent type -> number of derivations of h's subtree
+        lefts = sorted((d for d in children[h] if d < h), reverse=True)
+        rights = sorted(d for d in children[h] if d > h)
+        b0, c0 = grammar.terminals[terms[h]]
+        lstates = Counter({b0: 1})
+        for d in lefts:
+            dw = ways(d)
+            nxt = Counter()
+            for b2, a, b in left:
+                if lstates[b] and dw[a]:
+                    nxt[b2] += lstates[b] * dw[a]
+            lstates = nxt
+        rstates = Counter({c0: 1})
+        for d in rights:
+            dw = ways(d)
+            nxt = Counter()
+            for c2, c, a in right:
+                if rstates[c] and dw[a]:
+                    nxt[c2] += rstates[c] * dw[a]
+            rstates = nxt
+        out = Counter()
+        for a, b, c in finish:
+            out[a] += lstates[b] * rstates[c]
+        return out
+
+    return ways(0)[grammar.start]
+
+
+def brute_force(ring, grammar, terms, w):
+    total = ring.zero
+    for heads in projective_trees(len(terms)):
+        count = derivation_count(grammar, terms, heads)
+        if not count:
+            continue
+        value = ring.one
+        for d in range(1, len(heads)):
+            h = heads[d]
+            value = ring.times(value, ring.zero if w[h, d] == NEG_INF
+                               else ring.weight(float(w[h, d]), h, d))
+        for _ in range(count):
+            total = ring.plus(total, value)
+    return total
+
+
+def tree_score(heads, w):
+    return sum(w[heads[d], d] for d in range(1, len(heads)))
+
+
+# -- strategies -----------------------------------------------------------------
+
+STATES, TYPES, TERMS = ("X", "Y"), ("A", "B"), ("a", "b")
+
+
+@st.composite
+def split_grammars(draw):
+    """Random well-formed split grammars over two states, types and terminals.
+
+    Rules that use a symbol no kept rule defines are dropped (to a fixpoint),
+    and the start symbol A always finishes from terminal a's initial states.
+    """
+    pre = {t: (draw(st.sampled_from(STATES)), draw(st.sampled_from(STATES))) for t in TERMS}
+    pick = lambda options: draw(st.lists(st.sampled_from(options), unique=True, max_size=4))  # noqa: E731
+    fin = set(pick([("finish", a, b, c) for a in TYPES for b in STATES for c in STATES]))
+    fin.add(("finish", "A", *pre["a"]))
+    rules = fin | set(pick([("left", b2, a, b) for b2 in STATES for a in TYPES for b in STATES]))
+    rules |= set(pick([("right", c2, c, a) for c2 in STATES for c in STATES for a in TYPES]))
+    while True:
+        lefts = {b for b, _ in pre.values()} | {r[1] for r in rules if r[0] == "left"}
+        rights = {c for _, c in pre.values()} | {r[1] for r in rules if r[0] == "right"}
+        types = {r[1] for r in rules if r[0] == "finish"}
+        kept = {r for r in rules if
+                (r[0] == "finish" and r[2] in lefts and r[3] in rights)
+                or (r[0] == "left" and r[2] in types and r[3] in lefts)
+                or (r[0] == "right" and r[2] in rights and r[3] in types)}
+        if kept == rules:
+            break
+        rules = kept
+    form = {"finish": "{} -> ({}, {})", "left": "({}, _) -> {} ({}, _)",
+            "right": "(_, {}) -> (_, {}) {}"}
+    text = "\n".join(["start A"] + [f"({b}, {c}) -> {t}" for t, (b, c) in pre.items()]
+                     + [form[r[0]].format(*r[1:]) for r in sorted(rules)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GrammarWarning)
+        return Grammar.from_text(text, "random.grammar")
+
+
+@st.composite
+def inputs(draw, grammar, max_len=5, allow_forbidden=True):
+    n1 = draw(st.integers(1, max_len))
+    terms = draw(st.lists(st.sampled_from(sorted(grammar.terminals)), min_size=n1, max_size=n1))
+    values = [0.0, 1.0, 2.0] + ([NEG_INF] if allow_forbidden else [])
+    flat = draw(st.lists(st.sampled_from(values), min_size=n1 * n1, max_size=n1 * n1))
+    return terms, np.array(flat).reshape(n1, n1)
+
+
+@st.composite
+def grammar_and_input(draw, max_len=5):
+    g = draw(split_grammars())
+    return g, *draw(inputs(g, max_len))
+
+
+# -- engine vs brute force ---------------------------------------------------------
+
+EXACT = ["boolean", "counting", "maxplus", "maxcount", "polynomial"]
+
+
+@pytest.mark.parametrize("name", EXACT)
+@settings(max_examples=60)
+@given(case=grammar_and_input())
+def test_engines_equal_brute_force(name, case):
+    g, terms, w = case
+    expected = brute_force(sr.get(name), g, terms, w)
+    assert parse(g, terms, w, name, engine="python").value == expected
+    if name != "polynomial":
+        assert parse(g, terms, w, name, engine="cython").value == expected
+
+
+@settings(max_examples=60)
+@given(case=grammar_and_input())
+def test_log_semiring_equals_brute_force(case):
+    g, terms, w = case
+    expected = brute_force(sr.Log(), g, terms, w)
+    for engine in ("python", "cython"):
+        got = parse(g, terms, w, "log", engine=engine).value
+        assert got == expected or math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@settings(max_examples=60)
+@given(case=grammar_and_input())
+def test_viterbi_gives_a_best_derivable_tree(case):
+    g, terms, w = case
+    best = brute_force(sr.MaxPlus(), g, terms, w)
+    results = [parse(g, terms, w, "viterbi", engine=e) for e in ("python", "cython")]
+    # Both engines break ties the same way: the first derivation in chart order.
+    assert results[0].value == results[1].value == best
+    assert results[0].heads == results[1].heads
+    if best == NEG_INF:
+        assert results[0].heads is None
+    else:
+        heads = results[0].heads
+        assert heads[0] == -1 and tree_score(heads, w) == best
+        assert derivation_count(g, terms, heads) > 0
+
+
+@settings(max_examples=40)
+@given(case=grammar_and_input(), k=st.integers(1, 6))
+def test_kbest_lists_the_k_best_derivations(case, k):
+    g, terms, w = case
+    scores = []
+    for heads in projective_trees(len(terms)):
+        scores += [tree_score(heads, w)] * derivation_count(g, terms, heads)
+    expected = sorted((s for s in scores if s > NEG_INF), reverse=True)[:k]
+    result = parse(g, terms, w, "kbest", k=k)
+    assert result.value == expected
+    for score, heads in result.trees:
+        assert tree_score(heads, w) == score and derivation_count(g, terms, heads) > 0
+
+
+@settings(max_examples=60)
+@given(case=grammar_and_input(max_len=6))
+def test_cython_equals_python_with_float_weights(case):
+    g, terms, _ = case
+    n1 = len(terms)
+    w = np.random.default_rng(n1).normal(size=(n1, n1))
+    for name in ("maxplus", "maxcount", "counting", "viterbi", "boolean"):
+        a = parse(g, terms, w, name, engine="python")
+        b = parse(g, terms, w, name, engine="cython")
+        assert a.value == b.value and a.heads == b.heads
+
+
+def test_user_defined_semiring():
+    class MinPlus:
+        zero, one = float("inf"), 0.0
+
+        def plus(self, a, b):
+            return min(a, b)
+
+        def times(self, a, b):
+            return a + b
+
+        def weight(self, score, head, dep):
+            return -score
+
+    w = np.random.default_rng(3).integers(0, 4, (6, 6)).astype(float)
+    assert parse("projective", "s" * 6, w, MinPlus()).value == -parse("projective", "s" * 6, w).value
+
+
+# -- projective grammar ------------------------------------------------------------
+
+def test_count_projective_matches_closed_form_up_to_60():
+    n = sympy.Symbol("n", integer=True)
+    closed = sympy.binomial(3 * n, n) / (2 * n + 1)
+    for words in range(61):
+        assert semiparse.count_projective(words) == int(closed.subs(n, words))
+
+
+def test_maxcount_counts_beyond_double_precision():
+    # All edges scored 0: every projective tree is optimal.
+    w = np.zeros((41, 41))
+    score, count = parse("projective", "s" * 41, w, "maxcount").value
+    assert score == 0 and count == semiparse.count_projective(40) > 2 ** 63
+
+
+@settings(max_examples=150)
+@given(n=st.integers(1, 7), data=st.data())
+def test_projective_maxplus_is_best_projective_score(n, data):
+    gold = data.draw(gold_trees(n))
+    w = np.zeros((n + 1, n + 1))
+    for d in range(1, n + 1):
+        w[gold[d], d] = 1.0
+    best = max(tree_score(t, w) for t in projective_trees(n + 1))
+    optimal = sum(1 for t in projective_trees(n + 1) if tree_score(t, w) == best)
+    assert parse("projective", "s" * (n + 1), w).value == best
+    assert parse("projective", "s" * (n + 1), w, "maxcount").value == (best, optimal)
+    heads = parse("projective", "s" * (n + 1), w, "viterbi").heads
+    assert is_projective(heads) and tree_score(heads, w) == best
+
+
+def test_sample_is_uniform_over_optimal_trees():
+    # gold 0->2, 2->4, 4->1, 1->3: non-projective, several optimal trees
+    gold = [-1, 4, 0, 1, 2]
+    w = np.zeros((5, 5))
+    for d in range(1, 5):
+        w[gold[d], d] = 1.0
+    best, count = parse("projective", "sssss", w, "maxcount").value
+    assert count > 1
+    rng = random.Random(7)
+    draws = Counter(tuple(sample("projective", "sssss", w, rng)) for _ in range(400 * count))
+    assert len(draws) == count
+    assert all(tree_score(list(t), w) == best and is_projective(list(t)) for t in draws)
+    expected = 400
+    chi2 = sum((c - expected) ** 2 / expected for c in draws.values())
+    # p-value of the chi-square statistic with count - 1 degrees of freedom
+    dof = sympy.Rational(count - 1, 2)
+    assert float(sympy.uppergamma(dof, sympy.Float(chi2) / 2) / sympy.gamma(dof)) > 0.001
+
+
+def test_sample_without_tree_returns_none():
+    w = np.full((3, 3), NEG_INF)
+    assert sample("projective", "sss", w) is None
+
+
+# -- bad input ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "terms, w, message",
+    [
+        ("sss", np.zeros((2, 2)), "shape"),
+        ("sss", np.full((3, 3), np.nan), "NaN"),
+        ("sxs", np.zeros((3, 3)), "terminal 'x'"),
+        ("", np.zeros((0, 0)), "empty input"),
+        ("ss", np.array([[0, np.inf], [0, 0]]), "+inf"),
+    ],
+)
+def test_bad_input_is_a_clear_value_error(terms, w, message):
+    with pytest.raises(ValueError, match=message.replace("+", r"\+")):
+        parse("projective", terms, w)
+
+
+def test_bad_semiring_and_engine():
+    w = np.zeros((2, 2))
+    with pytest.raises(ValueError, match="unknown semiring"):
+        parse("projective", "ss", w, "tropical")
+    with pytest.raises(ValueError, match="lacks 'zero'"):
+        parse("projective", "ss", w, object())
+    with pytest.raises(ValueError, match="no Cython kernel"):
+        parse("projective", "ss", w, "polynomial", engine="cython")
+    with pytest.raises(ValueError, match="positive integer k"):
+        parse("projective", "ss", w, "kbest", k=0)
+    with pytest.raises(ValueError, match="n >= 0"):
+        semiparse.count_projective(-1)
+
+
+def test_generic_engine_accepts_terminal_names():
+    g = semiparse.load_grammar("arc_standard")
+    w = np.ones((4, 4))
+    ids = g.terminal_ids(["p", "p", "s", "s"])
+    assert inside_generic(sr.Counting(), g.tables, ids, w) == parse(g, "ppss", w, "counting").value
