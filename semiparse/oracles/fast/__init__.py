@@ -1,0 +1,23 @@
+"""Fast exact oracles, registered with :mod:`semiparse.oracles.registry` on import.
+
+| system | method | gold trees | strategies | cost per call |
+|---|---|---|---|---|
+| arc_standard | ``linear`` | projective | none | O(n) |
+| arc_standard | ``right_stack`` | projective | none, lbr, strict_lbr | O(l_L l_R (l_L + l_R)) |
+| arc_standard | ``cubic_critical`` | any | all | O((k + m')^3) |
+| arc_eager, arc_hybrid | ``cost`` | projective | none | O(n) |
+| lr_spine | ``spine_table`` | projective | none | see docs/fast-oracles.md |
+
+See docs/fast-oracles.md for the algorithms and measured speed.
+"""
+from ..registry import register_method
+from . import arc_standard, costs
+
+register_method("arc_standard", "right_stack", arc_standard.right_stack,
+                strategies=("none", "lbr", "strict_lbr"), projective_only=True, rank=20)
+register_method("arc_standard", "cubic_critical", arc_standard.cubic_critical,
+                strategies=("none", "lbr", "strict_lbr", "rbl"), projective_only=False, rank=50)
+register_method("arc_eager", "cost", costs.arc_eager, strategies=("none",),
+                projective_only=True, rank=10)
+register_method("arc_hybrid", "cost", costs.arc_hybrid, strategies=("none",),
+                projective_only=True, rank=10)

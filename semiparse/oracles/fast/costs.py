@@ -1,0 +1,15 @@
+"""Cost-based arc-eager and arc-hybrid oracles (method ``cost``), see :mod:`._costs`."""
+from . import _costs
+from .arc_standard import _Cache
+
+_work = _Cache(_costs.Work)
+
+
+def arc_eager(stack, buffer, heads, arcs, strategy):
+    """sigma of each legal arc-eager transition (projective gold trees)."""
+    return _costs.eager_scores(_work.get(heads), tuple(stack), tuple(buffer), tuple(arcs))
+
+
+def arc_hybrid(stack, buffer, heads, arcs, strategy):
+    """sigma of each legal arc-hybrid transition (projective gold trees)."""
+    return _costs.hybrid_scores(_work.get(heads), tuple(stack), tuple(buffer))
