@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.conllu_io import read_conllu
-from semiparse.projectivity import closest_weights, count_optimal_projectivizations, is_projective, projectivize
+from semiparse.projectivity import (
+    closest_weights,
+    contract,
+    count_optimal_projectivizations,
+    is_projective,
+    projectivize,
+)
 
 MAX_N = 8
 
@@ -163,6 +169,40 @@ def test_closest_minimises_the_distance_to_the_gold_heads(heads, single_root, en
     w = closest_weights(heads)
     kept = sum(1 for d in range(1, n + 1) if tree[d] == heads[d])
     assert sum(w[tree[d], d] for d in range(1, n + 1)) == kept * (n * (n + 1) + 1) - distance(tree)
+
+
+def subtree(heads, v):
+    nodes, frontier = {v}, [v]
+    while frontier:
+        frontier = [d for d in range(1, len(heads)) if heads[d] in frontier]
+        nodes.update(frontier)
+    return nodes
+
+
+def projective_subtree(heads, v):
+    """Brute force: every subtree inside v's covers a contiguous span."""
+    for u in subtree(heads, v):
+        below = subtree(heads, u)
+        if max(below) - min(below) + 1 != len(below):
+            return False
+    return True
+
+
+@given(trees(), st.booleans())
+def test_contraction_keeps_the_optimum_and_projective_subtrees(heads, single_root):
+    single_root = single_root and root_count(heads) == 1
+    if is_projective(heads):
+        return
+    kept, small = contract(heads)
+    n = len(heads) - 1
+    gone = set(range(n + 1)) - set(kept)
+    # contracted words are exactly those strictly inside a projective gold subtree
+    assert gone == {d for d in range(1, n + 1) if heads[d] > 0 and projective_subtree(heads, heads[d])}
+    assert all(small[k] == kept.index(heads[kept[k]]) for k in range(1, len(kept)))
+    assert brute_optima(heads, single_root)[1] == brute_optima(small, single_root)[1] + len(gone)
+    for tie_break in ("first", "closest"):
+        tree = projectivize(heads, tie_break, single_root=single_root)
+        assert all(tree[d] == heads[d] for d in gone)
 
 
 @given(trees(single_root=True))
