@@ -438,33 +438,43 @@ cdef int backtrace(Chart* ch, const Rules* g, int* heads, const double* u,
 
 # --- Python entry points ----------------------------------------------------
 
-cdef Rules make_rules(const int[:, ::1] lc, const int[:, ::1] rc, const int[:, ::1] pairs,
-                      const int[:, ::1] root):
+cdef class CompiledRules:
+    """A grammar's integer tables held as C pointers, built once per grammar."""
+
     cdef Rules g
-    g.nlc, g.nrc, g.npairs, g.nroot = lc.shape[0], rc.shape[0], pairs.shape[0], root.shape[0]
-    g.lc = &lc[0, 0] if g.nlc else NULL
-    g.rc = &rc[0, 0] if g.nrc else NULL
-    g.pairs = &pairs[0, 0] if g.npairs else NULL
-    g.root = &root[0, 0] if g.nroot else NULL
-    return g
+    cdef int n_left, n_right
+    cdef object arrays  # keeps the numpy arrays behind the pointers alive
+
+    def __cinit__(self, tables):
+        cdef const int[:, ::1] lc = tables.left_combos
+        cdef const int[:, ::1] rc = tables.right_combos
+        cdef const int[:, ::1] pairs = tables.pairs
+        cdef const int[:, ::1] root = tables.root
+        self.arrays = (tables.left_combos, tables.right_combos, tables.pairs, tables.root)
+        self.n_left, self.n_right = tables.n_left, tables.n_right
+        self.g.nlc, self.g.nrc = lc.shape[0], rc.shape[0]
+        self.g.npairs, self.g.nroot = pairs.shape[0], root.shape[0]
+        self.g.lc = &lc[0, 0] if self.g.nlc else NULL
+        self.g.rc = &rc[0, 0] if self.g.nrc else NULL
+        self.g.pairs = &pairs[0, 0] if self.g.npairs else NULL
+        self.g.root = &root[0, 0] if self.g.nroot else NULL
 
 
-cdef V run(V tag, tables, const int[::1] pl, const int[::1] pr, const double[:, ::1] w,
-           uint64_t p) except *:
+cdef V run(V tag, CompiledRules rules, const int[::1] pl, const int[::1] pr,
+           const double[:, ::1] w, uint64_t p) except *:
     cdef int N = w.shape[0]
     cdef Chart ch
     cdef V value
-    cdef Rules g = make_rules(tables.left_combos, tables.right_combos, tables.pairs, tables.root)
-    if chart_alloc(&ch, sizeof(V), N, tables.n_left, tables.n_right) < 0:
+    if chart_alloc(&ch, sizeof(V), N, rules.n_left, rules.n_right) < 0:
         chart_free(&ch)
         raise MemoryError(f"chart for {N} positions does not fit in memory")
     with nogil:
-        value = fill(tag, &ch, &g, &pl[0], &pr[0], &w[0, 0], p)
+        value = fill(tag, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], p)
     chart_free(&ch)
     return value
 
 
-def inside(str kernel, tables, const int[::1] pl, const int[::1] pr,
+def inside(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
            const double[:, ::1] w, uint64_t p=0):
     """Value of the whole input in a numeric kernel.
 
@@ -478,23 +488,23 @@ def inside(str kernel, tables, const int[::1] pl, const int[::1] pr,
     cdef MaxCountF mcf
     cdef MaxCountMod mcm
     if kernel == "maxplus":
-        return run(mp, tables, pl, pr, w, p).s
+        return run(mp, rules, pl, pr, w, p).s
     if kernel == "log":
-        return run(ls, tables, pl, pr, w, p).s
+        return run(ls, rules, pl, pr, w, p).s
     if kernel == "countf":
-        return run(cf, tables, pl, pr, w, p).c
+        return run(cf, rules, pl, pr, w, p).c
     if kernel == "countmod":
-        return run(cm, tables, pl, pr, w, p).c
+        return run(cm, rules, pl, pr, w, p).c
     if kernel == "maxcountf":
-        mcf = run(mcf, tables, pl, pr, w, p)
+        mcf = run(mcf, rules, pl, pr, w, p)
         return (mcf.s, mcf.c)
     if kernel == "maxcountmod":
-        mcm = run(mcm, tables, pl, pr, w, p)
+        mcm = run(mcm, rules, pl, pr, w, p)
         return (mcm.s, mcm.c)
     raise ValueError(f"unknown kernel {kernel!r}")
 
 
-def best_tree(tables, const int[::1] pl, const int[::1] pr, const double[:, ::1] w,
+def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const double[:, ::1] w,
               const double[::1] uniforms=None):
     """``(score, heads)`` of a best tree; ``heads`` is None when there is none.
 
@@ -506,7 +516,6 @@ def best_tree(tables, const int[::1] pl, const int[::1] pr, const double[:, ::1]
     cdef int N = w.shape[0], status
     cdef Chart ch
     cdef MaxCountF tag, value
-    cdef Rules g = make_rules(tables.left_combos, tables.right_combos, tables.pairs, tables.root)
     cdef int[::1] heads = np.full(N, -1, dtype=np.intc)
     cdef const double* u
     cdef double[::1] zeros
@@ -518,12 +527,12 @@ def best_tree(tables, const int[::1] pl, const int[::1] pr, const double[:, ::1]
         if uniforms.shape[0] < 8 * N + 8:
             raise ValueError("best_tree needs 8 * N + 8 uniforms")
         u = &uniforms[0]
-    if chart_alloc(&ch, sizeof(MaxCountF), N, tables.n_left, tables.n_right) < 0:
+    if chart_alloc(&ch, sizeof(MaxCountF), N, rules.n_left, rules.n_right) < 0:
         chart_free(&ch)
         raise MemoryError(f"chart for {N} positions does not fit in memory")
     with nogil:
-        value = fill(tag, &ch, &g, &pl[0], &pr[0], &w[0, 0], 0)
-        status = backtrace(&ch, &g, &heads[0], u, sample) if value.c > 0 else -1
+        value = fill(tag, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+        status = backtrace(&ch, &rules.g, &heads[0], u, sample) if value.c > 0 else -1
     chart_free(&ch)
     if status < 0:
         return value.s, None

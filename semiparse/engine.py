@@ -54,7 +54,7 @@ def parse(grammar, terminals, weights, semiring="maxplus", k=None, engine="auto"
     ``"cython"`` or ``"python"``.
     """
     grammar = load_grammar(grammar)
-    ids, w = _check_input(grammar, terminals, weights)
+    (ids, pl, pr), w = _check_input(grammar, terminals, weights)
     ring = sr.get(semiring, k)
     kernel = getattr(ring, "cython_kernel", None)
     if engine not in ("auto", "cython", "python"):
@@ -63,7 +63,7 @@ def parse(grammar, terminals, weights, semiring="maxplus", k=None, engine="auto"
         raise ValueError(f"semiring {ring!r} has no Cython kernel: use engine='python'")
     if engine == "python" or kernel is None:
         return _python_result(ring, grammar, ids, w)
-    return _cython_result(kernel, grammar, ids, w)
+    return _cython_result(kernel, grammar, pl, pr, w)
 
 
 def sample(grammar, terminals, weights, rng=None):
@@ -76,11 +76,10 @@ def sample(grammar, terminals, weights, rng=None):
     optimal trees).  Returns None when no tree exists.
     """
     grammar = load_grammar(grammar)
-    ids, w = _check_input(grammar, terminals, weights)
+    (ids, pl, pr), w = _check_input(grammar, terminals, weights)
     rng = rng or _random.Random()
     uniforms = np.array([rng.random() for _ in range(8 * len(ids) + 8)])
-    tables = grammar.tables
-    _, heads = _cky.best_tree(tables, tables.term_left[ids], tables.term_right[ids], w, uniforms)
+    _, heads = _cky.best_tree(grammar.compiled, pl, pr, w, uniforms)
     return None if heads is None else heads.tolist()
 
 
@@ -100,64 +99,66 @@ def count_projective(n):
 def _check_input(grammar, terminals, weights):
     if len(terminals) == 0:
         raise ValueError("empty input: expected at least one terminal (the root)")
-    ids = grammar.terminal_ids(terminals)
+    encoded = grammar.encode(terminals)
     w = np.asarray(weights, dtype=np.float64)
-    m1 = len(ids)
+    m1 = len(encoded[0])
     if w.shape != (m1, m1):
         raise ValueError(f"weights have shape {w.shape}: expected ({m1}, {m1}) for "
                          f"{m1} terminals (w[h, d] scores the edge h -> d)")
+    total = np.add.reduce(w, axis=None)  # NaN or +inf shows in the sum (-inf + inf = NaN)
+    if total == NEG_INF or math.isfinite(total):
+        return encoded, np.ascontiguousarray(w)
     if np.isnan(w).any():
         h, d = np.argwhere(np.isnan(w))[0]
         raise ValueError(f"weights contain NaN (first at w[{h}, {d}]): use -inf to forbid an edge")
     if (w == np.inf).any():
         h, d = np.argwhere(w == np.inf)[0]
         raise ValueError(f"weights contain +inf (at w[{h}, {d}]): scores must be finite or -inf")
-    return ids, np.ascontiguousarray(w)
+    return encoded, np.ascontiguousarray(w)  # huge finite scores whose sum overflowed
 
 
 # -- Cython engine -------------------------------------------------------------
 
-def _cython_result(kernel, grammar, ids, w):
-    tables = grammar.tables
-    pl, pr = tables.term_left[ids], tables.term_right[ids]
+def _cython_result(kernel, grammar, pl, pr, w):
+    rules = grammar.compiled
     if kernel == "maxplus":
-        return ParseResult(_cky.inside("maxplus", tables, pl, pr, w))
+        return ParseResult(_cky.inside("maxplus", rules, pl, pr, w))
     if kernel == "boolean":
         # Recognition is max-plus with every allowed edge scored 0: a semiring
         # homomorphism (allowed -> 0, forbidden -> -inf, true <=> > -inf).
-        return ParseResult(_cky.inside("maxplus", tables, pl, pr, np.where(w == NEG_INF, w, 0.0))
+        return ParseResult(_cky.inside("maxplus", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
                            > NEG_INF)
     if kernel == "log":
-        return ParseResult(_cky.inside("log", tables, pl, pr, w))
+        return ParseResult(_cky.inside("log", rules, pl, pr, w))
     if kernel == "viterbi":
-        score, heads = _cky.best_tree(tables, pl, pr, w)
+        score, heads = _cky.best_tree(rules, pl, pr, w)
         return ParseResult(score, None if heads is None else heads.tolist())
     if kernel == "counting":
-        approx = _cky.inside("countf", tables, pl, pr, w)
+        approx = _cky.inside("countf", rules, pl, pr, w)
         if approx < _EXACT_DOUBLE:
             return ParseResult(int(approx))
-        return ParseResult(_crt_count("countmod", tables, pl, pr, w, approx))
+        return ParseResult(_crt_count("countmod", rules, pl, pr, w, approx))
     if kernel == "maxcount":
-        score, approx = _cky.inside("maxcountf", tables, pl, pr, w)
+        score, approx = _cky.inside("maxcountf", rules, pl, pr, w)
         if approx < _EXACT_DOUBLE:
             return ParseResult((score, int(approx)))
-        return ParseResult((score, _crt_count("maxcountmod", tables, pl, pr, w, approx)))
+        return ParseResult((score, _crt_count("maxcountmod", rules, pl, pr, w, approx)))
     raise ValueError(f"unknown kernel {kernel!r}")
 
 
-def _crt_count(kernel, tables, pl, pr, w, approx):
+def _crt_count(kernel, rules, pl, pr, w, approx):
     """Exact count from residues modulo primes whose product exceeds a bound."""
     if math.isfinite(approx):
         bits = math.frexp(approx)[1] + 1  # double rounding is far below a factor 2
     else:
         # Overflowed: bound by the total number of derivations, from the log kernel.
         allowed = np.where(w == NEG_INF, w, 0.0)
-        bits = int(_cky.inside("log", tables, pl, pr, allowed) / math.log(2)) + 2
+        bits = int(_cky.inside("log", rules, pl, pr, allowed) / math.log(2)) + 2
     residues, moduli, product = [], [], 1
     for p in _primes():
         if product.bit_length() > bits:
             break
-        value = _cky.inside(kernel, tables, pl, pr, w, p)
+        value = _cky.inside(kernel, rules, pl, pr, w, p)
         residues.append(value[1] if isinstance(value, tuple) else value)
         moduli.append(p)
         product *= p

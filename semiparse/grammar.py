@@ -205,6 +205,23 @@ class Grammar:
                 f"{', '.join(sorted(self.terminals))}"
             ) from None
 
+    def encode(self, terminals):
+        """``(ids, left_states, right_states)`` arrays for an input, cached for strings."""
+        key = terminals if isinstance(terminals, str) else None
+        hit = self._encoded.get(key) if key is not None else None
+        if hit is None:
+            ids = self.terminal_ids(terminals)
+            hit = (ids, self.tables.term_left[ids], self.tables.term_right[ids])
+            if key is not None:
+                if len(self._encoded) >= 4096:
+                    self._encoded.clear()
+                self._encoded[key] = hit
+        return hit
+
+    @cached_property
+    def _encoded(self):
+        return {}
+
     @cached_property
     def _terminal_index(self):
         return {t: i for i, t in enumerate(self.terminals)}
@@ -241,6 +258,13 @@ class Grammar:
             root=arr(fin.get(self.start, []), 2),
             pairs=arr(pairs, 4),
         )
+
+    @cached_property
+    def compiled(self):
+        """The tables as a C structure for the Cython engine (built once)."""
+        from ._cky import CompiledRules
+
+        return CompiledRules(self.tables)
 
     def to_text(self):
         """The grammar in DSL notation (loads back to an equal grammar)."""
@@ -364,11 +388,12 @@ def load_grammar(name_or_path):
     if isinstance(name_or_path, Grammar):
         return name_or_path
     text_name = str(name_or_path)
+    if text_name in _CACHE:
+        return _CACHE[text_name]
     shipped = data_dir("grammars") / f"{text_name}.grammar"
     is_bare = "/" not in text_name and not text_name.endswith(".grammar")
     if is_bare and shipped.is_file():
-        if text_name not in _CACHE:
-            _CACHE[text_name] = Grammar.from_text(shipped.read_text(), name=text_name)
+        _CACHE[text_name] = Grammar.from_text(shipped.read_text(), name=text_name)
         return _CACHE[text_name]
     path = Path(name_or_path)
     if not path.is_file():

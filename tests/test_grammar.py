@@ -1,0 +1,104 @@
+"""The grammar DSL: loading, checks, error positions, round trip."""
+import warnings
+
+import pytest
+
+import semiparse
+from semiparse.grammar import Grammar, GrammarError, GrammarWarning
+from semiparse.resources import data_dir
+
+TABLE_3 = """start S
+(S, S) -> s
+S -> (S, S)
+(S, _) -> S (S, _)
+(_, S) -> (_, S) S
+"""
+
+
+def test_shipped_grammars_load_by_name_and_path():
+    for name in ("projective", "arc_standard"):
+        by_name = semiparse.load_grammar(name)
+        by_path = semiparse.load_grammar(str(data_dir("grammars") / f"{name}.grammar"))
+        assert by_name.rules == by_path.rules and by_name.start == "S"
+    assert semiparse.load_grammar("projective").rules == Grammar.from_text(TABLE_3).rules
+
+
+def test_arc_standard_grammar_is_spec_table_4():
+    g = semiparse.load_grammar("arc_standard")
+    assert sorted(str(r) for r in g.rules) == sorted([
+        "(P, P) -> p", "(S, S) -> s", "P -> (P, P)", "S -> (S, S)", "S -> (P, S)",
+        "(S, _) -> P (P, _)", "(S, _) -> P (S, _)", "(S, _) -> S (S, _)",
+        "(_, S) -> (_, P) S", "(_, S) -> (_, S) S",
+    ])
+
+
+def test_alternatives_comments_and_round_trip():
+    text = """# two terminals, alternatives on one line
+start S
+(S, S) -> s | t   # both start in S
+S -> (S, S) | (S, T)
+(_, T) -> (_, S) S
+(S, _) -> S (S, _)
+"""
+    g = Grammar.from_text(text)
+    assert g.terminals == {"s": ("S", "S"), "t": ("S", "S")}
+    assert len(g.rules) == 6
+    again = Grammar.from_text(g.to_text())
+    assert again.rules == g.rules and again.start == g.start
+
+
+@pytest.mark.parametrize(
+    "text, line, column, reason",
+    [
+        ("start S\n(S, S) -> s\nS -> (S S)\n", 3, 9, "unexpected 'S'"),
+        ("start S\n(S, S) -> s\nS ->\n", 3, 3, "unexpected end of file"),
+        ("start S\n(S, S) -> s\n(S, S) -> s\nS -> (S, S)\n", 3, 11, "second preterminal rule"),
+        ("start S\n(S, S) -> s\nS -> (S, S)\n(S, _) -> T (S, _)\n", 4, 11, "undefined constituent 'T'"),
+        ("start S\n(S, S) -> s\nS -> (Q, S)\n", 3, 1, "undefined left state 'Q'"),
+        ("start S\n(S, S) -> s\nS -> (S, S)\n(_, S) -> (_, R) S\n", 4, 18, "undefined right state 'R'"),
+        ("start X\n(S, S) -> s\nS -> (S, S)\n", 1, 7, "start symbol 'X' has no rule"),
+        ("(S, S) -> s\nS -> (S, S)\n", None, None, "no 'start' declaration"),
+        ("start S\nstart S\n(S, S) -> s\nS -> (S, S)\n", 2, 7, "several 'start'"),
+        ("start S\nS -> (S, S)\n", None, None, "undefined left state|no preterminal"),
+        ("start S\n(S, S) -> s\nS -> (S, S)\nS -> (S, S)\n", 4, 1, "given twice"),
+        ("start S\n(S, S) -> s ; S -> (S, S)\n", 2, 13, "unexpected character ';'"),
+    ],
+)
+def test_errors_name_file_line_column_and_reason(text, line, column, reason):
+    with pytest.raises(GrammarError, match=reason) as info:
+        Grammar.from_text(text, "bad.grammar")
+    err = info.value
+    assert err.file == "bad.grammar" and err.line == line and err.column == column
+    assert str(err).startswith("bad.grammar" + (f":{line}:{column}: " if line else ": "))
+    assert "\n" not in str(err)
+
+
+def test_load_from_file_reports_the_path(tmp_path):
+    path = tmp_path / "broken.grammar"
+    path.write_text("start S\n(S, S) -> s\nS -> (S, X)\n")
+    with pytest.raises(GrammarError, match=r"broken\.grammar:3:1: undefined right state 'X'"):
+        semiparse.load_grammar(str(path))
+
+
+def test_unknown_grammar_name_lists_the_shipped_ones():
+    with pytest.raises(ValueError, match="arc_standard.*projective"):
+        semiparse.load_grammar("no_such_grammar")
+
+
+def test_useless_symbols_warn_but_load():
+    text = TABLE_3 + "T -> (S, S)\nU -> (S, V)\n(_, V) -> (_, V) U\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g = Grammar.from_text(text, "w.grammar")
+    messages = [str(w.message) for w in caught if issubclass(w.category, GrammarWarning)]
+    assert any("'T' is never used" in m for m in messages)
+    assert any("'U' derives no tree" in m for m in messages)
+    assert g.start == "S"
+
+
+def test_shipped_grammars_have_no_warnings():
+    for path in data_dir("grammars").iterdir():
+        if path.name.endswith(".grammar"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", GrammarWarning)
+                Grammar.from_text(path.read_text(), path.name)
