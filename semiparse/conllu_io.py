@@ -146,6 +146,25 @@ def _split_eol(line):
     return body, line[len(body):]
 
 
+def is_tree(heads):
+    """Quick check: every word's head chain reaches 0 (any number of words
+    may be attached to 0).  ``heads`` a list of ints with ``heads[0] == -1``;
+    see :func:`tree_problems` for what is wrong when it is not a tree."""
+    m = len(heads)
+    if m > 1 and (min(heads[1:]) < 0 or max(heads[1:]) >= m):
+        return False
+    seen = [0] * m  # the walk that first reached each node
+    seen[0] = -1
+    for start in range(1, m):
+        d = start
+        while not seen[d]:
+            seen[d] = start
+            d = heads[d]
+        if seen[d] == start:  # this walk closed a loop
+            return False
+    return True
+
+
 def tree_problems(heads):
     """Problems of a head list as ``(word, reason, is_multiple_roots)``.
 
@@ -277,7 +296,7 @@ def _build(name, first, lines, multiple_roots):
         except ParseException:
             errors.append(ConlluError(name, number, f"HEAD {cols[HEAD]!r} of word {token_id} is not an integer"))
             heads.append(-1)
-    if not errors:
+    if not errors and not (is_tree(heads) and heads.count(0) == 1):
         for word, reason, roots_only in tree_problems(heads):
             problem = ConlluError(name, sentence.line_of(word), reason)
             if roots_only and multiple_roots == "warn":

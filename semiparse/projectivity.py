@@ -66,19 +66,19 @@ def _terminals(m, single_root):
 
 
 def _checked(heads):
-    """``heads`` as a list of ints, after checking it is a tree rooted at 0."""
-    try:
-        heads = [int(h) for h in heads]
-    except (TypeError, ValueError):
-        raise ValueError(f"heads must be a sequence of integers, got {heads!r}") from None
+    """``heads`` as a new list of ints, after checking it is a tree rooted at 0."""
+    heads = heads.tolist() if isinstance(heads, np.ndarray) else list(heads)
     if not heads or heads[0] != -1:
         raise ValueError(f"heads must start with -1 (heads[0] is the root), got {heads[:3]!r}...")
-    from .conllu_io import tree_problems
+    from .conllu_io import is_tree, tree_problems
 
-    problems = [reason for _, reason, roots_only in tree_problems(heads) if not roots_only]
-    if problems:
-        raise ValueError(f"heads is not a tree: {problems[0]}")
-    return heads
+    try:
+        if is_tree(heads):
+            return heads
+        problems = [reason for _, reason, roots_only in tree_problems(heads) if not roots_only]
+    except TypeError:
+        raise ValueError(f"heads must be a sequence of integers, got {heads!r}") from None
+    raise ValueError(f"heads is not a tree: {problems[0]}")
 
 
 def _single_root_checked(heads, single_root):

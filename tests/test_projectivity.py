@@ -122,6 +122,7 @@ def test_is_projective_matches_enumeration(heads):
 ENGINES = st.sampled_from(["auto", "python"])
 
 
+@settings(max_examples=300)
 @given(trees(), st.booleans(), ENGINES)
 def test_counts_equal_brute_force(heads, single_root, engine):
     single_root = single_root and root_count(heads) == 1
@@ -130,6 +131,7 @@ def test_counts_equal_brute_force(heads, single_root, engine):
     assert counted == (best, len(optima))
 
 
+@settings(max_examples=300)
 @given(trees(), st.sampled_from(["first", "closest", "random"]), st.booleans(), st.integers(0, 99), ENGINES)
 def test_projectivize_returns_an_optimal_projective_tree(heads, tie_break, single_root, seed, engine):
     single_root = single_root and root_count(heads) == 1
@@ -145,6 +147,7 @@ def test_projectivize_returns_an_optimal_projective_tree(heads, tie_break, singl
         assert tree == heads and len(optima) == 1 and best == len(heads) - 1
 
 
+@settings(max_examples=300)
 @given(trees(max_n=7), st.booleans(), ENGINES)
 def test_closest_minimises_the_distance_to_the_gold_heads(heads, single_root, engine):
     single_root = single_root and root_count(heads) == 1
@@ -188,6 +191,7 @@ def projective_subtree(heads, v):
     return True
 
 
+@settings(max_examples=300)
 @given(trees(), st.booleans())
 def test_contraction_keeps_the_optimum_and_projective_subtrees(heads, single_root):
     single_root = single_root and root_count(heads) == 1
