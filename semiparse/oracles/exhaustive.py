@@ -12,55 +12,66 @@ _ACTIVE = object()
 
 
 def edge_masks(masks, edge):
-    """Strategy flags after ``edge`` (head, dependent), or None if it violates them."""
+    """Strategy flags (a tuple, one mask per position) after ``edge`` (head,
+    dependent), or None if the edge violates them."""
     h, d = edge
-    m = masks.get(h, 0)
+    m = masks[h]
     if not m:
         return masks
     if d < h:  # a left child of h
         if m & NO_LEFT:
             return None
-        new = m | NO_RIGHT if m & RBL else m
+        new = (m | NO_RIGHT) & ~RBL if m & RBL else m
     else:
         if m & NO_RIGHT:
             return None
-        new = m | NO_LEFT if m & LBR else m
-    if new & NO_LEFT:
-        new &= ~LBR
-    if new & NO_RIGHT:
-        new &= ~RBL
+        new = (m | NO_LEFT) & ~LBR if m & LBR else m
     if new == m:
         return masks
-    masks = dict(masks)
-    masks[h] = new
-    return masks
+    return masks[:h] + (new,) + masks[h + 1:]
+
+
+def initial_masks(system, strategy, stack, buffer, arcs, n):
+    """The strategy's flags at the configuration the oracle is asked about, or
+    None when it restricts nothing."""
+    found = system.constraints(strategy, stack, buffer, arcs)
+    if not any(found.values()):
+        return None
+    masks = [0] * (n + 1)
+    for x, m in found.items():
+        if m & NO_LEFT:
+            m &= ~LBR
+        if m & NO_RIGHT:
+            m &= ~RBL
+        masks[x] = m
+    return tuple(masks)
 
 
 class Search:
     """Memoized best number of gold edges from a configuration to a final one.
 
     One instance per (system, gold tree, strategy); the memo is valid across
-    calls because the key holds every strategy flag still in force.
+    calls because its key holds every strategy flag of the nodes still in the
+    configuration.
     """
 
     def __init__(self, system, heads, strategy):
         self.system, self.heads, self.strategy = system, heads, strategy
         self.memo = {}
-        self._succ = system.successors
 
     def scores(self, stack, buffer, arcs):
         """``{transition: sigma}`` for the configuration the oracle is asked about."""
-        system = self.system
-        masks = system.constraints(self.strategy, stack, buffer, arcs)
+        masks = initial_masks(self.system, self.strategy, stack, buffer, arcs, len(self.heads) - 1)
         out = {}
-        for t, s2, b2, a2, edge in self._succ(stack, buffer, arcs):
+        for t, s2, b2, a2, edge in self.system.successors(stack, buffer, arcs):
             gain, m2 = 0, masks
             if edge is not None:
-                m2 = edge_masks(masks, edge)
-                if m2 is None:
-                    out[t] = NEG_INF
-                    continue
-                gain = self.heads[edge[1]] == edge[0]
+                if masks is not None:
+                    m2 = edge_masks(masks, edge)
+                    if m2 is None:
+                        out[t] = NEG_INF
+                        continue
+                gain = 1 if self.heads[edge[1]] == edge[0] else 0
             future = self.best(s2, b2, a2, m2)
             out[t] = gain + future if future != NEG_INF else NEG_INF
         return out
@@ -69,9 +80,9 @@ class Search:
         """Most gold edges any computation from this configuration can still add."""
         system = self.system
         key = system.search_key(stack, buffer, arcs)
-        if masks:
-            live = set(stack) | set(buffer)
-            key = (key, tuple(sorted((x, m) for x, m in masks.items() if m and x in live)))
+        if masks is not None:
+            get = masks.__getitem__
+            key = (key, tuple(map(get, stack)), tuple(map(get, buffer)))
         memo = self.memo
         value = memo.get(key)
         if value is not None:
@@ -85,14 +96,15 @@ class Search:
         memo[key] = _ACTIVE
         value = NEG_INF
         heads = self.heads
-        for _, s2, b2, a2, edge in self._succ(stack, buffer, arcs):
+        for _, s2, b2, a2, edge in system.successors(stack, buffer, arcs):
             gain, m2 = 0, masks
             if edge is not None:
-                if masks:
+                if masks is not None:
                     m2 = edge_masks(masks, edge)
                     if m2 is None:
                         continue
-                gain = 1 if heads[edge[1]] == edge[0] else 0
+                if heads[edge[1]] == edge[0]:
+                    gain = 1
             v = gain + self.best(s2, b2, a2, m2)
             if v > value:
                 value = v

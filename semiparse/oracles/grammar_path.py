@@ -8,20 +8,21 @@ positions scored 0, and the strategy's restrictions as -inf weights.
 import numpy as np
 
 from .. import _cky
-from .exhaustive import NEG_INF, edge_masks
+from .exhaustive import NEG_INF, edge_masks, initial_masks
 
 
 def grammar_scores(system, gold, stack, buffer, arcs, strategy):
     """``{transition: sigma}`` by the completion grammar (see module doc)."""
-    tables = system.grammar.tables
-    masks = system.constraints(strategy, stack, buffer, arcs) if strategy != "none" else {}
+    grammar = system.grammar
+    rules, tables = grammar.compiled, grammar.tables
+    masks = initial_masks(system, strategy, stack, buffer, arcs, gold.n)
     heads, delta = gold.heads, gold.delta
     tracks_arcs = arcs is not None
     out = {}
     for t, s2, b2, a2, edge in system.successors(stack, buffer, arcs):
         gain = 0
         if edge is not None:
-            if masks and edge_masks(masks, edge) is None:
+            if masks is not None and edge_masks(masks, edge) is None:
                 out[t] = NEG_INF
                 continue
             gain = 1 if heads[edge[1]] == edge[0] else 0
@@ -45,6 +46,6 @@ def grammar_scores(system, gold, stack, buffer, arcs, strategy):
                     else:
                         w[i, i + 1:] = NEG_INF
         ids = np.array(ids, dtype=np.intc)
-        value = _cky.inside("maxplus", tables, tables.term_left[ids], tables.term_right[ids], w)
+        value = _cky.inside("maxplus", rules, tables.term_left[ids], tables.term_right[ids], w)
         out[t] = NEG_INF if value == NEG_INF else gain + int(value)
     return out

@@ -106,16 +106,54 @@ _FORBID = re.compile(r"^\s*(\w+\*?)\s+(left|right)\s*$")
 
 
 class _Rule:
-    """One compiled rewrite: indices into ``env`` = named stack top + buffer front."""
+    """One rewrite, compiled to two Python functions (generated source, so the
+    searches run no interpretive loop): ``test(stack, buffer, arcs)`` and
+    ``step(stack, buffer, arcs) -> (name, stack, buffer, arcs, edge)``.
+    Indices refer to ``names``: the named stack top elements, then the named
+    buffer front elements."""
 
-    __slots__ = ("name", "ns", "nb", "min_stack", "not_root", "headed", "headless",
-                 "stack_after", "buffer_after", "edge", "names")
+    __slots__ = ("name", "ns", "nb", "not_root", "headed", "headless",
+                 "stack_after", "buffer_after", "edge", "names", "test", "step")
 
     def __init__(self, name, ns, nb, names):
         self.name, self.ns, self.nb, self.names = name, ns, nb, names
         self.not_root, self.headed, self.headless = [], [], []
         self.stack_after = self.buffer_after = ()
         self.edge = None
+
+    def _ref(self, i):
+        return f"stack[{i - self.ns}]" if i < self.ns else f"buffer[{i - self.ns}]"
+
+    def build(self):
+        ref = self._ref
+        conds = []
+        if self.ns:
+            conds.append(f"len(stack) >= {self.ns}")
+        if self.nb:
+            conds.append(f"len(buffer) >= {self.nb}")
+        conds += [f"{ref(i)} != 0" for i in self.not_root]
+        conds += [f"arcs[{ref(i)}] >= 0" for i in self.headed]
+        conds += [f"arcs[{ref(i)}] < 0" for i in self.headless]
+        rest = f"stack[:{-self.ns}]" if self.ns else "stack"
+        top = "".join(f"{ref(i)}, " for i in self.stack_after)
+        new_stack = f"{rest} + ({top})" if top else rest
+        front = "".join(f"{ref(i)}, " for i in self.buffer_after)
+        tail = f"buffer[{self.nb}:]" if self.nb else "buffer"
+        new_buffer = f"({front}) + {tail}" if front else tail
+        lines = [f"def step(stack, buffer, arcs):"]
+        if self.edge is None:
+            lines.append(f"    return {self.name!r}, {new_stack}, {new_buffer}, arcs, None")
+        else:
+            h, d = ref(self.edge[0]), ref(self.edge[1])
+            lines += [f"    h, d = {h}, {d}",
+                      f"    if arcs is not None:",
+                      f"        arcs = arcs[:d] + (h,) + arcs[d + 1:]",
+                      f"    return {self.name!r}, {new_stack}, {new_buffer}, arcs, (h, d)"]
+        lines.append(f"def test(stack, buffer, arcs):")
+        lines.append(f"    return {' and '.join(conds) or 'True'}")
+        namespace = {}
+        exec("\n".join(lines), namespace)
+        self.test, self.step = namespace["test"], namespace["step"]
 
 
 class RewriteSystem(TransitionSystem):
@@ -218,6 +256,7 @@ class RewriteSystem(TransitionSystem):
             if not m or m.group(1) == m.group(2):
                 fail(f"bad edge {r.get('edge')!r}: expected 'HEAD -> DEPENDENT'")
             rule.edge = (idx(m.group(1), "edge"), idx(m.group(2), "edge"))
+        rule.build()
         return rule
 
     def _load_completion(self, comp):
@@ -299,29 +338,13 @@ class RewriteSystem(TransitionSystem):
 
     # -- the interface ------------------------------------------------------------
 
-    def _applicable(self, r, stack, buffer, arcs):
-        if len(stack) < r.ns or len(buffer) < r.nb:
-            return False
-        if r.not_root or r.headed or r.headless:
-            env = stack[len(stack) - r.ns:] + buffer[:r.nb]
-            for i in r.not_root:
-                if env[i] == 0:
-                    return False
-            for i in r.headed:
-                if arcs[env[i]] < 0:
-                    return False
-            for i in r.headless:
-                if arcs[env[i]] >= 0:
-                    return False
-        return True
-
     def is_final(self, stack, buffer, arcs):
         return not buffer and (len(stack) == 1 or not self.final_root_only)
 
     def legal(self, stack, buffer, arcs):
         if not buffer and (len(stack) == 1 or not self.final_root_only):
             return []
-        return [r.name for r in self._rules if self._applicable(r, stack, buffer, arcs)]
+        return [r.name for r in self._rules if r.test(stack, buffer, arcs)]
 
     def apply(self, stack, buffer, arcs, t):
         r = self._rule_of.get(t)
@@ -329,39 +352,27 @@ class RewriteSystem(TransitionSystem):
             raise ValueError(f"unknown transition {t!r} for {self.name}: expected one of "
                              f"{', '.join(self.transitions)}")
         stack, buffer = tuple(stack), tuple(buffer)
-        if self.needs_arcs and arcs is None:
+        if arcs is not None:
+            arcs = tuple(arcs)
+        elif self.needs_arcs:
             raise ValueError(f"{self.name} needs arcs (the head of each position or -1)")
-        if not self._applicable(r, stack, buffer, arcs):
+        if not r.test(stack, buffer, arcs):
             raise ValueError(f"transition {t} is not legal in configuration "
                              f"stack={list(stack)} buffer={list(buffer)}")
-        return self._step(r, stack, buffer, arcs)
-
-    def _step(self, r, stack, buffer, arcs):
-        cut = len(stack) - r.ns
-        env = stack[cut:] + buffer[:r.nb]
-        stack2 = stack[:cut] + tuple(env[i] for i in r.stack_after)
-        buffer2 = tuple(env[i] for i in r.buffer_after) + buffer[r.nb:]
-        edge = None
-        if r.edge is not None:
-            edge = (env[r.edge[0]], env[r.edge[1]])
-            if arcs is not None:
-                arcs = list(arcs)
-                arcs[edge[1]] = edge[0]
-                arcs = tuple(arcs)
-        return stack2, buffer2, arcs, edge
+        return r.step(stack, buffer, arcs)[1:]
 
     def successors(self, stack, buffer, arcs):
         """``[(name, stack, buffer, arcs, edge)]`` for every legal transition (the
-        exhaustive search's inner loop, without re-validation)."""
+        inner loop of the searches: no validation, tuples in and out)."""
         if not buffer and (len(stack) == 1 or not self.final_root_only):
             return []
-        return [(r.name,) + self._step(r, stack, buffer, arcs)
-                for r in self._rules if self._applicable(r, stack, buffer, arcs)]
+        return [r.step(stack, buffer, arcs) for r in self._rules if r.test(stack, buffer, arcs)]
 
     def search_key(self, stack, buffer, arcs):
         if not self.needs_arcs:
             return stack, buffer
-        return stack, buffer, tuple(arcs[x] >= 0 for x in stack)
+        # A stack node's head, if any, is fixed by the stack (the node below it).
+        return stack, buffer, tuple(map(arcs.__getitem__, stack))
 
     def validate(self, stack, buffer, arcs, n):
         try:

@@ -21,3 +21,4 @@ register_method("arc_eager", "cost", costs.arc_eager, strategies=("none",),
                 projective_only=True, rank=10)
 register_method("arc_hybrid", "cost", costs.arc_hybrid, strategies=("none",),
                 projective_only=True, rank=10)
+from . import lr_spine  # noqa: E402  registers the lr_spine system and its oracle

@@ -1,0 +1,120 @@
+"""Hypothesis strategies for testing oracles, systems and grammars.
+
+- :func:`gold_trees`: dependency trees as ``heads`` lists, projective or not;
+- :func:`computations` / :func:`configurations`: configurations reachable
+  from the initial one, by random transitions, optionally mixed with steps
+  that follow an oracle;
+- :func:`oracle_examples`: (gold tree, strategy, configuration) triples, what
+  ``semiparse check`` draws.
+
+All of them shrink towards small sentences and short computations.
+"""
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from .oracles import get_system
+from .oracles.gold import is_projective_tree
+
+
+@st.composite
+def projective_trees(draw, min_n=1, max_n=8):
+    """A projective tree: the result of a random complete arc-standard computation."""
+    n = draw(st.integers(min_n, max_n))
+    system = get_system("arc_standard")
+    stack, buffer, arcs = system.initial(n)
+    while not system.is_final(stack, buffer, arcs):
+        legal = system.legal(stack, buffer, arcs)
+        t = legal[draw(st.integers(0, len(legal) - 1))]
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, t)
+    return list(arcs)
+
+
+@st.composite
+def any_trees(draw, min_n=1, max_n=8):
+    """Any tree rooted in 0: nodes attached in a random order to earlier ones."""
+    n = draw(st.integers(min_n, max_n))
+    order = draw(st.permutations(range(1, n + 1)))
+    heads, placed = [-1] * (n + 1), [0]
+    for d in order:
+        heads[d] = placed[draw(st.integers(0, len(placed) - 1))]
+        placed.append(d)
+    return heads
+
+
+def gold_trees(min_n=1, max_n=8, projective=None):
+    """Trees over ``min_n..max_n`` words as ``heads`` lists (``heads[0] == -1``).
+
+    projective: True for projective trees only, False for non-projective ones
+    only (needs ``max_n >= 3``), None for a mix of both.
+    """
+    if projective is True:
+        return projective_trees(min_n, max_n)
+    if projective is False:
+        if max_n < 3:
+            raise ValueError("non-projective trees need at least 3 words: max_n >= 3")
+        return any_trees(max(min_n, 3), max_n).filter(lambda h: not is_projective_tree(h))
+    return st.one_of(projective_trees(min_n, max_n), any_trees(min_n, max_n))
+
+
+@dataclass
+class Computation:
+    """A configuration and the transitions that led to it from the initial one."""
+
+    stack: tuple
+    buffer: tuple
+    arcs: tuple
+    transitions: list
+
+
+@st.composite
+def computations(draw, system, n, heads=None, oracle=None, max_steps=None):
+    """A computation from the initial configuration for ``n`` words.
+
+    Each step is a random legal transition or, when ``oracle`` (an
+    :class:`~semiparse.oracles.Oracle`) and ``heads`` are given, possibly one
+    of the oracle's optimal transitions.  Stops at a random point (possibly
+    at the initial or a final configuration).
+    """
+    system = get_system(system)
+    stack, buffer, arcs = system.initial(n)
+    done = []
+    limit = 4 * n + 4 if max_steps is None else max_steps
+    for _ in range(limit):
+        legal = system.legal(stack, buffer, arcs)
+        if not legal or not draw(st.booleans()):
+            break
+        if oracle is not None and draw(st.booleans()):
+            legal = sorted(oracle.optimal(stack, buffer, heads, arcs), key=legal.index)
+        t = legal[draw(st.integers(0, len(legal) - 1))]
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, t)
+        done.append(t)
+    return Computation(stack, buffer, arcs, done)
+
+
+def configurations(system, n, heads=None, oracle=None):
+    """``(stack, buffer, arcs)`` reachable from the initial configuration."""
+    return computations(system, n, heads, oracle).map(lambda c: (c.stack, c.buffer, c.arcs))
+
+
+@dataclass
+class OracleExample:
+    """What ``semiparse check`` tests: a gold tree, a strategy, a computation."""
+
+    heads: list
+    strategy: str
+    computation: Computation
+
+
+@st.composite
+def oracle_examples(draw, system, max_n=8, strategies=None, oracles=None, projective=None):
+    """A gold tree, a strategy of ``system`` and a reachable configuration.
+
+    oracles: optional ``{strategy: Oracle}`` used to follow optimal steps.
+    """
+    system = get_system(system)
+    heads = draw(gold_trees(1, max_n, projective))
+    strategy = draw(st.sampled_from(list(strategies or system.strategies)))
+    oracle = oracles.get(strategy) if oracles else None
+    comp = draw(computations(system, len(heads) - 1, heads, oracle))
+    return OracleExample(heads, strategy, comp)
