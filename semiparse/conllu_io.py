@@ -201,8 +201,6 @@ def tree_problems(heads):
             problems.append((first, f"cycle {shown} (each arrow goes from a word to its head)", False))
         for x in path:
             state[x] = 2
-    if not roots and not problems:  # unreachable: without a root there is a cycle
-        problems.append((1, "no word is attached to 0", False))
     if len(roots) > 1:
         listed = ", ".join(str(r) for r in roots)
         problems.append(
@@ -245,19 +243,21 @@ def _encode(text_stream):
 
 
 def _sentences(stream, name, multiple_roots):
-    lines, first, after_blank = [], 1, False
-    number = 0
+    """Blocks of lines: a sentence's lines and the blank lines after it
+    (blank lines at the start of the file go with the first sentence)."""
+    lines, first, after_blank, content = [], 1, False, False
     for number, raw in enumerate(stream, 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ConlluError(name, number, f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
         blank = not line.strip()
-        if not blank and after_blank and lines:
+        if not blank and after_blank and content:
             yield _build(name, first, lines, multiple_roots)
-            lines, first = [], number
+            lines, first, content = [], number, False
         lines.append(line)
         after_blank = blank
+        content = content or not blank
     if lines:
         yield _build(name, first, lines, multiple_roots)
 
@@ -296,7 +296,7 @@ def _build(name, first, lines, multiple_roots):
         except ParseException:
             errors.append(ConlluError(name, number, f"HEAD {cols[HEAD]!r} of word {token_id} is not an integer"))
             heads.append(-1)
-    if not errors and not (is_tree(heads) and heads.count(0) == 1):
+    if not errors and len(heads) > 1 and not (is_tree(heads) and heads.count(0) == 1):
         for word, reason, roots_only in tree_problems(heads):
             problem = ConlluError(name, sentence.line_of(word), reason)
             if roots_only and multiple_roots == "warn":

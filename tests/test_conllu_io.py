@@ -80,6 +80,23 @@ def test_mark_appends_to_existing_misc_and_unmark_removes_it():
     assert text == first.text()
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n\n" + SAMPLE,  # blank lines before the first sentence
+        SAMPLE.rstrip("\n"),  # no final newline
+        SAMPLE + "\n\n# a comment after the last sentence\n",
+        SAMPLE.replace("\n\n# sent_id = 2", "\n\n\n\n# sent_id = 2"),
+        "",
+    ],
+)
+def test_odd_layouts_round_trip(text):
+    sentences = sentences_of(text)
+    assert "".join(s.render(s.heads) for s in sentences) == text
+    assert [s.heads for s in sentences if len(s)] == ([[-1, 3, 3, 0, 3], [-1, 0]] if text else [])
+    assert all(not s.errors for s in sentences)
+
+
 def test_streaming_reads_no_further_than_needed():
     consumed = []
 
