@@ -161,3 +161,14 @@ def test_compare_pseudo_without_spacy_says_how_to_install(monkeypatch, capsys, g
     monkeypatch.setitem(sys.modules, "spacy.pipeline._parser_internals", None)
     assert main(["compare-pseudo", str(gothic)]) == 2
     assert "pip install 'semiparse[compare]'" in capsys.readouterr().err
+
+
+def test_count_with_jobs_and_sentence_prescan(gothic, capsys):
+    from semiparse.commands._treebank import _count_sentences
+
+    assert _count_sentences(gothic) == len(heads_of(gothic))
+    reports = []
+    for jobs in ("1", "2"):
+        assert main(["count", str(gothic), "--json", "--jobs", jobs]) == 0
+        reports.append(json.loads(capsys.readouterr().out))
+    assert reports[0] == reports[1]
