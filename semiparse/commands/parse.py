@@ -2,7 +2,7 @@
 import sys
 
 from ..conllu_io import atomic_output
-from ..train import Model, read_trees
+from ..train import Model, ModelError, read_trees
 from ..train.evaluate import steps_comment
 
 
@@ -16,6 +16,9 @@ def add_parser(subparsers):
     p.add_argument("--probabilities", action="store_true",
                    help="record each decision and its probability in a comment (greedy decoding; "
                    "for 'semiparse evaluate --calibration')")
+    p.add_argument("--strict-labels", action="store_true",
+                   help="fail (instead of warning) when the input's DEPREL column holds a label "
+                   "unseen in training")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
     return p
@@ -30,6 +33,15 @@ def run(args):
     if args.beam is not None and args.beam < 1:
         raise ValueError("--beam must be at least 1")
     trees = read_trees(args.input, need_heads=False)
+    reported = set()
+    for tree in trees:
+        for message in model.unseen_labels(tree):
+            label = message.split("'")[1]
+            if args.strict_labels:
+                raise ModelError(message)
+            if label not in reported:
+                reported.add(label)
+                print(f"semiparse parse: warning: {message}", file=sys.stderr)
     with atomic_output(args.output) as out:
         for tree in tqdm(trees, desc="parse", unit="sent", disable=args.quiet, file=sys.stderr):
             heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)

@@ -66,27 +66,25 @@ class Model:
 
     # -- input -------------------------------------------------------------
 
-    def sentence(self, tree, strict_labels=False):
-        """The core :class:`~semiparse.train._core.Sentence` of a :class:`~semiparse.train.data.Tree`.
-
-        Gold labels unknown to the model map to -1, or raise (``FILE:LINE:``)
-        with ``strict_labels``.
-        """
+    def sentence(self, tree):
+        """The core :class:`~semiparse.train._core.Sentence` of a
+        :class:`~semiparse.train.data.Tree` (gold labels unknown to the model become -1)."""
         n = len(tree)
         words = [ROOT_WORD] + [stable_hash(w) for w in tree.forms[1:]]
         tags = [ROOT_WORD] + [stable_hash(t) for t in tree.tags[1:]]
         heads = tree.heads if tree.heads is not None else [-1] * (n + 1)
-        labels = [-1]
-        for d in range(1, n + 1):
-            index = self.label_index.get(tree.labels[d], -1)
-            if index < 0 and strict_labels and tree.heads is not None:
-                raise ModelError(
-                    f"{tree.source.file if tree.source else '<tree>'}:{tree.line_of(d)}: "
-                    f"label {tree.labels[d]!r} was not seen in training (the model knows "
-                    f"{len(self.labels)} labels)"
-                )
-            labels.append(index)
+        labels = [-1] + [self.label_index.get(l, -1) for l in tree.labels[1:]]
         return _core.Sentence(words, tags, heads, labels)
+
+    def unseen_labels(self, tree):
+        """``FILE:LINE: ...`` messages for annotated labels the model never saw in training."""
+        where = tree.source.file if tree.source is not None else "<tree>"
+        return [
+            f"{where}:{tree.line_of(d)}: label {tree.labels[d]!r} was not seen in training "
+            f"(the model knows {len(self.labels)} labels and cannot predict it)"
+            for d in range(1, len(tree) + 1)
+            if tree.labels[d] not in self.label_index and tree.labels[d] != "_"
+        ]
 
     def state(self, sentence):
         return _core.State(sentence, self.code)
