@@ -1,0 +1,68 @@
+"""``semiparse bench train``: seconds per training epoch with the static oracle
+against the nondet and dynamic (exploring) oracles, on the same projective
+sentences in one run, with the ratios (target: dynamic <= 1.5 x static; seed
+000 reports 2.3x for arc-standard and about 8x for LR-spine).
+
+Times are CPU seconds of this process (``time.process_time``), so other
+load on the machine does not distort the ratios; wall seconds are shown too.
+"""
+import os
+import time
+from pathlib import Path
+
+TARGET = 1.5
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "train", help="seconds per epoch: static vs dynamic-oracle training",
+        description="Seconds per epoch of greedy perceptron training with the static, nondet and "
+        "dynamic oracles on the same sentences (default: the first 400 projective sentences of "
+        "$SEMIPARSE_DATA/ud/UD_Greek-GDT/el_gdt-ud-train.conllu).",
+    )
+    parser.add_argument("file", nargs="?", metavar="TRAIN.conllu")
+    parser.add_argument("--sentences", type=int, default=400, help="number of projective sentences")
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--systems", nargs="+", default=["arc_standard", "arc_hybrid", "arc_eager"])
+    parser.add_argument("--trainer", default="perceptron", choices=["perceptron", "rda"])
+    parser.set_defaults(func=run)
+    return parser
+
+
+def default_file():
+    from ..cli import UserError
+
+    root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data"))
+    path = root / "ud" / "UD_Greek-GDT" / "el_gdt-ud-train.conllu"
+    if not path.is_file():
+        raise UserError(f"{path} not found (set SEMIPARSE_DATA or name TRAIN.conllu)")
+    return path
+
+
+def run(args):
+    from ..projectivity import is_projective
+    from ..train import Trainer, read_trees
+
+    if args.sentences < 1 or args.epochs < 1:
+        raise ValueError("--sentences and --epochs must be positive")
+    path = args.file or default_file()
+    trees = [t for t in read_trees(path) if is_projective(t.heads)][: args.sentences]
+    tokens = sum(len(t) for t in trees)
+    print(f"{path}: {len(trees)} projective sentences, {tokens} tokens, {args.epochs} epochs, "
+          f"{args.trainer}; CPU seconds per epoch (wall in brackets)")
+    print(f"{'system':14s} {'static':>16s} {'nondet':>16s} {'dynamic':>16s} {'nondet/st':>10s} {'dyn/st':>8s}")
+    for system in args.systems:
+        times = {}
+        for oracle in ("static", "nondet", "dynamic"):
+            trainer = Trainer(system=system, oracle=oracle, trainer=args.trainer, epochs=args.epochs,
+                              seed=1, explore_after=0, progress=False)
+            cpu, wall = time.process_time(), time.perf_counter()
+            trainer.run(trees, nonproj="skip")
+            times[oracle] = ((time.process_time() - cpu) / args.epochs,
+                             (time.perf_counter() - wall) / args.epochs)
+        cell = lambda o: f"{times[o][0]:7.2f} ({times[o][1]:6.2f})"
+        ratio = times["dynamic"][0] / times["static"][0]
+        print(f"{system:14s} {cell('static'):>16s} {cell('nondet'):>16s} {cell('dynamic'):>16s} "
+              f"{times['nondet'][0] / times['static'][0]:9.2f}x {ratio:7.2f}x"
+              f"  {'meets' if ratio <= TARGET else 'misses'} target {TARGET}x")
+    return 0
