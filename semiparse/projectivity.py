@@ -90,22 +90,38 @@ def is_projective(heads):
     """True if no two edges of the tree cross (position 0 being the root).
 
     With the root at the left end this is the same as every subtree covering
-    a contiguous span.  O(n log n) with a tiny constant: edges as intervals
-    sorted by (left end, longest first) must nest, checked with a stack.
+    a contiguous span.  ValueError if ``heads`` is not a tree.
     """
+    return _no_crossing(_checked(heads))
+
+
+def _no_crossing(heads):
+    """O(n) sweep over positions with a stack of the right ends of the open
+    edges (innermost last): an edge starting at ``left`` must end inside the
+    innermost open one.  Edges starting at ``left`` come longest first: the
+    edge to ``left``'s head (when to the right), then its right dependents
+    from the farthest.  (If a right dependent lies beyond the head, the tree
+    is not projective -- the head's way up to the root crosses that edge --
+    and the sweep rejects it at once.)"""
     m = len(heads)
-    # key encodes (left, -right) in one int so that a plain sort orders them
-    keys = sorted(
-        [(h * m + m - 1 - d) if h < d else (d * m + m - 1 - h) for d, h in enumerate(heads) if d]
-    )
-    open_right = [m]  # right ends of the enclosing intervals, innermost last
-    for key in keys:
-        left, right = key // m, m - 1 - key % m
+    right_deps = [[] for _ in range(m)]
+    for d in range(m - 1, 0, -1):
+        h = heads[d]
+        if h < d:
+            right_deps[h].append(d)
+    open_right = [m]
+    for left in range(m):
         while open_right[-1] <= left:
             open_right.pop()
-        if right > open_right[-1]:
-            return False
-        open_right.append(right)
+        h = heads[left]
+        if h > left:
+            if h > open_right[-1]:
+                return False
+            open_right.append(h)
+        for d in right_deps[left]:
+            if d > open_right[-1]:
+                return False
+            open_right.append(d)
     return True
 
 
@@ -194,7 +210,7 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
         raise ValueError("tie_break='random' samples with the Cython engine: use engine='auto'")
     heads = _checked(heads)
     _single_root_checked(heads, single_root)
-    if is_projective(heads):
+    if _no_crossing(heads):
         return heads
     from .engine import parse, sample
 
@@ -220,7 +236,7 @@ def count_optimal_projectivizations(heads, single_root=False, engine="auto"):
     for :func:`projectivize`)."""
     heads = _checked(heads)
     _single_root_checked(heads, single_root)
-    if is_projective(heads):
+    if _no_crossing(heads):
         return len(heads) - 1, 1
     from .engine import parse
 

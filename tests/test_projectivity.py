@@ -283,3 +283,9 @@ def test_every_shared_ud_tree(ud_files):
             assert is_projective(tree) and root_count(tree) == 1
             assert sum(a == b for a, b in zip(tree[1:], heads[1:])) == kept
             assert count >= 1 and (count == 1 and kept == len(heads) - 1) == is_projective(heads)
+
+
+def test_is_projective_rejects_non_trees():
+    with pytest.raises(ValueError, match="not a tree: cycle"):
+        is_projective([-1, 2, 1])
+    assert is_projective(np.array([-1, 0, 1])) is True
