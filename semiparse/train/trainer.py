@@ -97,6 +97,8 @@ class Trainer:
             raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, not {trainer!r}")
         if restart not in RESTARTS:
             raise ValueError(f"restart must be one of {', '.join(RESTARTS)}, not {restart!r}")
+        if restart == "negative" and oracle != "dynamic":
+            raise ValueError("--restart negative explores wrong configurations: it needs --oracle dynamic")
         if epochs < 1 or beam < 1 or not 0.0 <= explore_p <= 1.0:
             raise ValueError("epochs and beam must be positive and explore_p in [0, 1]")
         self.system, self.oracle_name, self.trainer = system, oracle, trainer
@@ -264,8 +266,7 @@ class Trainer:
             self._global_update(model, positive, negative)
             if self.restart == "none":
                 return correct, steps
-            nxt = positive if self.restart == "positive" or self.oracle_name != "dynamic" else negative
-            state = nxt.state
+            state = (positive if self.restart == "positive" else negative).state
             if state.is_final():
                 return correct, steps
 
