@@ -36,6 +36,8 @@ import random as _random
 
 import numpy as np
 
+from .conllu_io import is_tree, tree_problems
+
 TIE_BREAKS = ("first", "closest", "random")
 
 # Table 3 with a separate terminal `r` for position 0 whose right side takes
@@ -70,8 +72,6 @@ def _checked(heads):
     heads = heads.tolist() if isinstance(heads, np.ndarray) else list(heads)
     if not heads or heads[0] != -1:
         raise ValueError(f"heads must start with -1 (heads[0] is the root), got {heads[:3]!r}...")
-    from .conllu_io import is_tree, tree_problems
-
     try:
         if is_tree(heads):
             return heads
@@ -82,7 +82,7 @@ def _checked(heads):
 
 
 def _single_root_checked(heads, single_root):
-    if single_root and sum(1 for h in heads[1:] if h == 0) != 1:
+    if single_root and heads.count(0) != 1:
         raise ValueError("single_root=True needs a gold tree with exactly one word attached to 0")
 
 

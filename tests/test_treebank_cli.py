@@ -1,5 +1,4 @@
 """End to end: semiparse projectivize / count / compare-pseudo."""
-import io
 import json
 import subprocess
 import sys

@@ -65,9 +65,9 @@ def expand_inputs(paths):
     return files
 
 
-def single_root(args, heads):
-    """Whether to restrict this tree to one root child (``--root``)."""
-    return args.root == "single" and sum(1 for h in heads[1:] if h == 0) == 1
+def use_single_root(root, heads):
+    """``--root single`` applies to gold trees with one word on the root."""
+    return root == "single" and heads.count(0) == 1
 
 
 def _count_sentences(path):

@@ -12,7 +12,7 @@ import sys
 
 from ..cli import UserError
 from ..projectivity import is_projective, projectivize
-from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences
+from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
 from .count import treebank_of
 
 
@@ -59,7 +59,7 @@ def lifted(heads):
 
 def _kept(heads, root):
     """Worker: ``(words, optimal kept, lifting kept, lifting projective)`` for one tree."""
-    single = root == "single" and heads[1:].count(0) == 1
+    single = use_single_root(root, heads)
     best = projectivize(heads, single_root=single)
     pseudo = lifted(heads)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..conllu_io import atomic_output
 from ..projectivity import count_optimal_projectivizations
-from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences
+from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
 
 
 def add_parser(subparsers):
@@ -35,7 +35,7 @@ def add_parser(subparsers):
 
 def _analyse(heads, root):
     """Worker: ``(kept, count)`` for one tree."""
-    single = root == "single" and heads[1:].count(0) == 1
+    single = use_single_root(root, heads)
     return count_optimal_projectivizations(heads, single_root=single)
 
 

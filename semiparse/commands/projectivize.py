@@ -11,7 +11,7 @@ import random
 from ..cli import UserError
 from ..conllu_io import atomic_output
 from ..projectivity import TIE_BREAKS, projectivize
-from ._treebank import add_input_options, mapped, progress, sentences
+from ._treebank import add_input_options, mapped, progress, sentences, use_single_root
 
 
 def add_parser(subparsers):
@@ -42,7 +42,7 @@ def _tree(item, tie_break, seed, root):
     index, heads = item
     if heads is None:
         return None
-    single = root == "single" and heads[1:].count(0) == 1
+    single = use_single_root(root, heads)
     # One generator per sentence, seeded by (seed, index): output does not depend on --jobs.
     rng = random.Random(f"{seed}:{index}") if seed is not None else random.Random()
     return projectivize(heads, tie_break, seed=rng, single_root=single)
