@@ -182,7 +182,7 @@ def tree_problems(heads):
     if problems:
         return problems
     roots = [d for d in range(1, n + 1) if heads[d] == 0]
-    # Follow heads from every word; state 1 = on the current path, 2 = reaches 0.
+    # Follow heads from every word; state 1 = on the current path, 2 = done.
     state = [0] * (n + 1)
     state[0] = 2
     for start in range(1, n + 1):
