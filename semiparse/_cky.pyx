@@ -20,7 +20,7 @@ be exact.
 """
 from libc.math cimport INFINITY, exp, log1p
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport free, malloc
 import numpy as np
 
 
@@ -92,7 +92,9 @@ cdef inline V v_edge(V tag, double score) noexcept nogil:
 cdef inline V v_plus(V a, V b, uint64_t p) noexcept nogil:
     cdef double hi, lo
     if V is MaxPlus:
-        return a if a.s >= b.s else b
+        if b.s > a.s:
+            a.s = b.s
+        return a
     elif V is LogSum:
         if a.s == -INFINITY:
             return b
@@ -144,6 +146,7 @@ cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
 
 cdef struct Chart:
     int N, nl, nr
+    void* block        # one allocation holding every array below
     void* Lf
     void* Lb
     void* Rf
@@ -153,32 +156,24 @@ cdef struct Chart:
     void* W
 
 
-cdef struct Rules:
-    int nlc, nrc, npairs, nroot
-    const int* lc       # rows (B2, Bd, B, Cd)
-    const int* rc       # rows (C2, C, Bd, Cd)
-    const int* pairs    # rows (B, C, needs_left, needs_right)
-    const int* root     # rows (B, C)
-
-
 cdef int chart_alloc(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
     cdef size_t nn = <size_t> N * N
-    ch.N, ch.nl, ch.nr = N, nl, nr
-    ch.Lf = calloc(nl * nn, size)
-    ch.Lb = calloc(nl * nn, size)
-    ch.Rf = calloc(nr * nn, size)
-    ch.Rb = calloc(nr * nn, size)
-    ch.IL = calloc(nl * nr * nn, size)
-    ch.IR = calloc(nl * nr * nn, size)
-    ch.W = malloc(nn * size)
-    if not (ch.Lf and ch.Lb and ch.Rf and ch.Rb and ch.IL and ch.IR and ch.W):
+    cdef char* p = <char*> malloc((2 * nl + 2 * nr + 2 * nl * nr + 1) * nn * size)
+    ch.N, ch.nl, ch.nr, ch.block = N, nl, nr, p
+    if p == NULL:
         return -1
+    ch.Lf = p
+    ch.Lb = p + nl * nn * size
+    ch.Rf = p + 2 * nl * nn * size
+    ch.Rb = p + (2 * nl + nr) * nn * size
+    ch.IL = p + (2 * nl + 2 * nr) * nn * size
+    ch.IR = p + (2 * nl + 2 * nr + nl * nr) * nn * size
+    ch.W = p + (2 * nl + 2 * nr + 2 * nl * nr) * nn * size
     return 0
 
 
 cdef void chart_free(Chart* ch) noexcept nogil:
-    free(ch.Lf); free(ch.Lb); free(ch.Rf); free(ch.Rb)
-    free(ch.IL); free(ch.IR); free(ch.W)
+    free(ch.block)
 
 
 cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
@@ -199,18 +194,16 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
     cdef int span, i, j, k, d, q, b, c, b2, c2, bd, cd
     cdef size_t x
 
-    for x in range(nl * NN):
-        Lf[x] = zero
-        Lb[x] = zero
-    for x in range(nr * NN):
-        Rf[x] = zero
-        Rb[x] = zero
-    for x in range(nl * nr * NN):
-        IL[x] = zero
-        IR[x] = zero
+    # Only entries that are read are initialized: the diagonal here, each
+    # L/R item when its span is reached; attachment items are always written
+    # before they are read.
     for x in range(NN):
         W[x] = v_edge(tag, w[x])
     for i in range(N):
+        for b in range(nl):
+            Lf[b * NN + i * N + i] = Lb[b * NN + i * N + i] = zero
+        for c in range(nr):
+            Rf[c * NN + i * N + i] = Rb[c * NN + i * N + i] = zero
         Lf[pl[i] * NN + i * N + i] = one
         Lb[pl[i] * NN + i * N + i] = one
         Rf[pr[i] * NN + i * N + i] = one
@@ -233,6 +226,8 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 if g.pairs[4 * q + 3]:
                     IR[(b * nr + c) * NN + i * N + j] = v_times(acc, W[i * N + j], p)
             # left items: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]
+            for b2 in range(nl):
+                Lf[b2 * NN + i * N + j] = zero
             for q in range(g.nlc):
                 b2 = g.lc[4 * q]
                 bd = g.lc[4 * q + 1]
@@ -247,6 +242,8 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             for b2 in range(nl):
                 Lb[b2 * NN + j * N + i] = Lf[b2 * NN + i * N + j]
             # right items: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]
+            for c2 in range(nr):
+                Rf[c2 * NN + i * N + j] = zero
             for q in range(g.nrc):
                 c2 = g.rc[4 * q]
                 c = g.rc[4 * q + 1]
