@@ -76,10 +76,12 @@ def test_random_is_reproducible_and_independent_of_jobs(gothic, tmp_path):
     assert other.read_bytes() != outs[0]
 
 
-def test_stdin_to_stdout_through_the_installed_command():
+def test_stdin_to_stdout_through_the_installed_command(tmp_path):
+    # Run outside the checkout: `python -m` puts the working directory first
+    # on sys.path, and the source tree there has no compiled extensions.
     done = subprocess.run(
         [sys.executable, "-m", "semiparse", "projectivize", "--mark"],
-        input=TWO.encode(), capture_output=True, check=True,
+        input=TWO.encode(), capture_output=True, check=True, cwd=tmp_path,
     )
     out = done.stdout.decode()
     assert out == TWO.replace("\t4\tdep\t_\tSpaceAfter=No", "\t3\tdep\t_\tSpaceAfter=No|OrigHead=4")
