@@ -1,4 +1,6 @@
 """The grammar DSL: loading, checks, error positions, round trip."""
+import importlib.resources
+import os
 import warnings
 
 import pytest
@@ -102,3 +104,11 @@ def test_shipped_grammars_have_no_warnings():
             with warnings.catch_warnings():
                 warnings.simplefilter("error", GrammarWarning)
                 Grammar.from_text(path.read_text(), path.name)
+
+
+@pytest.mark.skipif(not os.environ.get("CI"), reason="development checkouts read grammars/ directly")
+def test_grammars_are_package_data_of_the_installed_package():
+    shipped = importlib.resources.files("semiparse.grammars")
+    names = {p.name for p in shipped.iterdir()}
+    assert {"projective.grammar", "arc_standard.grammar"} <= names
+    assert "site-packages" in str(shipped)
