@@ -193,14 +193,19 @@ class RewriteSystem(TransitionSystem):
 
     # -- loading ---------------------------------------------------------------
 
-    def _line(self, needle):
-        for i, line in enumerate(self._text.splitlines(), 1):
-            if needle in line:
-                return i
-        return 1
+    def _line(self, needle, after=None):
+        """Line of the first ``needle`` (at or after the first ``after``)."""
+        lines = self._text.splitlines()
+        start = 0
+        if after is not None:
+            start = next((i for i, line in enumerate(lines) if after in line), 0)
+        for i in range(start, len(lines)):
+            if needle in lines[i]:
+                return i + 1
+        return start + 1
 
-    def _fail(self, reason, needle):
-        raise ValueError(f"{self.path}:{self._line(needle)}: {reason}")
+    def _fail(self, reason, needle, after=None):
+        raise ValueError(f"{self.path}:{self._line(needle, after)}: {reason}")
 
     def _get(self, d, key, kind):
         if key not in d:
@@ -215,14 +220,14 @@ class RewriteSystem(TransitionSystem):
             self._fail(f"transition name {name!r} is not an identifier", "[[transition]]")
         where = f'"{name}"'
 
-        def fail(reason):
-            self._fail(f"transition {name}: {reason}", where)
+        def fail(reason, key="name"):
+            self._fail(f"transition {name}: {reason}", key, where)
 
         stack, buffer = r.get("stack", ["*"]), r.get("buffer", ["*"])
         if not (isinstance(stack, list) and stack and stack[0] == "*" and "*" not in stack[1:]):
-            fail('stack pattern must be ["*", names..., top]')
+            fail('stack pattern must be ["*", names..., top]', "stack")
         if not (isinstance(buffer, list) and buffer and buffer[-1] == "*" and "*" not in buffer[:-1]):
-            fail('buffer pattern must be [front, names..., "*"]')
+            fail('buffer pattern must be [front, names..., "*"]', "buffer")
         names = stack[1:] + buffer[:-1]
         if len(set(names)) != len(names) or not all(isinstance(x, str) and x.isidentifier()
                                                      for x in names):
@@ -232,29 +237,30 @@ class RewriteSystem(TransitionSystem):
 
         def idx(x, what):
             if x not in index:
-                fail(f"{what} names {x!r}, which is not in the stack or buffer pattern")
+                fail(f"{what} names {x!r}, which is not in the stack or buffer pattern", what)
             return index[x]
 
         for cond in r.get("require", []):
             m = _REQUIRE.match(cond) if isinstance(cond, str) else None
             if not m:
-                fail(f"bad require {cond!r}: expected 'X != root', 'X has head' or 'X has no head'")
+                fail(f"bad require {cond!r}: expected 'X != root', 'X has head' or 'X has no head'",
+                     "require")
             i = idx(m.group(1), "require")
             (rule.not_root if m.group(2) else rule.headed if m.group(3) else rule.headless).append(i)
         sa, ba = r.get("stack_after"), r.get("buffer_after")
         if not (isinstance(sa, list) and sa and sa[0] == "*" and "*" not in sa[1:]):
-            fail('stack_after must be ["*", names...]')
+            fail('stack_after must be ["*", names...]', "stack_after")
         if not (isinstance(ba, list) and ba and ba[-1] == "*" and "*" not in ba[:-1]):
-            fail('buffer_after must be [names..., "*"]')
+            fail('buffer_after must be [names..., "*"]', "buffer_after")
         kept = sa[1:] + ba[:-1]
         if len(set(kept)) != len(kept):
-            fail(f"stack_after/buffer_after use a name twice: {kept}")
+            fail(f"stack_after/buffer_after use a name twice: {kept}", "_after")
         rule.stack_after = tuple(idx(x, "stack_after") for x in sa[1:])
         rule.buffer_after = tuple(idx(x, "buffer_after") for x in ba[:-1])
         if "edge" in r:
             m = _EDGE.match(r["edge"]) if isinstance(r["edge"], str) else None
             if not m or m.group(1) == m.group(2):
-                fail(f"bad edge {r.get('edge')!r}: expected 'HEAD -> DEPENDENT'")
+                fail(f"bad edge {r.get('edge')!r}: expected 'HEAD -> DEPENDENT'", "edge")
             rule.edge = (idx(m.group(1), "edge"), idx(m.group(2), "edge"))
         rule.build()
         return rule
@@ -285,10 +291,11 @@ class RewriteSystem(TransitionSystem):
             node, term = rule.get("node"), rule.get("terminal")
             if node not in ROLES:
                 self._fail(f"completion terminal rule node {node!r}: expected one of {ROLES}",
-                           "terminals")
+                           f'"{node}"', "[completion]")
             if term not in self.grammar.terminals:
                 self._fail(f"terminal {term!r} is not in grammar {self.grammar.name} "
-                           f"(terminals {', '.join(self.grammar.terminals)})", str(term))
+                           f"(terminals {', '.join(self.grammar.terminals)})", f'"{term}"',
+                           "[completion]")
             self._term_rules.append((node, rule.get("headed"), term))
         for term in self._prefix:
             if term not in self.grammar.terminals:
