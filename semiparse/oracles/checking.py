@@ -84,6 +84,7 @@ def with_grammar(system, path):
     ids = grammar.terminal_ids
     clone._prefix_ids = [int(i) for i in ids(list(system._prefix))] if system._prefix else []
     clone._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in system._term_rules]
+    clone._build_terminal_table()
     return clone
 
 

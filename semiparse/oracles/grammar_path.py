@@ -28,7 +28,7 @@ def grammar_scores(system, gold, stack, buffer, arcs, strategy):
             gain = 1 if heads[edge[1]] == edge[0] else 0
         nodes, ids = system.completion(s2, b2, a2)
         idx = np.array(nodes)
-        w = delta[np.ix_(idx, idx)]
+        w = delta[idx[:, None], idx]
         if tracks_arcs:
             pos = {x: i for i, x in enumerate(nodes) if x >= 0}
             for x in s2:

@@ -13,6 +13,7 @@ bit mask per node of ``c`` (:meth:`TransitionSystem.constraints`):
   right child; ``RBL``: the mirror image;
 - ``NO_LEFT`` / ``NO_RIGHT``: the node takes no future left / right child.
 """
+import itertools
 import re
 import tomllib
 from pathlib import Path
@@ -303,6 +304,7 @@ class RewriteSystem(TransitionSystem):
         ids = self.grammar.terminal_ids
         self._prefix_ids = [int(i) for i in ids(list(self._prefix))] if self._prefix else []
         self._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in self._term_rules]
+        self._build_terminal_table()
 
     def _load_strategies(self, table):
         if not isinstance(table, dict) or "none" not in table:
@@ -443,28 +445,35 @@ class RewriteSystem(TransitionSystem):
                 masks[x] = masks.get(x, 0) | bit
         return masks
 
+    def _build_terminal_table(self):
+        """Terminal id of a node by (on stack, is root, is top, headed): the
+        first matching completion rule, or None."""
+        table = {}
+        for on_stack, is_root, is_top, headed in itertools.product((False, True), repeat=4):
+            for node, want_headed, tid in self._term_ids:
+                where = {"root": on_stack and is_root, "top": on_stack and is_top,
+                         "below_top": on_stack and not is_top, "stack": on_stack,
+                         "buffer": not on_stack}[node]
+                if where and (want_headed is None or want_headed == headed):
+                    table[on_stack, is_root, is_top, headed] = tid
+                    break
+        self._terminal_table = table
+        self._uses_heads = any(h is not None for _, h, _ in self._term_ids)
+
     def completion(self, stack, buffer, arcs):
         if self.grammar is None:
             return super().completion(stack, buffer, arcs)
-        nodes = [-1] * len(self._prefix) + list(stack) + list(buffer)
-        ids = list(self._prefix_ids)
-        top = len(stack) - 1
-        for i, x in enumerate(nodes[len(self._prefix):]):
-            on_stack = i <= top
-            for node, headed, tid in self._term_ids:
-                if node == "buffer":
-                    if on_stack:
-                        continue
-                elif not on_stack or (node == "root" and x != 0) or (node == "top" and i != top) \
-                        or (node == "below_top" and i == top):
-                    continue
-                if headed is not None and (arcs is not None and arcs[x] >= 0) != headed:
-                    continue
-                ids.append(tid)
-                break
-            else:
-                raise ValueError(f"{self.path}: no completion terminal rule matches node {x}")
-        return nodes, ids
+        table, top = self._terminal_table, len(stack) - 1
+        heads = arcs is not None and self._uses_heads
+        try:
+            ids = self._prefix_ids + [
+                table[True, x == 0, i == top, heads and arcs[x] >= 0] for i, x in enumerate(stack)]
+            if buffer:
+                ids += [table[False, False, False, False]] * len(buffer)
+        except KeyError:
+            raise ValueError(f"{self.path}: no completion terminal rule matches a node of "
+                             f"stack={list(stack)} buffer={list(buffer)}") from None
+        return [-1] * len(self._prefix) + list(stack) + list(buffer), ids
 
     def forbidden(self, strategy, t, stack, buffer, after_stack, after_buffer):
         items = self._forbid[strategy].get(t)

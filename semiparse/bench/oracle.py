@@ -1,0 +1,196 @@
+"""``semiparse bench oracle``: time per oracle call by k+m, every method.
+
+Configurations are collected while parsing shared UD sentences (longest
+first, so every k+m from 10 to 120 is covered): each step follows an optimal
+transition for the optimal projectivization of the gold tree (fastest
+registered method) or, with probability 0.1, a random legal one, as in
+training with exploration.  On each collected configuration every method of
+the system is timed against the original gold tree (projective or not; a
+method exact only for projective trees is timed on the projective ones) and
+must return the grammar path's scores.  Ratios are grammar time / method time
+on the same configurations.  k + m = stack size - 1 + buffer size.
+"""
+import math
+import os
+import random
+import tempfile
+from pathlib import Path
+
+from ._timing import fmt_time, per_call
+
+SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("oracle", help="time per oracle call by k+m for every system and method")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="CoNLL-U files (default: every file under $SEMIPARSE_DATA/ud)")
+    p.add_argument("--systems", nargs="+", default=list(SYSTEMS), metavar="NAME")
+    p.add_argument("--strategy", default="none", help="oracle strategy (default none)")
+    p.add_argument("--sizes", type=int, nargs="+", default=list(range(10, 121, 10)), metavar="K",
+                   help="k+m values (default 10 20 ... 120); configurations within +-4 count")
+    p.add_argument("--per-size", type=int, default=8, metavar="N",
+                   help="configurations per k+m and system (default 8)")
+    p.add_argument("--seconds", type=float, default=0.02,
+                   help="minimum time per measurement (default 0.02)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot", metavar="FILE.png", help="draw mean time per call vs k+m (log scale)")
+    p.set_defaults(func=run)
+    return p
+
+
+def _files(args):
+    from ..cli import UserError
+
+    if args.files:
+        return [Path(f) for f in args.files]
+    root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data")) / "ud"
+    files = sorted(root.glob("*/*.conllu"))
+    if not files:
+        raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
+    return files
+
+
+def _sentences(files, longest):
+    from ..conllu_io import read_conllu
+
+    trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn")
+             if s.heads is not None and len(s) >= 9]
+    trees.sort(key=len, reverse=True)
+    return trees[:longest] + trees[longest::max(1, len(trees) // longest)]
+
+
+def collect(system_name, strategy, trees, sizes, per_size, rng):
+    """``{size: [(stack, buffer, arcs, heads)]}`` visited while parsing ``trees``."""
+    from .. import oracle, projectivize
+    from ..oracles import get_system
+
+    system = get_system(system_name)
+    follow = oracle(system_name, strategy)
+    found = {s: [] for s in sizes}
+
+    def bucket(km):
+        for s in sizes:
+            if abs(km - s) <= 4 and len(found[s]) < per_size:
+                return s
+        return None
+
+    for heads in trees:
+        if all(len(v) >= per_size for v in found.values()):
+            break
+        n = len(heads) - 1
+        if not any(len(found[s]) < per_size and s - 4 <= n for s in sizes):
+            continue
+        target = projectivize(heads)
+        stack, buffer, arcs = system.initial(n)
+        taken = set()
+        while not system.is_final(stack, buffer, arcs):
+            size = bucket(len(stack) - 1 + len(buffer))
+            if size is not None and size not in taken:  # one per sentence and size
+                taken.add(size)
+                found[size].append((stack, buffer, arcs, list(heads)))
+            legal = system.legal(stack, buffer, arcs)
+            if rng.random() < 0.1:
+                t = rng.choice(legal)
+            else:
+                t = min(follow.optimal(stack, buffer, target, arcs), key=legal.index)
+            stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, t)
+    return found
+
+
+def run(args):
+    from .. import oracle
+    from ..oracles import get_system, methods
+    from ..oracles.gold import is_projective_tree
+
+    rng = random.Random(args.seed)
+    trees = _sentences(_files(args), longest=3 * args.per_size)
+    curves = {}
+    for name in args.systems:
+        system = get_system(name)
+        system.check_strategy(args.strategy)
+        names = ["grammar"] + [m.name for m in methods(name) if args.strategy in m.strategies]
+        projective_only = {m.name: m.projective_only for m in methods(name)}
+        oracles = {m: oracle(name, args.strategy, m) for m in names}
+        found = collect(name, args.strategy, trees, args.sizes, args.per_size, rng)
+        print(f"\n{name}, strategy {args.strategy}: mean time per oracle call "
+              f"(ratio = grammar time / method time on the same configurations)")
+        header = f"{'k+m':>5} {'configs':>7} {'grammar':>10}"
+        for m in names[1:]:
+            header += f" {m:>16} {'ratio':>7}"
+        print(header)
+        for size in args.sizes:
+            configs = found[size]
+            if not configs:
+                print(f"{size:>5} {0:>7}  (no sentence long enough)")
+                continue
+            times = {m: [] for m in names}
+            disagree = {m: 0 for m in names}
+            for stack, buffer, arcs, heads in configs:
+                expected = oracles["grammar"].scores(stack, buffer, heads, arcs)
+                projective = is_projective_tree(heads)
+                for m in names:
+                    if projective_only.get(m) and not projective:
+                        times[m].append(None)
+                        continue
+                    o = oracles[m]
+                    if o.scores(stack, buffer, heads, arcs) != expected:
+                        disagree[m] += 1
+                    times[m].append(per_call(lambda: o.scores(stack, buffer, heads, arcs),
+                                             args.seconds, repeats=1))
+            row = f"{size:>5} {len(configs):>7} {fmt_time(_mean(times['grammar'])):>10}"
+            curves.setdefault((name, "grammar"), []).append((size, _mean(times["grammar"])))
+            for m in names[1:]:
+                pairs = [(g, t) for g, t in zip(times["grammar"], times[m]) if t is not None]
+                if not pairs:
+                    row += f" {'-':>16} {'-':>7}"
+                    continue
+                mean = sum(t for _, t in pairs) / len(pairs)
+                ratio = sum(g for g, _ in pairs) / len(pairs) / mean
+                note = f"!{disagree[m]}" if disagree[m] else ""
+                row += f" {fmt_time(mean) + note:>16} {ratio:>6.1f}x"
+                curves.setdefault((name, m), []).append((size, mean))
+            print(row)
+        bad = {m: d for m, d in disagree.items() if d}
+        if bad:
+            print(f"  !N: the method disagreed with the grammar path on N configurations: {bad}")
+    if args.plot:
+        _plot(curves, args.plot, args.strategy)
+        print(f"\nplot written to {args.plot}")
+    return 0
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else math.nan
+
+
+def _plot(curves, path, strategy):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (system, method), points in sorted(curves.items()):
+        xs, ys = zip(*[(x, y) for x, y in points if y == y])
+        ax.plot(xs, [y * 1e3 for y in ys], marker="o", markersize=3,
+                linestyle="-" if method == "grammar" else "--", label=f"{system} / {method}")
+    ax.set_yscale("log")
+    ax.set_xlabel("k + m (stack size - 1 + buffer size)")
+    ax.set_ylabel("mean time per oracle call (ms)")
+    ax.set_title(f"Oracle time per call on UD configurations (strategy {strategy})")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", suffix=".png")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=120)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    finally:
+        plt.close(fig)
