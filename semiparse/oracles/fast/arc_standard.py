@@ -14,8 +14,7 @@ Every method returns the sigma dict of ``oracle("arc_standard", strategy)``.
 """
 import numpy as np
 
-from ... import _cky
-from ...grammar import load_grammar
+from ...engine import parse
 from ..gold import is_projective_tree
 from . import _arcstd
 
@@ -138,9 +137,8 @@ def _arc_standard():
 def cubic_critical(stack, buffer, heads, arcs, strategy):
     """sigma by the Table 4 grammar on the stack plus the kept buffer nodes."""
     system = _arc_standard()
-    tables = system.grammar.tables
+    grammar = system.grammar
     frag = _fragments.get(heads)
-    p_id, s_id = (int(i) for i in system.grammar.terminal_ids(["p", "s"]))
     stack, buffer = tuple(stack), tuple(buffer)
     out = {}
     for t, s2, b2, _, edge in system.successors(stack, buffer, None):
@@ -158,9 +156,6 @@ def cubic_critical(stack, buffer, heads, arcs, strategy):
                     w[i, :i] = NEG_INF
                 else:
                     w[i, i + 1:] = NEG_INF
-        ids = np.full(len(nodes), s_id, dtype=np.intc)
-        ids[:len(s2) - 1] = p_id
-        value = _cky.inside("maxplus", tables, tables.term_left[ids], tables.term_right[ids],
-                            np.ascontiguousarray(w))
+        value = parse(grammar, "p" * (len(s2) - 1) + "s" * (len(kept) + 1), w, "maxplus").value
         out[t] = NEG_INF if value == NEG_INF else gain + dropped + int(value)
     return out
