@@ -119,6 +119,7 @@ def run(args):
         for m in names[1:]:
             header += f" {m:>16} {'ratio':>7}"
         print(header)
+        broken = {}
         for size in args.sizes:
             configs = found[size]
             if not configs:
@@ -130,11 +131,17 @@ def run(args):
                 expected = oracles["grammar"].scores(stack, buffer, heads, arcs)
                 projective = is_projective_tree(heads)
                 for m in names:
-                    if projective_only.get(m) and not projective:
+                    if m in broken or (projective_only.get(m) and not projective):
                         times[m].append(None)
                         continue
                     o = oracles[m]
-                    if o.scores(stack, buffer, heads, arcs) != expected:
+                    try:
+                        got = o.scores(stack, buffer, heads, arcs)
+                    except Exception as exc:  # report a crashing method, time the others
+                        broken[m] = f"{type(exc).__name__}: {exc}"
+                        times[m].append(None)
+                        continue
+                    if got != expected:
                         disagree[m] += 1
                     times[m].append(per_call(lambda: o.scores(stack, buffer, heads, arcs),
                                              args.seconds, repeats=1))
@@ -151,9 +158,11 @@ def run(args):
                 row += f" {fmt_time(mean) + note:>16} {ratio:>6.1f}x"
                 curves.setdefault((name, m), []).append((size, mean))
             print(row)
-        bad = {m: d for m, d in disagree.items() if d}
-        if bad:
-            print(f"  !N: the method disagreed with the grammar path on N configurations: {bad}")
+            bad = {m: d for m, d in disagree.items() if d}
+            if bad:
+                print(f"  !N: the method disagreed with the grammar path on N configurations: {bad}")
+        for m, error in broken.items():
+            print(f"  method {m} failed and was not timed: {error}")
     if args.plot:
         _plot(curves, args.plot, args.strategy)
         print(f"\nplot written to {args.plot}")

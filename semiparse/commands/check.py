@@ -50,12 +50,13 @@ def run(args):
         what = f"{r.system} strategy={r.strategy} method={r.method}"
         if r.method == "grammar":
             what += f" grammar={r.grammar}"
+        notes = "".join(f"; {note}" for note in r.notes)
         if r.ok:
-            print(f"ok    {what}: {r.examples} examples (n <= {r.max_n}, seed {r.seed}) "
+            print(f"ok    {what}: {r.examples} examples (n <= {r.max_n}, seed {r.seed}{notes}) "
                   f"agree with the exhaustive search")
         else:
             status = 1
-            print(f"FAIL  {what}: {r.method} and the exhaustive search differ; "
+            print(f"FAIL  {what}: {r.method} and the exhaustive search differ{notes}; "
                   f"shrunk counterexample:")
             print("      " + r.mismatch.describe(r.method).replace("\n", "\n      "))
     print(f"{sum(r.ok for r in results)}/{len(results)} strategies passed in "

@@ -102,18 +102,24 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
         system = with_grammar(system, grammar)
     if examples < 1 or max_n < 1:
         raise ValueError(f"check needs examples >= 1 and max_n >= 1, got {examples} and {max_n}")
+    from .registry import methods
+
+    projective_only = any(m.name == method and m.projective_only for m in methods(system.name))
     results = []
     for strategy in strategies or system.strategies:
         checked = Oracle(system, strategy, method)
         exhaustive = Oracle(system, strategy, "exhaustive")
         result = CheckResult(system.name, strategy, method, examples, max_n, seed,
                              grammar=getattr(system, "grammar_name", None))
+        if projective_only:
+            result.notes.append("projective gold trees only (the method is exact only for those)")
         found = {}
 
         @hypothesis_seed(seed)
         @settings(max_examples=examples, database=None, deadline=None, print_blob=False,
                   suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
-        @given(oracle_examples(system, max_n, [strategy], {strategy: checked}))
+        @given(oracle_examples(system, max_n, [strategy], {strategy: checked},
+                               projective=True if projective_only else None))
         def prop(ex):
             result.calls += 1
             c = ex.computation

@@ -14,6 +14,7 @@ bit mask per node of ``c`` (:meth:`TransitionSystem.constraints`):
 - ``NO_LEFT`` / ``NO_RIGHT``: the node takes no future left / right child.
 """
 import itertools
+import operator
 import re
 import tomllib
 from pathlib import Path
@@ -385,35 +386,25 @@ class RewriteSystem(TransitionSystem):
 
     def validate(self, stack, buffer, arcs, n):
         try:
-            stack = tuple(int(x) for x in stack)
-            buffer = tuple(int(x) for x in buffer)
-        except (TypeError, ValueError):
+            stack = tuple(map(operator.index, stack))
+            buffer = tuple(map(operator.index, buffer))
+        except TypeError:
             raise ValueError("stack and buffer must be sequences of integer positions") from None
-        if not stack or stack[0] != 0:
-            raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
-        for a, b in zip(stack, stack[1:]):
-            if a >= b:
-                what = "duplicate position" if a == b else "positions out of order"
-                raise ValueError(f"stack {list(stack)}: {what} ({a} then {b}); "
-                                 f"{self.name} keeps stack positions increasing")
-        if stack[-1] > n:
-            raise ValueError(f"stack position {stack[-1]} out of range 0..{n}")
-        if buffer:
-            if buffer != tuple(range(buffer[0], n + 1)):
-                bad = [x for x in buffer if not 0 <= x <= n]
-                reason = (f"position {bad[0]} out of range 0..{n}" if bad else
-                          f"it must be the consecutive positions {buffer[0]}..{n}")
-                raise ValueError(f"buffer {list(buffer)}: {reason}")
-            if buffer[0] <= stack[-1]:
-                raise ValueError(f"buffer {list(buffer)} must start after the stack top {stack[-1]}")
+        # Fast acceptance (C-level comparisons); the slow path says what is wrong.
+        if not (stack and stack[0] == 0 and stack[-1] <= n
+                and all(map(operator.lt, stack, stack[1:]))
+                and (not buffer or (buffer[0] > stack[-1]
+                                    and buffer == tuple(range(buffer[0], n + 1)))
+                     )):
+            self._explain(stack, buffer, n)
         if arcs is None:
             if self.needs_arcs:
                 raise ValueError(f"{self.name} needs arcs: the head given to each position "
                                  f"so far, -1 for none")
             return stack, buffer, None
         try:
-            arcs = tuple(int(x) for x in arcs)
-        except (TypeError, ValueError):
+            arcs = tuple(map(operator.index, arcs))
+        except TypeError:
             raise ValueError("arcs must be a sequence of integer heads (-1 for none)") from None
         if len(arcs) != n + 1:
             raise ValueError(f"arcs has length {len(arcs)}: expected n + 1 = {n + 1}")
@@ -434,6 +425,25 @@ class RewriteSystem(TransitionSystem):
                             "a headed stack node's head is the node just below it")
                 raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} {expected}")
         return stack, buffer, arcs if self.needs_arcs else None
+
+    def _explain(self, stack, buffer, n):
+        """Raise the ValueError saying why (stack, buffer) is not a configuration."""
+        if not stack or stack[0] != 0:
+            raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
+        for a, b in zip(stack, stack[1:]):
+            if a >= b:
+                what = "duplicate position" if a == b else "positions out of order"
+                raise ValueError(f"stack {list(stack)}: {what} ({a} then {b}); "
+                                 f"{self.name} keeps stack positions increasing")
+        if stack[-1] > n:
+            raise ValueError(f"stack position {stack[-1]} out of range 0..{n}")
+        bad = [x for x in buffer if not 0 <= x <= n]
+        if bad:
+            raise ValueError(f"buffer {list(buffer)}: position {bad[0]} out of range 0..{n}")
+        if buffer[0] <= stack[-1]:
+            raise ValueError(f"buffer {list(buffer)} must start after the stack top {stack[-1]}")
+        raise ValueError(f"buffer {list(buffer)}: it must be the consecutive positions "
+                         f"{buffer[0]}..{n}")
 
     def constraints(self, strategy, stack, buffer, arcs):
         self.check_strategy(strategy)
