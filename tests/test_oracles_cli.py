@@ -1,0 +1,75 @@
+"""``semiparse check`` and the hypothesis strategies of ``semiparse.testing``."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semiparse.cli import main
+from semiparse.oracles import get_system
+from semiparse.oracles.gold import check_tree, is_projective_tree
+from semiparse.resources import data_dir
+from semiparse.testing import computations, gold_trees, oracle_examples
+
+
+def test_check_passes_and_exits_0(capsys):
+    assert main(["check", "arc_standard", "--examples", "60", "--max-n", "6",
+                 "--strategy", "lbr", "--strategy", "rbl"]) == 0
+    out = capsys.readouterr().out
+    assert "ok    arc_standard strategy=lbr" in out and "strategy=rbl" in out
+    assert "2/2 strategies passed" in out
+
+
+def test_check_prints_the_shrunk_counterexample_and_exits_1(tmp_path, capsys):
+    text = (data_dir("grammars") / "arc_hybrid.grammar").read_text()
+    bad = tmp_path / "bad.grammar"
+    bad.write_text(text.replace("(_, R1) -> (_, R0) P", "(_, R1) -> (_, R1) P | (_, R0) P"))
+    assert main(["check", "arc_hybrid", "--grammar", str(bad), "--examples", "300"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  arc_hybrid strategy=none" in out
+    for field in ("gold heads:", "configuration:", "reached by:", "grammar sigma:",
+                  "exhaustive:", "differ at:"):
+        assert field in out
+
+
+def test_check_bad_input_exits_2(tmp_path, capsys):
+    assert main(["check", "arc_swift"]) == 2
+    assert "unknown transition system 'arc_swift'" in capsys.readouterr().err
+    assert main(["check", "arc_hybrid", "--method", "quantum", "--examples", "5"]) == 2
+    assert "unknown oracle method 'quantum'" in capsys.readouterr().err
+    broken = tmp_path / "broken.grammar"
+    broken.write_text("start P\n(N, R0) -> p\nP -> (N R0)\n")
+    assert main(["check", "arc_hybrid", "--grammar", str(broken)]) == 2
+    assert f"{broken}:3:" in capsys.readouterr().err
+    lacking = tmp_path / "lacking.grammar"
+    lacking.write_text("start P\n(N, R) -> p\nP -> (N, R)\n")
+    assert main(["check", "arc_hybrid", "--grammar", str(lacking)]) == 2
+    assert "lacks terminal(s) s" in capsys.readouterr().err
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_gold_tree_strategies(data):
+    projective = data.draw(st.sampled_from([True, False, None]))
+    heads = data.draw(gold_trees(1 if projective is not False else 3, 7, projective))
+    check_tree(heads)
+    if projective is not None:
+        assert is_projective_tree(heads) == projective
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_computations_are_legal_runs_from_the_initial_configuration(data):
+    name = data.draw(st.sampled_from(["arc_standard", "arc_hybrid", "arc_eager"]))
+    system = get_system(name)
+    n = data.draw(st.integers(1, 7))
+    comp = data.draw(computations(name, n))
+    config = system.initial(n)
+    for t in comp.transitions:
+        assert t in system.legal(*config)
+        config = system.apply(*config, t)[:3]
+    assert config == (comp.stack, comp.buffer, comp.arcs)
+
+
+@settings(max_examples=50)
+@given(oracle_examples("arc_standard", max_n=6))
+def test_oracle_examples_carry_a_strategy_of_the_system(ex):
+    assert ex.strategy in get_system("arc_standard").strategies
+    assert len(ex.computation.arcs) == len(ex.heads)
