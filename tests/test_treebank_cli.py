@@ -1,5 +1,6 @@
 """End to end: semiparse projectivize / count / compare-pseudo."""
 import json
+import os
 import subprocess
 import sys
 
@@ -146,7 +147,8 @@ def test_count_json_matches_the_api(ud_files, tmp_path, capsys):
 
 
 def test_compare_pseudo_optimal_never_loses_more(ud_files, capsys):
-    pytest.importorskip("spacy")
+    if not os.environ.get("CI"):  # CI installs the test extra, which has spaCy
+        pytest.importorskip("spacy")
     files = [str(p) for p in ud_files if "dev" in p.name]
     assert main(["compare-pseudo", *files, "--json"]) == 0
     table = json.loads(capsys.readouterr().out)
