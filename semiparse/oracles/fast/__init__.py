@@ -2,7 +2,6 @@
 
 | system | method | gold trees | strategies | cost per call |
 |---|---|---|---|---|
-| arc_standard | ``linear`` | projective | none | O(n) |
 | arc_standard | ``right_stack`` | projective | none, lbr, strict_lbr | O(l_L l_R (l_L + l_R)) |
 | arc_standard | ``cubic_critical`` | any | all | O((k + m')^3) |
 | arc_eager, arc_hybrid | ``cost`` | projective | none | O(n) |

@@ -5,7 +5,6 @@
   trees; strategies none, lbr and strict_lbr (under rbl, a top that may no
   longer take right children can make it worth breaking a gold fragment of
   the buffer, so collapsing fragments is not exact there).
-- ``linear``: see :mod:`.linear`.
 - ``cubic_critical``: the grammar path (Table 4 of SPEC) on the configuration
   string with the non-critical buffer nodes removed wherever that is valid,
   any gold tree, every strategy for which removal is exact.

@@ -1,7 +1,10 @@
 """The LR-spine transition system (seed 000 section 6.1) and its oracle.
 
-Stack elements are trees given by their left and right spines (the paths
-from the root taking the leftmost / rightmost child at each step).
+Stack elements are trees given by their left and right spines: the path
+from the root through leftmost left children, and through rightmost right
+children (the nodes whose subtree reaches the tree's left / right edge, the
+only ones that can still take a dependent on that side without crossing an
+edge; this is what the update rules of section 6.1 maintain).
 
 - ``shift``: push the buffer front as a one-node tree;
 - ``left_arc_K``: the K-th node (1 = the root) of the top tree's left spine
@@ -33,7 +36,8 @@ from ..system import TransitionSystem
 
 
 def spines(root, arcs, lo_child=None, hi_child=None):
-    """``(left_spine, right_spine)`` of the tree of ``root`` under ``arcs``."""
+    """``(left_spine, right_spine)`` of the tree of ``root`` under ``arcs``
+    (root first)."""
     if lo_child is None:
         lo_child, hi_child = child_bounds(arcs)
     left, x = [root], root
@@ -48,15 +52,15 @@ def spines(root, arcs, lo_child=None, hi_child=None):
 
 
 def child_bounds(arcs):
-    """Leftmost and rightmost child of every node (-1 for none)."""
+    """Leftmost left child and rightmost right child of every node (-1 for none)."""
     n1 = len(arcs)
     lo, hi = [-1] * n1, [-1] * n1
     for d in range(n1):
         h = arcs[d]
-        if h >= 0:
-            if lo[h] < 0 or d < lo[h]:
+        if 0 <= h:
+            if d < h and (lo[h] < 0 or d < lo[h]):
                 lo[h] = d
-            if d > hi[h]:
+            if d > h and d > hi[h]:
                 hi[h] = d
     return lo, hi
 

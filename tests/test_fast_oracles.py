@@ -1,0 +1,213 @@
+"""Fast oracles (semiparse.oracles.fast) against the exhaustive search and the
+grammar path: hypothesis on small sentences, then every configuration visited
+by random and oracle-guided computations over a whole shared UD dev file."""
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import semiparse
+from semiparse.conllu_io import read_conllu
+from semiparse.oracles import get_system, methods
+from semiparse.oracles.fast.lr_spine import spines
+from semiparse.oracles.gold import is_projective_tree
+from semiparse.testing import gold_trees, oracle_examples
+
+# (system, method, strategies, projective gold only)
+FAST = [
+    ("arc_standard", "right_stack", ("none", "lbr", "strict_lbr"), True),
+    ("arc_standard", "cubic_critical", ("none", "lbr", "strict_lbr", "rbl"), False),
+    ("arc_eager", "cost", ("none",), True),
+    ("arc_hybrid", "cost", ("none",), True),
+]
+CASES = [(s, m, st_, p) for s, m, sts, p in FAST for st_ in sts]
+_oracles = {}
+
+
+def get_oracle(system, strategy, method):
+    key = (system, strategy, method)
+    if key not in _oracles:
+        _oracles[key] = semiparse.oracle(system, strategy, method)
+    return _oracles[key]
+
+
+def test_registered():
+    for system, method, strategies, projective in FAST + [("lr_spine", "spine_table", ("none",),
+                                                           True)]:
+        found = {m.name: m for m in methods(system)}
+        assert method in found, f"{system}/{method} not registered"
+        assert found[method].strategies == strategies
+        assert found[method].projective_only == projective
+
+
+@pytest.mark.parametrize("system,method,strategy,projective", CASES,
+                         ids=[f"{s}-{m}-{st_}" for s, m, st_, _ in CASES])
+def test_against_exhaustive_and_grammar(system, method, strategy, projective):
+    fast = get_oracle(system, strategy, method)
+    grammar = get_oracle(system, strategy, "grammar")
+    exhaustive = get_oracle(system, strategy, "exhaustive")
+    examples = oracle_examples(system, 7, [strategy], {strategy: fast},
+                               projective=True if projective else None)
+
+    @settings(max_examples=150, database=None)
+    @given(examples)
+    def check(ex):
+        c = ex.computation
+        got = fast.scores(c.stack, c.buffer, ex.heads, c.arcs)
+        assert got == exhaustive.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs)
+        assert got == grammar.scores(c.stack, c.buffer, ex.heads, c.arcs)
+
+    check()
+
+
+def test_right_stack_refuses_rbl_and_nonprojective():
+    with pytest.raises(ValueError, match="does not support strategy"):
+        semiparse.oracle("arc_standard", "rbl", "right_stack")
+    o = semiparse.oracle("arc_standard", "none", "right_stack")
+    with pytest.raises(ValueError, match="projective"):
+        o.scores([0], [1, 2, 3], [-1, 3, 0, 2])
+
+
+def test_auto_picks_fast_methods():
+    o = semiparse.oracle("arc_standard")
+    assert o.method_for([-1, 2, 0, 2]) == "right_stack"
+    assert o.method_for([-1, 3, 0, 2]) == "cubic_critical"      # non-projective
+    assert semiparse.oracle("arc_standard", "lbr").method_for([-1, 2, 0, 2]) == "right_stack"
+    assert semiparse.oracle("arc_standard", "rbl").method_for([-1, 2, 0, 2]) == "cubic_critical"
+    assert semiparse.oracle("arc_eager").method_for([-1, 2, 0, 2]) == "cost"
+    assert semiparse.oracle("lr_spine").method_for([-1, 2, 0, 2]) == "spine_table"
+
+
+# -- the LR-spine system ------------------------------------------------------------
+
+def test_lr_spine_transitions():
+    system = get_system("lr_spine")
+    stack, buffer, arcs = system.initial(5)
+    for t in ["shift", "shift", "left_arc_1", "shift", "right_arc_1", "shift"]:
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, t)
+    assert stack == (0, 2, 4) and buffer == (5,)
+    assert spines(2, arcs) == ((2, 1), (2, 3))
+    assert system.legal(stack, buffer, arcs) == ["shift", "left_arc_1", "right_arc_1",
+                                                 "right_arc_2"]
+    s2, _, a2, edge = system.apply(stack, buffer, arcs, "right_arc_2")
+    assert edge == (3, 4) and s2 == (0, 2) and spines(2, a2) == ((2, 1), (2, 3, 4))
+    s3, _, a3, edge = system.apply(stack, buffer, arcs, "left_arc_1")
+    assert edge == (4, 2) and spines(4, a3) == ((4, 2, 1), (4,))
+    with pytest.raises(ValueError, match="not legal"):
+        system.apply(stack, buffer, arcs, "right_arc_3")
+    with pytest.raises(ValueError, match="unknown transition"):
+        system.apply(stack, buffer, arcs, "swap")
+
+
+def test_lr_spine_validate():
+    system = get_system("lr_spine")
+    with pytest.raises(ValueError, match="root 0 at the bottom"):
+        system.validate((1,), (2,), (-1, -1, -1), 2)
+    with pytest.raises(ValueError, match="no head"):
+        system.validate((0, 2), (3,), (-1, 2, 1, -1), 3)
+    with pytest.raises(ValueError, match="consecutive"):
+        system.validate((0, 2, 3), (4,), (-1, 3, -1, -1, -1), 4)
+    assert system.validate([0, 2], [3], [-1, 2, -1, -1], 3) == ((0, 2), (3,), (-1, 2, -1, -1))
+
+
+@settings(max_examples=60, database=None)
+@given(gold_trees(1, 6, projective=True))
+def test_lr_spine_builds_every_projective_tree(heads):
+    """From the initial configuration the best completion gets every edge."""
+    o = get_oracle("lr_spine", "none", "spine_table")
+    stack, buffer, arcs = get_system("lr_spine").initial(len(heads) - 1)
+    assert max(o.scores(stack, buffer, heads, arcs).values()) == len(heads) - 1
+
+
+@settings(max_examples=120, database=None)
+@given(oracle_examples("lr_spine", 6, ["none"], projective=True))
+def test_lr_spine_against_exhaustive(ex):
+    o = get_oracle("lr_spine", "none", "spine_table")
+    c = ex.computation
+    assert o.scores(c.stack, c.buffer, ex.heads, c.arcs) == \
+        o.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs)
+
+
+# -- every configuration of computations over a shared UD dev file ---------------------
+
+UD_FILE = "UD_Gothic-PROIEL/got_proiel-ud-dev.conllu"
+
+
+@pytest.fixture(scope="module")
+def ud_trees(shared_data):
+    path = shared_data / "ud" / UD_FILE
+    trees = [s.heads for s in read_conllu(path) if s.heads is not None]
+    assert len(trees) > 900
+    return trees
+
+
+def walk(system, heads, oracle, rng, follow):
+    """Configurations of one computation: random steps, or (with probability
+    ``follow``) optimal steps of ``oracle``."""
+    stack, buffer, arcs = system.initial(len(heads) - 1)
+    while not system.is_final(stack, buffer, arcs):
+        yield stack, buffer, arcs
+        legal = system.legal(stack, buffer, arcs)
+        if rng.random() < follow:
+            best = oracle.optimal(stack, buffer, heads, arcs)
+            legal = [t for t in legal if t in best]
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, rng.choice(legal))
+
+
+UD_CASES = [("arc_standard", ("right_stack", "cubic_critical")),
+            ("arc_eager", ("cost",)), ("arc_hybrid", ("cost",))]
+
+
+@pytest.mark.parametrize("system,names", UD_CASES, ids=[s for s, _ in UD_CASES])
+def test_ud_dev_file(ud_trees, system, names):
+    """fast == grammar on every configuration of a random and of an
+    oracle-guided computation, for every sentence of the file."""
+    rng = random.Random(5)
+    sys_ = get_system(system)
+    grammar = get_oracle(system, "none", "grammar")
+    fast = {m: get_oracle(system, "none", m) for m in names}
+    compared = 0
+    for heads in ud_trees:
+        projective = is_projective_tree(heads)
+        usable = [m for m in names if projective or m == "cubic_critical"]
+        if not usable:
+            continue
+        guide = fast[usable[0]]
+        for follow in (0.0, 0.8):
+            for stack, buffer, arcs in walk(sys_, heads, guide, rng, follow):
+                expected = grammar.scores(stack, buffer, heads, arcs)
+                for m in usable:
+                    assert fast[m].scores(stack, buffer, heads, arcs) == expected, (m, heads,
+                                                                                   stack, buffer)
+                compared += 1
+    assert compared > 10000
+
+
+def test_lr_spine_ud_dev_file(ud_trees):
+    """On every projective sentence up to 25 words, along a computation mixing
+    optimal and random steps, the oracle keeps its promises: after any step t,
+    the best sigma is sigma_t minus t's own gain, and a computation that
+    follows the oracle from the initial configuration builds the gold tree."""
+    rng = random.Random(6)
+    system = get_system("lr_spine")
+    o = get_oracle("lr_spine", "none", "spine_table")
+    done = 0
+    for heads in ud_trees:
+        if len(heads) > 26 or not is_projective_tree(heads):
+            continue
+        stack, buffer, arcs = system.initial(len(heads) - 1)
+        promised = len(heads) - 1
+        while not system.is_final(stack, buffer, arcs):
+            scores = o.scores(stack, buffer, heads, arcs)
+            best = max(scores.values())
+            assert best == promised, (heads, stack, buffer, arcs)
+            if rng.random() < 0.7:
+                t = rng.choice(sorted(t for t, v in scores.items() if v == best))
+            else:
+                t = rng.choice(sorted(scores))
+            stack, buffer, arcs, edge = system.apply(stack, buffer, arcs, t)
+            promised = scores[t] - (edge is not None and heads[edge[1]] == edge[0])
+        assert promised == 0
+        done += 1
+    assert done > 500
