@@ -23,6 +23,22 @@ def test_grammar_oracle_agrees_with_exhaustive_search(name, strategy):
     assert result.calls >= 2000
 
 
+@pytest.mark.parametrize("name", ["arc_hybrid", "arc_eager"])
+def test_projective_form_agrees_with_exhaustive_search(name):
+    [result] = check(name, examples=1000, max_n=8, seed=5, method="projective_masked")
+    assert result.mismatch is None, result.mismatch.describe("projective_masked")
+
+
+def test_a_missing_edge_restriction_is_caught(tmp_path):
+    text = (data_dir("systems") / "arc_eager.toml").read_text()
+    assert 'heads.headed = ["below"]\n' in text
+    path = tmp_path / "loose_eager.toml"
+    path.write_text(text.replace('name = "arc_eager"', 'name = "loose_eager"')
+                    .replace('heads.headed = ["below"]\n', ""))
+    [result] = check(str(path), examples=300, max_n=6, method="projective_masked")
+    assert not result.ok
+
+
 def wrong_grammar(tmp_path, name, old, new):
     text = (data_dir("grammars") / f"{name}.grammar").read_text()
     assert old in text

@@ -4,16 +4,46 @@ For each legal transition t from c: sigma_t = (1 if t's edge is gold) + the
 max-plus value of the system's completion grammar on the configuration t(c),
 with w(i, j) = delta_gold(c_i, c_j), edges already built scored 0, virtual
 positions scored 0, and the strategy's restrictions as -inf weights.
+
+:func:`masked_scores` is the same computation for a system that also declares
+its completion as the projective grammar with some edges forbidden
+(``[completion.projective]``): the same trees, one state instead of several,
+hence a faster parse.
 """
 import numpy as np
 
 from .. import _cky
+from ..grammar import load_grammar
 from .exhaustive import NEG_INF, edge_masks, initial_masks
+from .gold import Gold
 
 
 def grammar_scores(system, gold, stack, buffer, arcs, strategy):
     """``{transition: sigma}`` by the completion grammar (see module doc)."""
-    grammar = system.grammar
+    return _scores(system, gold, stack, buffer, arcs, strategy, system.grammar, None)
+
+
+def masked_scores(system, gold, stack, buffer, arcs, strategy):
+    """``{transition: sigma}`` by the projective grammar with forbidden edges."""
+    return _scores(system, gold, stack, buffer, arcs, strategy, load_grammar("projective"),
+                   system.forbid_edges)
+
+
+def masked_method(system):
+    """``masked_scores`` for ``system`` as a registered method
+    ``fn(stack, buffer, heads, arcs, strategy)`` (the gold tree's preparation is
+    cached across calls with the same ``heads`` object)."""
+    last = [None, None]
+
+    def fn(stack, buffer, heads, arcs, strategy):
+        if last[0] is not heads:
+            last[0], last[1] = heads, Gold(heads)
+        return masked_scores(system, last[1], stack, buffer, arcs, strategy)
+
+    return fn
+
+
+def _scores(system, gold, stack, buffer, arcs, strategy, grammar, masks_of):
     rules, tables = grammar.compiled, grammar.tables
     masks = initial_masks(system, strategy, stack, buffer, arcs, gold.n)
     heads, delta = gold.heads, gold.delta
@@ -45,7 +75,13 @@ def grammar_scores(system, gold, stack, buffer, arcs, strategy):
                         w[i, :i] = NEG_INF
                     else:
                         w[i, i + 1:] = NEG_INF
-        ids = np.array(ids, dtype=np.intc)
-        value = _cky.inside("maxplus", rules, tables.term_left[ids], tables.term_right[ids], w)
+        if masks_of is None:
+            ids = np.array(ids, dtype=np.intc)
+            pl, pr = tables.term_left[ids], tables.term_right[ids]
+        else:
+            masks_of(w, len(nodes) - len(s2) - len(b2), s2, b2, a2)
+            pl = np.full(len(nodes), tables.term_left[0], dtype=np.intc)
+            pr = np.full(len(nodes), tables.term_right[0], dtype=np.intc)
+        value = _cky.inside("maxplus", rules, pl, pr, w)
         out[t] = NEG_INF if value == NEG_INF else gain + int(value)
     return out

@@ -19,10 +19,13 @@ import re
 import tomllib
 from pathlib import Path
 
+import numpy as np
+
 from ..grammar import load_grammar
 from ..resources import data_dir
 
 LBR, RBL, NO_LEFT, NO_RIGHT = 1, 2, 4, 8
+NEG_INF = float("-inf")
 ROLES = ("root", "top", "below_top", "stack", "buffer")
 
 
@@ -44,6 +47,7 @@ class TransitionSystem:
     transitions = ()
     strategies = ("none",)
     grammar = None
+    projective_form = False
     needs_arcs = True
 
     def initial(self, n):
@@ -306,6 +310,29 @@ class RewriteSystem(TransitionSystem):
         self._prefix_ids = [int(i) for i in ids(list(self._prefix))] if self._prefix else []
         self._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in self._term_rules]
         self._build_terminal_table()
+        self._load_projective_form(comp.get("projective"))
+
+    def _load_projective_form(self, spec):
+        """``[completion.projective]``: the completion as the projective grammar
+        with forbidden edges (see :meth:`forbid_edges`)."""
+        self.projective_form = spec is not None
+        if spec is None:
+            return
+        where = "[completion.projective]"
+        roles = ("root", "stack", "headed", "headless", "buffer")
+        kinds = ("virtual", "below", "stack", "buffer")
+        self._no_left = tuple(spec.get("no_left_children", []))
+        bad = [r for r in self._no_left if r not in roles]
+        if bad:
+            self._fail(f"no_left_children role {bad[0]!r}: expected one of {roles}", where)
+        self._allowed_heads = {}
+        for role, allowed in spec.get("heads", {}).items():
+            if role not in roles:
+                self._fail(f"heads role {role!r}: expected one of {roles}", where)
+            bad = [k for k in allowed if k not in kinds]
+            if bad:
+                self._fail(f"heads.{role}: head kind {bad[0]!r}: expected some of {kinds}", where)
+            self._allowed_heads[role] = frozenset(allowed)
 
     def _load_strategies(self, table):
         if not isinstance(table, dict) or "none" not in table:
@@ -485,6 +512,46 @@ class RewriteSystem(TransitionSystem):
                              f"stack={list(stack)} buffer={list(buffer)}") from None
         return [-1] * len(self._prefix) + list(stack) + list(buffer), ids
 
+    def forbid_edges(self, w, prefix, stack, buffer, arcs):
+        """Set to -inf, in the weights ``w`` of the completion string (``prefix``
+        virtual positions, then stack, then buffer), the edges the declared
+        projective form forbids: left edges of ``no_left_children`` roles and
+        edges into a node from heads its roles do not allow (a node with
+        several roles gets the intersection)."""
+        k = len(stack)
+        m = prefix + k + len(buffer)
+        rows = {"virtual": np.zeros(m, bool), "stack": np.zeros(m, bool),
+                "buffer": np.zeros(m, bool)}
+        rows["virtual"][:prefix] = True
+        rows["stack"][prefix:prefix + k] = True
+        rows["buffer"][prefix + k:] = True
+        groups = {("buffer",): list(range(prefix + k, m))}
+        for i, x in enumerate(stack, prefix):
+            role = "root" if x == 0 else "headed" if arcs is not None and arcs[x] >= 0 else "headless"
+            groups.setdefault(("stack", role), []).append(i)
+        for roles, cols in groups.items():
+            if not cols:
+                continue
+            cols = np.array(cols)
+            if any(r in self._no_left for r in roles):
+                block = w[cols]
+                block[np.arange(m)[None, :] < cols[:, None]] = NEG_INF
+                w[cols] = block
+            allowed = None
+            for r in roles:
+                kinds = self._allowed_heads.get(r)
+                if kinds is not None:
+                    allowed = kinds if allowed is None else allowed & kinds
+            if allowed is None:
+                continue
+            keep = np.zeros(m, bool)
+            for kind in allowed - {"below"}:
+                keep |= rows[kind]
+            below = cols[cols > prefix] if "below" in allowed and roles[0] == "stack" else cols[:0]
+            saved = w[below - 1, below]
+            w[np.ix_(~keep, cols)] = NEG_INF
+            w[below - 1, below] = saved
+
     def forbidden(self, strategy, t, stack, buffer, after_stack, after_buffer):
         items = self._forbid[strategy].get(t)
         if not items:
@@ -540,6 +607,8 @@ def available_systems():
 
 
 def _from_file(path):
+    """Load a system file; a declared projective form registers the method
+    ``projective_masked`` (exact for every gold tree, rank 90)."""
     text = path.read_text()
     try:
         data = tomllib.loads(text)
@@ -547,4 +616,11 @@ def _from_file(path):
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         where = f"{path}:{m.group(1)}:{m.group(2)}" if m else f"{path}:1"
         raise ValueError(f"{where}: {str(exc).split(' (at line')[0]}") from None
-    return RewriteSystem(path, text, data)
+    system = RewriteSystem(path, text, data)
+    if system.projective_form:
+        from .grammar_path import masked_method
+        from .registry import register_method
+
+        register_method(system.name, "projective_masked", masked_method(system), ("none",),
+                        projective_only=False, rank=90)
+    return system
