@@ -21,8 +21,7 @@ from semiparse.projectivity import is_projective
 from semiparse.train import _core, read_trees
 from semiparse.train.features import ZHANG_NIVRE, compile_templates
 
-SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
-NAMES = {code: name for name, code in _core.MOVES.items()}
+SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
 M64 = (1 << 64) - 1
 
 
@@ -127,19 +126,31 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
         assert list(state.features(TEMPLATES)) == reference_features(
             stack, buffer, arcs, labels, words, tags)
         legal = sorted(py.legal(stack, buffer, arcs))
-        mine = sorted(NAMES[m] for m in range(4) if state.valid(m))
+        codes = range(4 * (n + 2))  # LR-spine: K up to n + 1
+        mine = sorted(_core.move_name(m, system) for m in codes
+                      if (system == "lr_spine" or m < 4) and state.valid(m))
         assert mine == legal
         if state.is_final():
             assert not legal
             break
         name = legal[choice % len(legal)]
         label = choice % 70  # label sets wrap at 64
-        arc = _core.arc_of(state, _core.MOVES[name])
+        arc = _core.arc_of(state, _core.move_code(name))
         stack, buffer, arcs, edge = py.apply(stack, buffer, arcs, name)
         assert arc == edge
         if edge is not None:
             labels[edge[1]] = label
-        state.apply(_core.MOVES[name], label)
+        state.apply(_core.move_code(name), label)
+        for root in stack:
+            left, right = _py_spines(root, arcs)
+            assert state.spine(root, "left") == list(left)
+            assert state.spine(root, "right") == list(right)
+
+
+def _py_spines(root, arcs):
+    from semiparse.oracles.fast.lr_spine import spines
+
+    return spines(root, arcs)
 
 
 def _dev_trees(ud_files, names):
@@ -186,7 +197,7 @@ def test_static_moves_are_optimal_for_the_dynamic_oracle(ud_files, system):
         state = _core.State(sent, _core.SYSTEMS[system])
         while not state.is_final():
             move = state.static_move()
-            assert NAMES[move] in oracle.optimal(state.stack, state.buffer, list(tree.heads),
+            assert _core.move_name(move, system) in oracle.optimal(state.stack, state.buffer, list(tree.heads),
                                                  arcs=state.arcs), tree.where
             state.apply(move, 0)
 

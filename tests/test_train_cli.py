@@ -38,6 +38,8 @@ def chain_baseline(trees):
     ("arc_eager", "dynamic", "rda", 120),
     ("arc_standard", "dynamic", "beam-early", 40),
     ("arc_hybrid", "static", "beam-maxv", 40),
+    ("lr_spine", "static", "perceptron", 200),
+    ("lr_spine", "dynamic", "perceptron", 40),
 ])
 def test_training_learns(greek, system, oracle, trainer, n_train):
     train, dev, _ = greek

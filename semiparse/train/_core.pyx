@@ -8,8 +8,11 @@ their labels, and the per-node child bookkeeping the features read (leftmost /
 rightmost two children, left / right valency, left / right label sets).  Each
 system is a branch of the functions over that struct (``_valid``, ``_apply``,
 ``_final``, ``_static``), so the hot loops never touch Python objects.  The
-systems follow ``systems/*.toml``; arc-eager is final once the buffer is
-empty, and the words still without a head are then attached to the root.
+systems follow ``systems/*.toml`` and ``semiparse.oracles`` (LR-spine); arc-eager
+is final once the buffer is empty, and the words still without a head are then
+attached to the root.  LR-spine reads its spines off the leftmost / rightmost
+child fields; its moves ``left_arc_K`` / ``right_arc_K`` are coded as
+LEFT / RIGHT + 4 (K - 1).
 
 Features are Zhang & Nivre (2011) style templates given as data (see
 :mod:`semiparse.train.features`): each template is a list of (slot, attribute)
@@ -33,6 +36,7 @@ cnp.import_array()
 DEF ARC_STANDARD = 0
 DEF ARC_HYBRID = 1
 DEF ARC_EAGER = 2
+DEF LR_SPINE = 3
 # moves
 DEF SHIFT = 0
 DEF LEFT = 1
@@ -68,8 +72,30 @@ DEF A_LSETL = 5
 DEF A_LSETR = 6
 DEF A_DIST = 7     # distance from S0 to the slot, capped
 
-SYSTEMS = {"arc_standard": ARC_STANDARD, "arc_hybrid": ARC_HYBRID, "arc_eager": ARC_EAGER}
+SYSTEMS = {"arc_standard": ARC_STANDARD, "arc_hybrid": ARC_HYBRID, "arc_eager": ARC_EAGER,
+           "lr_spine": LR_SPINE}
 MOVES = {"shift": SHIFT, "left_arc": LEFT, "right_arc": RIGHT, "reduce": REDUCE}
+
+
+def move_code(name):
+    """Integer code of a transition name; LR-spine ``left_arc_K`` / ``right_arc_K``
+    are LEFT / RIGHT plus 4 (K - 1) (so ``left_arc_1`` is ``left_arc``)."""
+    if name in MOVES:
+        return MOVES[name]
+    kind, _, k = name.rpartition("_")
+    if kind in ("left_arc", "right_arc") and k.isdigit() and int(k) >= 1:
+        return MOVES[kind] + 4 * (int(k) - 1)
+    raise ValueError(f"unknown transition {name!r}")
+
+
+def move_name(int code, str system):
+    """Inverse of :func:`move_code` (LR-spine names carry their K)."""
+    kind = {SHIFT: "shift", LEFT: "left_arc", RIGHT: "right_arc", REDUCE: "reduce"}[code & 3]
+    if system == "lr_spine" and kind != "shift":
+        return f"{kind}_{(code >> 2) + 1}"
+    if code >= 4:
+        raise ValueError(f"move code {code} belongs to LR-spine only")
+    return kind
 SLOTS = {"s0": S0, "s1": S1, "s2": S2, "b0": B0, "b1": B1, "b2": B2,
          "s0h": S0H, "s0h2": S0H2, "s0l": S0L, "s0l2": S0L2, "s0r": S0R, "s0r2": S0R2,
          "s1l": S1L, "s1r": S1R, "s1l2": S1L2, "s1r2": S1R2, "b0l": B0L, "b0l2": B0L2}
@@ -159,11 +185,28 @@ cdef inline void _add_arc(StateC* s, int h, int d, int lab) noexcept nogil:
             s.r2[h] = d
 
 
+cdef inline int _spine(const StateC* s, int root, int side, int k) noexcept nogil:
+    """The k-th node (1 = root) of root's left (side LEFT) or right spine, or -1."""
+    cdef int x = root
+    while k > 1 and x >= 0:
+        x = s.l1[x] if side == LEFT else s.r1[x]
+        k -= 1
+    return x
+
+
 cdef inline bint _valid(int system, const StateC* s, int move) noexcept nogil:
     cdef bint buf = s.b <= s.n
     cdef int L = s.stack_len
     if move == SHIFT:
         return buf
+    if system == LR_SPINE:
+        if L < 2:
+            return False
+        if (move & 3) == LEFT:
+            return s.stack[L - 2] != 0 and _spine(s, s.stack[L - 1], LEFT, (move >> 2) + 1) >= 0
+        if (move & 3) == RIGHT:
+            return _spine(s, s.stack[L - 2], RIGHT, (move >> 2) + 1) >= 0
+        return False
     if system == ARC_STANDARD:
         if move == LEFT:
             return L >= 3
@@ -192,6 +235,13 @@ cdef inline void _apply(int system, StateC* s, int move, int lab) noexcept nogil
         s.stack[L] = s.b
         s.stack_len += 1
         s.b += 1
+    elif system == LR_SPINE:
+        if (move & 3) == LEFT:
+            _add_arc(s, _spine(s, s.stack[L - 1], LEFT, (move >> 2) + 1), s.stack[L - 2], lab)
+            s.stack[L - 2] = s.stack[L - 1]
+        else:
+            _add_arc(s, _spine(s, s.stack[L - 2], RIGHT, (move >> 2) + 1), s.stack[L - 1], lab)
+        s.stack_len -= 1
     elif system == ARC_STANDARD:
         if move == LEFT:
             _add_arc(s, s.stack[L - 1], s.stack[L - 2], lab)
@@ -340,7 +390,7 @@ cdef class State:
     cdef readonly Sentence sentence
 
     def __cinit__(self, Sentence sentence, int system):
-        if system < 0 or system > 2:
+        if system < 0 or system > 3:
             raise ValueError(f"unknown system code {system}")
         self.sentence = sentence
         self.system = system
@@ -360,6 +410,15 @@ cdef class State:
 
     def valid(self, int move):
         return _valid(self.system, self.c, move)
+
+    def spine(self, int root, str side):
+        """The left or right spine of root's tree (root first)."""
+        out = []
+        cdef int x = root
+        while x >= 0:
+            out.append(x)
+            x = self.c.l1[x] if side == "left" else self.c.r1[x]
+        return out
 
     def apply(self, int move, int label=-1):
         if not _valid(self.system, self.c, move):
@@ -413,7 +472,22 @@ cdef int _static(int system, const StateC* s, Sentence sent):
     cdef int s0 = s.stack[L - 1] if L >= 1 else -1
     cdef int s1 = s.stack[L - 2] if L >= 2 else -1
     cdef int b0 = s.b if s.b <= n else -1
-    cdef int k
+    cdef int k, x
+    if system == LR_SPINE:
+        # attach as soon as possible, to the spine node that is the gold head
+        if L >= 2 and s1 != 0:
+            k, x = 1, s0
+            while x >= 0:
+                if gold[s1] == x:
+                    return LEFT + 4 * (k - 1)
+                x, k = s.l1[x], k + 1
+        if L >= 2:
+            k, x = 1, s1
+            while x >= 0:
+                if gold[s0] == x:
+                    return RIGHT + 4 * (k - 1)
+                x, k = s.r1[x], k + 1
+        return SHIFT if b0 >= 0 else -1
     if system == ARC_STANDARD:
         if L >= 3 and gold[s1] == s0:
             return LEFT
@@ -756,6 +830,10 @@ def arc_of(State state, int move):
     cdef int L = s.stack_len
     if not _valid(state.system, s, move) or move == SHIFT:
         return None
+    if state.system == LR_SPINE:
+        if (move & 3) == LEFT:
+            return (_spine(s, s.stack[L - 1], LEFT, (move >> 2) + 1), s.stack[L - 2])
+        return (_spine(s, s.stack[L - 2], RIGHT, (move >> 2) + 1), s.stack[L - 1])
     if state.system == ARC_STANDARD:
         if move == LEFT:
             return (s.stack[L - 1], s.stack[L - 2])

@@ -109,7 +109,10 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
                               [-1] * (len(gold) + 1))
         state = _core.State(sent, _core.SYSTEMS[system])
         for move, label, p in steps:
-            code = _core.MOVES.get(move)
+            try:
+                code = _core.move_code(move)
+            except ValueError:
+                code = None
             if code is None or not state.valid(code):
                 raise ValueError(f"{out.where}: step {move!r} is not a valid move of {system} here")
             optimal = oracles[system].optimal(state.stack, state.buffer, list(gold.heads), arcs=state.arcs)

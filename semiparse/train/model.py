@@ -19,10 +19,13 @@ from .data import ROOT_WORD, stable_hash
 
 FORMAT = "semiparse-parser-model"
 VERSION = 1
+SPINE_DEPTH = 4  # LR-spine classes attach to the first SPINE_DEPTH nodes of a spine
 SYSTEM_MOVES = {
     "arc_standard": ("shift", "left_arc", "right_arc"),
     "arc_hybrid": ("shift", "left_arc", "right_arc"),
     "arc_eager": ("shift", "left_arc", "right_arc", "reduce"),
+    "lr_spine": ("shift",) + tuple(f"{kind}_{k}" for k in range(1, SPINE_DEPTH + 1)
+                                   for kind in ("left_arc", "right_arc")),
 }
 SYSTEMS = tuple(SYSTEM_MOVES)
 
@@ -55,13 +58,13 @@ class Model:
             raise ValueError(f"root label {self.root_label!r} is not among the labels")
         moves = SYSTEM_MOVES[system]
         self.classes = [("shift", None)] + [(m, l) for m in moves[1:] for l in labels]
-        self.cls_move = np.array([_core.MOVES[m] for m, _ in self.classes], dtype=np.int32)
+        self.cls_move = np.array([_core.move_code(m) for m, _ in self.classes], dtype=np.int32)
         self.cls_label = np.array([-1 if l is None else self.label_index[l] for _, l in self.classes],
                                   dtype=np.int32)
         self.class_of = {c: i for i, c in enumerate(self.classes)}
         self.classes_of_move = {}
         for i, (m, _) in enumerate(self.classes):
-            self.classes_of_move.setdefault(_core.MOVES[m], []).append(i)
+            self.classes_of_move.setdefault(_core.move_code(m), []).append(i)
         self.weights = _core.Weights(len(self.classes), rda)
 
     # -- input -------------------------------------------------------------

@@ -30,7 +30,6 @@ ORACLES = ("static", "nondet", "dynamic")
 TRAINERS = ("perceptron", "rda", "beam-early", "beam-maxv")
 NONPROJ = ("skip", "projectivize", "oracle")
 RESTARTS = ("none", "positive", "negative")
-MOVE_NAMES = {code: name for name, code in _core.MOVES.items()}
 
 
 class DynamicOracle:
@@ -44,7 +43,7 @@ class DynamicOracle:
 
     def optimal(self, state, gold_heads):
         names = self.oracle.optimal(state.stack, state.buffer, gold_heads, arcs=state.arcs)
-        return {_core.MOVES[name] for name in names}
+        return {_core.move_code(name) for name in names}
 
 
 class StaticOracle:
@@ -97,6 +96,8 @@ class Trainer:
             raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, not {trainer!r}")
         if restart not in RESTARTS:
             raise ValueError(f"restart must be one of {', '.join(RESTARTS)}, not {restart!r}")
+        if trainer.startswith("beam") and system == "lr_spine":
+            raise ValueError("the beam trainers support arc_standard, arc_hybrid and arc_eager")
         if restart == "negative" and oracle != "dynamic":
             raise ValueError("--restart negative explores wrong configurations: it needs --oracle dynamic")
         if epochs < 1 or beam < 1 or not 0.0 <= explore_p <= 1.0:
@@ -114,16 +115,27 @@ class Trainer:
     # -- helpers -------------------------------------------------------------
 
     def _gold_classes(self, model, state, moves, sent):
-        """Correct classes: optimal moves, with the gold label when the arc is gold."""
+        """Correct classes: optimal moves, with the gold label when the arc is gold
+        (LR-spine moves deeper than the model's spine depth have no class)."""
         out = []
         heads, labels = sent.heads, sent.labels
         for move in moves:
+            if move not in model.classes_of_move:
+                continue
             arc = _core.arc_of(state, move)
             if arc is not None and heads[arc[1]] == arc[0] and labels[arc[1]] >= 0:
-                out.append(model.class_of[(MOVE_NAMES[move], model.labels[labels[arc[1]]])])
+                name = _core.move_name(move, model.system)
+                out.append(model.class_of[(name, model.labels[labels[arc[1]]])])
             else:
                 out.extend(model.classes_of_move[move])
         return out
+
+    def _beyond_model(self, model, state, moves, sent):
+        """Follow an optimal move the model has no class for (LR-spine, deep spines)."""
+        move = min(moves)
+        arc = _core.arc_of(state, move)
+        label = sent.labels[arc[1]] if arc is not None and sent.heads[arc[1]] == arc[0] else 0
+        state.apply(move, max(label, 0))
 
     def _optimal(self, state, sent):
         moves = self.oracle.optimal(state, sent.heads)
@@ -205,7 +217,11 @@ class Trainer:
             feats = _core.step_scores(state, weights, templates, cls_move, scores, valid)
             masked = np.where(valid, scores, -np.inf)
             predicted = int(np.argmax(masked))
-            gold = self._gold_classes(model, state, self._optimal(state, sent), sent)
+            moves = self._optimal(state, sent)
+            gold = self._gold_classes(model, state, moves, sent)
+            if not gold:
+                self._beyond_model(model, state, moves, sent)
+                continue
             best_gold = gold[int(np.argmax(masked[gold]))]
             steps += 1
             if predicted in gold:
@@ -233,7 +249,11 @@ class Trainer:
         while not state.is_final():
             feats = _core.step_scores(state, weights, model.templates, model.cls_move, scores, valid)
             p = model.probabilities(scores, valid.astype(bool))
-            gold = self._gold_classes(model, state, self._optimal(state, sent), sent)
+            moves = self._optimal(state, sent)
+            gold = self._gold_classes(model, state, moves, sent)
+            if not gold:
+                self._beyond_model(model, state, moves, sent)
+                continue
             f = np.zeros(C)
             f[gold] = p[gold] / p[gold].sum() if p[gold].sum() > 0 else 1.0 / len(gold)
             weights.rda_update(feats, f - p)
