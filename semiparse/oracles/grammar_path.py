@@ -25,8 +25,13 @@ def grammar_scores(system, gold, stack, buffer, arcs, strategy):
 
 def masked_scores(system, gold, stack, buffer, arcs, strategy):
     """``{transition: sigma}`` by the projective grammar with forbidden edges."""
-    return _scores(system, gold, stack, buffer, arcs, strategy, load_grammar("projective"),
-                   system.forbid_edges)
+    global _projective
+    if _projective is None:
+        _projective = load_grammar("projective")
+    return _scores(system, gold, stack, buffer, arcs, strategy, _projective, system.forbid_edges)
+
+
+_projective = None
 
 
 def masked_method(system):

@@ -333,6 +333,19 @@ class RewriteSystem(TransitionSystem):
             if bad:
                 self._fail(f"heads.{role}: head kind {bad[0]!r}: expected some of {kinds}", where)
             self._allowed_heads[role] = frozenset(allowed)
+        # Tables by dependent role code (0 virtual, 1 buffer, 2 root, 3 headed,
+        # 4 headless stack node) and head kind (0 virtual, 1 buffer, 2 stack).
+        codes = [(), ("buffer",), ("stack", "root"), ("stack", "headed"), ("stack", "headless")]
+        self._head_ok = np.ones((5, 3), bool)
+        self._below_ok = np.zeros(5, bool)
+        self._no_left_of = np.zeros(5, bool)
+        for code, names in enumerate(codes):
+            restricted = [self._allowed_heads[r] for r in names if r in self._allowed_heads]
+            if restricted:
+                allowed = frozenset.intersection(*restricted)
+                self._head_ok[code] = [k in allowed for k in ("virtual", "buffer", "stack")]
+                self._below_ok[code] = "below" in allowed
+            self._no_left_of[code] = any(r in self._no_left for r in names)
 
     def _load_strategies(self, table):
         if not isinstance(table, dict) or "none" not in table:
@@ -520,37 +533,21 @@ class RewriteSystem(TransitionSystem):
         several roles gets the intersection)."""
         k = len(stack)
         m = prefix + k + len(buffer)
-        rows = {"virtual": np.zeros(m, bool), "stack": np.zeros(m, bool),
-                "buffer": np.zeros(m, bool)}
-        rows["virtual"][:prefix] = True
-        rows["stack"][prefix:prefix + k] = True
-        rows["buffer"][prefix + k:] = True
-        groups = {("buffer",): list(range(prefix + k, m))}
-        for i, x in enumerate(stack, prefix):
-            role = "root" if x == 0 else "headed" if arcs is not None and arcs[x] >= 0 else "headless"
-            groups.setdefault(("stack", role), []).append(i)
-        for roles, cols in groups.items():
-            if not cols:
-                continue
-            cols = np.array(cols)
-            if any(r in self._no_left for r in roles):
-                block = w[cols]
-                block[np.arange(m)[None, :] < cols[:, None]] = NEG_INF
-                w[cols] = block
-            allowed = None
-            for r in roles:
-                kinds = self._allowed_heads.get(r)
-                if kinds is not None:
-                    allowed = kinds if allowed is None else allowed & kinds
-            if allowed is None:
-                continue
-            keep = np.zeros(m, bool)
-            for kind in allowed - {"below"}:
-                keep |= rows[kind]
-            below = cols[cols > prefix] if "below" in allowed and roles[0] == "stack" else cols[:0]
-            saved = w[below - 1, below]
-            w[np.ix_(~keep, cols)] = NEG_INF
-            w[below - 1, below] = saved
+        role = np.empty(m, dtype=np.intp)  # dependent roles, see _load_projective_form
+        role[:prefix] = 0
+        role[prefix + k:] = 1
+        st = role[prefix:prefix + k]
+        st[:] = 4
+        if arcs is not None:
+            st[[arcs[x] >= 0 for x in stack]] = 3
+        if stack and stack[0] == 0:
+            st[0] = 2
+        kind = np.minimum(role, 2)  # as a head: 0 virtual, 1 buffer, 2 stack
+        forbid = ~self._head_ok[role[None, :], kind[:, None]]
+        pos = np.arange(prefix + 1, prefix + k)
+        forbid[pos - 1, pos] &= ~self._below_ok[role[pos]]
+        forbid |= self._no_left_of[role][:, None] & (np.arange(m)[None, :] < np.arange(m)[:, None])
+        w[forbid] = NEG_INF
 
     def forbidden(self, strategy, t, stack, buffer, after_stack, after_buffer):
         items = self._forbid[strategy].get(t)
