@@ -23,7 +23,7 @@ def add_parser(subparsers):
     parser.add_argument("file", nargs="?", metavar="TRAIN.conllu")
     parser.add_argument("--sentences", type=int, default=400, help="number of projective sentences")
     parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--systems", nargs="+", default=["arc_standard", "arc_hybrid", "arc_eager"])
+    parser.add_argument("--systems", nargs="+", default=["arc_standard", "arc_hybrid", "arc_eager", "lr_spine"])
     parser.add_argument("--trainer", default="perceptron", choices=["perceptron", "rda"])
     parser.set_defaults(func=run)
     return parser
