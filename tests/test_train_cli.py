@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.cli import main
 from semiparse.projectivity import is_projective
-from semiparse.train import Model, ModelError, Trainer, Tree, attachment_scores, evaluate_model, read_trees
+from semiparse.train import Model, Trainer, Tree, attachment_scores, evaluate_model, read_trees
 from semiparse.train.evaluate import calibration
 
 
