@@ -16,6 +16,7 @@ from semiparse.testing import gold_trees, oracle_examples
 
 # (system, method, strategies, projective gold only)
 FAST = [
+    ("arc_standard", "linear", ("none",), True),
     ("arc_standard", "right_stack", ("none", "lbr", "strict_lbr"), True),
     ("arc_standard", "cubic_critical", ("none", "lbr", "strict_lbr", "rbl"), False),
     ("arc_eager", "cost", ("none",), True),
@@ -71,7 +72,7 @@ def test_right_stack_refuses_rbl_and_nonprojective():
 
 def test_auto_picks_fast_methods():
     o = semiparse.oracle("arc_standard")
-    assert o.method_for([-1, 2, 0, 2]) == "right_stack"
+    assert o.method_for([-1, 2, 0, 2]) == "linear"
     assert o.method_for([-1, 3, 0, 2]) == "cubic_critical"      # non-projective
     assert semiparse.oracle("arc_standard", "lbr").method_for([-1, 2, 0, 2]) == "right_stack"
     assert semiparse.oracle("arc_standard", "rbl").method_for([-1, 2, 0, 2]) == "cubic_critical"
@@ -155,7 +156,7 @@ def walk(system, heads, oracle, rng, follow):
         stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, rng.choice(legal))
 
 
-UD_CASES = [("arc_standard", ("right_stack", "cubic_critical")),
+UD_CASES = [("arc_standard", ("linear", "right_stack", "cubic_critical")),
             ("arc_eager", ("cost",)), ("arc_hybrid", ("cost",))]
 
 

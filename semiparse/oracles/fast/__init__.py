@@ -2,6 +2,7 @@
 
 | system | method | gold trees | strategies | cost per call |
 |---|---|---|---|---|
+| arc_standard | ``linear`` | projective | none | O(k + m) cells, few roots each |
 | arc_standard | ``right_stack`` | projective | none, lbr, strict_lbr | O(l_L l_R (l_L + l_R)) |
 | arc_standard | ``cubic_critical`` | any | all | O((k + m')^3) |
 | arc_eager, arc_hybrid | ``cost`` | projective | none | O(n) |
@@ -12,6 +13,8 @@ See docs/fast-oracles.md for the algorithms and measured speed.
 from ..registry import register_method
 from . import arc_standard, costs
 
+register_method("arc_standard", "linear", arc_standard.linear, strategies=("none",),
+                projective_only=True, rank=10)
 register_method("arc_standard", "right_stack", arc_standard.right_stack,
                 strategies=("none", "lbr", "strict_lbr"), projective_only=True, rank=20)
 register_method("arc_standard", "cubic_critical", arc_standard.cubic_critical,

@@ -35,6 +35,9 @@ cdef class Work:
     cdef int[::1] mark, xs, stack2, crit
     cdef unsigned char[::1] no_left, no_right
     cdef int[::1] tab
+    # linear method: per reduced-string position
+    cdef int[::1] posmap, par, lmin, rmax, nleft, nright, dlo, dhi, jlo, jhi
+    cdef int[::1] val, touched, rows, stamp, off, cnt, eroot, evalue, bonus, flag
 
     def __init__(self, heads):
         n = len(heads) - 1
@@ -48,6 +51,25 @@ cdef class Work:
         self.no_right = np.zeros(n + 2, dtype=np.uint8)
         # two anti-diagonals of (stack nodes absorbed) x (root position)
         self.tab = np.zeros(2 * (n + 2) * (n + 2), dtype=np.intc)
+        self.posmap = np.full(n + 2, -1, dtype=np.intc)
+        self.par = np.zeros(n + 3, dtype=np.intc)
+        self.lmin = np.zeros(n + 3, dtype=np.intc)
+        self.rmax = np.zeros(n + 3, dtype=np.intc)
+        self.nleft = np.zeros(n + 3, dtype=np.intc)
+        self.nright = np.zeros(n + 3, dtype=np.intc)
+        self.dlo = np.zeros(n + 3, dtype=np.intc)
+        self.dhi = np.zeros(n + 3, dtype=np.intc)
+        self.jlo = np.zeros(n + 3, dtype=np.intc)
+        self.jhi = np.zeros(n + 3, dtype=np.intc)
+        self.touched = np.zeros(n + 3, dtype=np.intc)
+        self.bonus = np.zeros(n + 3, dtype=np.intc)
+        self.flag = np.zeros(n + 3, dtype=np.intc)
+        self.val = np.full(n + 3, NEG, dtype=np.intc)
+        self.stamp = np.full(2 * (n + 3), -1, dtype=np.intc)
+        self.off = np.zeros(2 * (n + 3), dtype=np.intc)
+        self.cnt = np.zeros(2 * (n + 3), dtype=np.intc)
+        self.eroot = np.zeros(2 * (n + 3) * (n + 3), dtype=np.intc)
+        self.evalue = np.zeros(2 * (n + 3) * (n + 3), dtype=np.intc)
 
 
 cdef int critical_nodes(int* heads, int n, int* stack, int ns, int bstart,
@@ -148,6 +170,270 @@ cdef int right_stack_value(Work w, int* stack, int ns, int bstart) noexcept nogi
     return v + (n + 1 - bstart) - q
 
 
+cdef int linear_value(Work w, int* stack, int ns, int bstart) noexcept nogil:
+    """Most gold edges a computation from (stack, bstart..n) can add: Algorithm 1
+    on a compressed string, restricted to a band of cells and to the roots
+    that can still matter (see docs/fast-oracles.md).
+
+    String: the stack (x = 0..k), then the critical nodes, where a critical
+    node with no gold edge to a stack node is dropped if it has no gold edge
+    to another critical node either (it is never worth anything), and a
+    maximal run of such nodes along a chain (each critical node's critical
+    gold head is the next critical node) becomes one position whose
+    absorption as a root is worth its run's inner edges.  Gold edges between
+    the stack and the critical nodes are nested, so position j of the right
+    part links to stack nodes in [lo_j, hi_j] with both bounds decreasing
+    in j; a run links, in effect, to the gap between its neighbours' ranges.
+    Cell (i, j) -- i stack nodes below the top and j right positions
+    absorbed -- is visited only if j is within one position of the range of
+    positions whose links come within one of the next stack node
+    a_l (l = k-1-i).  The ranges overlap only at their ends: O(k + q) cells.
+    In a cell, roots with no gold edge leaving the span are interchangeable
+    (the best one is kept), and a root whose value plus its number of
+    leaving gold edges cannot beat the best value is dropped.
+    """
+    cdef int* heads = &w.heads[0]
+    cdef int* xs = &w.xs[0]
+    cdef int* crit = &w.crit[0]
+    cdef int* pos = &w.posmap[0]
+    cdef int* par = &w.par[0]
+    cdef int* lmin = &w.lmin[0]
+    cdef int* rmax = &w.rmax[0]
+    cdef int* nleft = &w.nleft[0]
+    cdef int* nright = &w.nright[0]
+    cdef int* dlo = &w.dlo[0]
+    cdef int* dhi = &w.dhi[0]
+    cdef int* jlo = &w.jlo[0]
+    cdef int* jhi = &w.jhi[0]
+    cdef int* val = &w.val[0]
+    cdef int* touched = &w.touched[0]
+    cdef int* stamp = &w.stamp[0]
+    cdef int* off = &w.off[0]
+    cdef int* cnt = &w.cnt[0]
+    cdef int* eroot = &w.eroot[0]
+    cdef int* evalue = &w.evalue[0]
+    cdef int* bonus = &w.bonus[0]
+    cdef int* flag = &w.flag[0]
+    cdef int n = w.n
+    cdef int k = ns - 1
+    cdef int q0 = critical_nodes(heads, n, stack, ns, bstart, crit, &w.mark[0])
+    cdef int cap = (n + 3) * (n + 3)
+    cdef int x, p, i, j, l, a, b, t, h, v, g, e, nt, best, dead, o, lo, hi, node, q, N
+    cdef int prv, cur, fill, base, result
+    for x in range(ns):
+        xs[x] = stack[x]
+        bonus[x] = 0
+    # flag[c]: 1 if critical node c has a gold edge to a stack node
+    for j in range(q0):
+        flag[crit[j]] = 1 if heads[crit[j]] < bstart and heads[crit[j]] >= 0 \
+            and pos_is_stack(heads[crit[j]], stack, ns) else 0
+    for x in range(ns):
+        h = heads[stack[x]]
+        if h >= bstart:
+            flag[h] = 1
+    # compress: linked nodes stay, runs of unlinked chained nodes merge, the rest goes
+    q = 0
+    j = 0
+    while j < q0:
+        node = crit[j]
+        if flag[node]:
+            xs[ns + q] = node
+            bonus[ns + q] = 0
+            pos[node] = ns + q
+            q += 1
+            j += 1
+        elif (j + 1 < q0 and heads[node] == crit[j + 1]) or (j > 0 and heads[crit[j - 1]] == node):
+            t = j
+            pos[node] = ns + q
+            j += 1
+            while j < q0 and not flag[crit[j]] and heads[crit[j - 1]] == crit[j]:
+                pos[crit[j]] = ns + q
+                j += 1
+            xs[ns + q] = crit[j - 1]
+            bonus[ns + q] = j - 1 - t
+            q += 1
+        else:
+            j += 1
+    for j in range(q0):
+        flag[crit[j]] = 0
+    N = k + 1 + q
+    for x in range(ns):
+        pos[xs[x]] = x
+    for x in range(N):
+        p = heads[xs[x]]
+        par[x] = pos[p] if p >= 0 else -1
+        lmin[x] = N
+        rmax[x] = -1
+        nleft[x] = 0
+        nright[x] = 0
+    for j in range(q):
+        dlo[j] = N
+        dhi[j] = -1
+    for x in range(N):
+        p = par[x]
+        if p < 0:
+            continue
+        if x < p:
+            nleft[p] += 1
+            if x < lmin[p]:
+                lmin[p] = x
+        else:
+            nright[p] += 1
+            if x > rmax[p]:
+                rmax[p] = x
+        if x <= k < p:
+            j = p - k - 1
+            dlo[j] = min(dlo[j], x)
+            dhi[j] = max(dhi[j], x)
+        elif p <= k < x:
+            j = x - k - 1
+            dlo[j] = min(dlo[j], p)
+            dhi[j] = max(dhi[j], p)
+    # runs: from the next linked position's upper bound to the previous one's lower bound
+    t = -1
+    for j in range(q - 1, -1, -1):
+        if dhi[j] < 0:
+            dlo[j] = t
+        else:
+            t = dhi[j]
+    t = k + 1
+    for j in range(q):
+        if dhi[j] < 0:
+            dhi[j] = t
+        else:
+            t = dlo[j]
+    a = 0
+    b = 0
+    for i in range(k + 1):
+        l = k - 1 - i
+        while a < q and dlo[a] > l + 1:
+            a += 1
+        while b < q and dhi[b] >= l - 1:
+            b += 1
+        jlo[i] = max(0, a - 1)
+        jhi[i] = min(q, b + 1)
+    for j in range(q0):
+        pos[crit[j]] = -1
+    for x in range(ns):
+        pos[xs[x]] = -1
+    # rows i = 0..k; two row buffers (prv, cur) of cells j = 0..q
+    prv = 0
+    cur = n + 3
+    for j in range(2 * (n + 3)):
+        stamp[j] = -1
+    result = NEG
+    for i in range(k + 1):
+        base = 0 if cur == 0 else cap
+        fill = 0
+        for j in range(q + 1):
+            if i < k and j != q and not (jlo[i] <= j <= jhi[i]):
+                continue
+            nt = 0
+            if i == 0 and j == 0:
+                val[k] = 0
+                touched[nt] = k
+                nt += 1
+            if i > 0 and stamp[prv + j] == i - 1:      # extend to the left by xs[k - i]
+                x = k - i
+                node = xs[x]
+                for e in range(off[prv + j], off[prv + j] + cnt[prv + j]):
+                    h = eroot[e]
+                    v = evalue[e]
+                    if node != 0:
+                        g = v + (1 if par[x] == h else 0)
+                        if g > val[h]:
+                            if val[h] == NEG:
+                                touched[nt] = h
+                                nt += 1
+                            val[h] = g
+                    g = v + (1 if par[h] == x else 0)
+                    if g > val[x]:
+                        if val[x] == NEG:
+                            touched[nt] = x
+                            nt += 1
+                        val[x] = g
+            if j > 0 and stamp[cur + j - 1] == i:      # extend to the right by xs[k + j]
+                x = k + j
+                for e in range(off[cur + j - 1], off[cur + j - 1] + cnt[cur + j - 1]):
+                    h = eroot[e]
+                    v = evalue[e]
+                    g = v + (1 if par[x] == h else 0)
+                    if g > val[h]:
+                        if val[h] == NEG:
+                            touched[nt] = h
+                            nt += 1
+                        val[h] = g
+                    if xs[h] != 0:
+                        g = v + (1 if par[h] == x else 0) + bonus[x]
+                        if g > val[x]:
+                            if val[x] == NEG:
+                                touched[nt] = x
+                                nt += 1
+                            val[x] = g
+            if nt == 0:
+                continue
+            # keep the roots that can still matter
+            lo = k - i
+            hi = k + j
+            best = NEG
+            for t in range(nt):
+                if val[touched[t]] > best:
+                    best = val[touched[t]]
+            dead = -1
+            off[cur + j] = base + fill
+            for t in range(nt):
+                h = touched[t]
+                v = val[h]
+                val[h] = NEG
+                o = 0
+                if par[h] >= 0 and (par[h] < lo or par[h] > hi):
+                    o += 1
+                if lmin[h] < lo:
+                    o += nleft[h]
+                if rmax[h] > hi:
+                    o += nright[h]
+                if xs[h] != 0:
+                    if o == 0:
+                        if dead >= 0:
+                            if evalue[dead] < v:
+                                eroot[dead] = h
+                                evalue[dead] = v
+                            continue
+                    elif v + o <= best:
+                        continue
+                eroot[base + fill] = h
+                evalue[base + fill] = v
+                if o == 0 and xs[h] != 0:
+                    dead = base + fill
+                fill += 1
+            cnt[cur + j] = base + fill - off[cur + j]
+            stamp[cur + j] = i
+            if i == k and j == q:
+                for e in range(off[cur + j], off[cur + j] + cnt[cur + j]):
+                    if xs[eroot[e]] == 0:
+                        result = evalue[e]
+        t = prv
+        prv = cur
+        cur = t
+    if result <= NEG:
+        return NEG
+    return result + (n + 1 - bstart) - q0
+
+
+cdef inline bint pos_is_stack(int x, int* stack, int ns) noexcept nogil:
+    """Whether position x is on the stack (binary search: stacks are increasing)."""
+    cdef int lo = 0, hi = ns - 1, mid
+    while lo <= hi:
+        mid = (lo + hi) >> 1
+        if stack[mid] == x:
+            return True
+        if stack[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return False
+
+
 ctypedef int (*value_fn)(Work, int*, int, int) noexcept nogil
 
 
@@ -204,6 +490,11 @@ cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, value_fn 
 def right_stack_scores(Work w, tuple stack, tuple buffer, int strategy):
     """Oracle scores by seed 000's right stack and Algorithm 1."""
     return scores_with(w, stack, buffer, strategy, right_stack_value)
+
+
+def linear_scores(Work w, tuple stack, tuple buffer, int strategy):
+    """Oracle scores by the banded, pruned Algorithm 1 (strategy none)."""
+    return scores_with(w, stack, buffer, strategy, linear_value)
 
 
 def critical(Work w, tuple stack, tuple buffer):

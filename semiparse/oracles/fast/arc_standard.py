@@ -5,6 +5,10 @@
   trees; strategies none, lbr and strict_lbr (under rbl, a top that may no
   longer take right children can make it worth breaking a gold fragment of
   the buffer, so collapsing fragments is not exact there).
+- ``linear``: Algorithm 1 on the stack and a compressed list of critical
+  nodes, restricted to O(k + m) cells of its table and pruned to the roots
+  that can still matter (:func:`._arcstd.linear_value`, docs/fast-oracles.md).
+  Projective gold trees, strategy none.
 - ``cubic_critical``: the grammar path (Table 4 of SPEC) on the configuration
   string with the non-critical buffer nodes removed wherever that is valid,
   any gold tree, every strategy for which removal is exact.
@@ -44,6 +48,11 @@ def right_stack(stack, buffer, heads, arcs, strategy):
     """sigma by the right stack and Algorithm 1 (projective gold trees)."""
     return _arcstd.right_stack_scores(_work.get(heads), tuple(stack), tuple(buffer),
                                       CODES[strategy])
+
+
+def linear(stack, buffer, heads, arcs, strategy):
+    """sigma by the banded, pruned Algorithm 1 (projective gold trees, strategy none)."""
+    return _arcstd.linear_scores(_work.get(heads), tuple(stack), tuple(buffer), CODES[strategy])
 
 
 # -- cubic with critical nodes only ----------------------------------------------
