@@ -16,8 +16,12 @@ bit mask per node of ``c`` (:meth:`TransitionSystem.constraints`):
 import itertools
 import operator
 import re
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
+    import tomli as tomllib
 
 import numpy as np
 
