@@ -18,6 +18,7 @@ prediction with probability ``explore_p`` after ``explore_after`` epochs for
 the perceptron, samples after ``explore_after`` epochs for RDA).
 """
 import random
+import time
 from collections import Counter
 
 import numpy as np
@@ -170,6 +171,7 @@ class Trainer:
             bar = tqdm(order, desc=f"epoch {epoch + 1}/{self.epochs}", disable=not self.progress,
                        unit="sent", leave=False)
             correct = total = 0
+            cpu = time.process_time()
             for k, i in enumerate(bar):
                 if self.trainer == "perceptron":
                     c, n = self._perceptron_sentence(model, sents[i], epoch)
@@ -182,7 +184,8 @@ class Trainer:
                 if k % 50 == 0:
                     bar.set_postfix(acc=f"{100.0 * correct / max(total, 1):.2f}")
             bar.close()
-            record = {"epoch": epoch + 1, "train_accuracy": 100.0 * correct / max(total, 1)}
+            record = {"epoch": epoch + 1, "train_accuracy": 100.0 * correct / max(total, 1),
+                      "cpu_seconds": time.process_time() - cpu}
             if dev is not None:
                 snapshot = self._finished(model, copy=True)
                 record.update(evaluate_model(snapshot, dev))
