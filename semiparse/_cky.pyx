@@ -156,6 +156,14 @@ cdef struct Chart:
     void* W
 
 
+cdef struct Rules:
+    int nlc, nrc, npairs, nroot
+    const int* lc       # rows (B2, Bd, B, Cd)
+    const int* rc       # rows (C2, C, Bd, Cd)
+    const int* pairs    # rows (B, C, needs_left, needs_right)
+    const int* root     # rows (B, C)
+
+
 cdef int chart_alloc(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
     cdef size_t nn = <size_t> N * N
     cdef char* p = <char*> malloc((2 * nl + 2 * nr + 2 * nl * nr + 1) * nn * size)
@@ -264,7 +272,21 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
     return acc
 
 
-# --- backtrace over a MaxCountF chart ---------------------------------------
+# --- backtrace -----------------------------------------------------------------
+# Over a max-plus chart (first best derivation) or a max-count chart (first,
+# or sampled in proportion to counts).  In a max-plus chart every finite
+# entry stands for at least one derivation, so its count is taken as 1.
+
+ctypedef fused BV:
+    MaxPlus
+    MaxCountF
+
+
+cdef inline double count(BV x) noexcept nogil:
+    if BV is MaxPlus:
+        return 1.0 if x.s > -INFINITY else 0.0
+    else:
+        return x.c
 
 cdef enum:
     ITEM_L, ITEM_R, ITEM_IL, ITEM_IR
@@ -287,14 +309,14 @@ cdef inline bint pick(double s, double c, double target, double* r, bint sample)
     return False
 
 
-cdef double mass(const MaxCountF* a, const MaxCountF* b, int n, double extra,
+cdef double mass(const BV* a, const BV* b, int n, double extra,
                  double target) noexcept nogil:
     """Total count of the n products a[x] * b[x] (* extra score) reaching target."""
     cdef int x
     cdef double t = 0
     for x in range(n):
         if (a[x].s + b[x].s) + extra == target:
-            t += a[x].c * b[x].c
+            t += count(a[x]) * count(b[x])
     return t
 
 
@@ -304,46 +326,47 @@ cdef inline void push(int* stack, int* top, int kind, int a, int b, int i, int j
     top[0] += 1
 
 
-cdef int backtrace(Chart* ch, const Rules* g, int* heads, const double* u,
+cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* u,
                    bint sample) noexcept nogil:
     """Write a best tree (first or sampled) into heads; -1 if there is none."""
     cdef int N = ch.N, nr = ch.nr
     cdef size_t NN = <size_t> N * N
-    cdef MaxCountF* Lf = <MaxCountF*> ch.Lf
-    cdef MaxCountF* Lb = <MaxCountF*> ch.Lb
-    cdef MaxCountF* Rf = <MaxCountF*> ch.Rf
-    cdef MaxCountF* Rb = <MaxCountF*> ch.Rb
-    cdef MaxCountF* IL = <MaxCountF*> ch.IL
-    cdef MaxCountF* IR = <MaxCountF*> ch.IR
-    cdef MaxCountF* W = <MaxCountF*> ch.W
+    cdef BV* Lf = <BV*> ch.Lf
+    cdef BV* Lb = <BV*> ch.Lb
+    cdef BV* Rf = <BV*> ch.Rf
+    cdef BV* Rb = <BV*> ch.Rb
+    cdef BV* IL = <BV*> ch.IL
+    cdef BV* IR = <BV*> ch.IR
+    cdef BV* W = <BV*> ch.W
     cdef int cap = 8 * N + 8
     cdef int* stack = <int*> malloc(5 * cap * sizeof(int))
     cdef int top = 0, n_u = 0, kind, a, b, i, j, k, d, q, bd, cd, found = 1
     cdef double target, extra, r
-    cdef MaxCountF x, y, best
-    cdef const MaxCountF* row1
-    cdef const MaxCountF* row2
+    cdef BV x, y
+    cdef double best_s, best_c
+    cdef const BV* row1
+    cdef const BV* row2
     if stack == NULL:
         return -1
 
     # The root: the best of L[B][0][0] * R[C][0][N-1] over start rules (B, C).
-    best.s, best.c, r = -INFINITY, 0, 0
+    best_s, best_c, r = -INFINITY, 0, 0
     for q in range(g.nroot):
         x = Lf[g.root[2 * q] * NN]
         y = Rf[g.root[2 * q + 1] * NN + N - 1]
-        if x.c > 0 and y.c > 0 and x.s + y.s >= best.s:
-            if x.s + y.s > best.s:
-                best.s, best.c = x.s + y.s, 0
-            best.c += x.c * y.c
-    if best.c <= 0:
+        if count(x) > 0 and count(y) > 0 and x.s + y.s >= best_s:
+            if x.s + y.s > best_s:
+                best_s, best_c = x.s + y.s, 0
+            best_c += count(x) * count(y)
+    if best_c <= 0:
         free(stack)
         return -1
-    r = u[n_u] * best.c
+    r = u[n_u] * best_c
     n_u += 1
     for q in range(g.nroot):
         x = Lf[g.root[2 * q] * NN]
         y = Rf[g.root[2 * q + 1] * NN + N - 1]
-        if pick(x.s + y.s, x.c * y.c, best.s, &r, sample):
+        if pick(x.s + y.s, count(x) * count(y), best_s, &r, sample):
             push(stack, &top, ITEM_R, g.root[2 * q + 1], 0, 0, N - 1)
             break
 
@@ -373,7 +396,7 @@ cdef int backtrace(Chart* ch, const Rules* g, int* heads, const double* u,
                 r = u[n_u] * mass(row1 + i, row2 + i, j - i, extra, target)
                 n_u += 1
             for k in range(i, j):
-                if pick((row1[k].s + row2[k].s) + extra, row1[k].c * row2[k].c, target, &r, sample):
+                if pick((row1[k].s + row2[k].s) + extra, count(row1[k]) * count(row2[k]), target, &r, sample):
                     push(stack, &top, ITEM_R, b, 0, i, k)
                     push(stack, &top, ITEM_L, a, 0, k + 1, j)
                     found = 1
@@ -396,7 +419,7 @@ cdef int backtrace(Chart* ch, const Rules* g, int* heads, const double* u,
                 row1 = Lf + bd * NN + i * N
                 row2 = IL + (b * nr + cd) * NN + j * N
                 for d in range(i, j):
-                    if pick(row1[d].s + row2[d].s, row1[d].c * row2[d].c, target, &r, sample):
+                    if pick(row1[d].s + row2[d].s, count(row1[d]) * count(row2[d]), target, &r, sample):
                         push(stack, &top, ITEM_L, bd, 0, i, d)
                         push(stack, &top, ITEM_IL, b, cd, d, j)
                         found = 1
@@ -420,7 +443,7 @@ cdef int backtrace(Chart* ch, const Rules* g, int* heads, const double* u,
                 row1 = IR + (bd * nr + b) * NN + i * N
                 row2 = Rb + cd * NN + j * N
                 for d in range(i + 1, j + 1):
-                    if pick(row1[d].s + row2[d].s, row1[d].c * row2[d].c, target, &r, sample):
+                    if pick(row1[d].s + row2[d].s, count(row1[d]) * count(row2[d]), target, &r, sample):
                         push(stack, &top, ITEM_IR, bd, b, i, d)
                         push(stack, &top, ITEM_R, cd, 0, d, j)
                         found = 1
@@ -506,17 +529,20 @@ def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const d
     """``(score, heads)`` of a best tree; ``heads`` is None when there is none.
 
     Without ``uniforms`` the first best derivation in chart order is returned
-    (the one the generic Viterbi semiring keeps); with ``uniforms`` (at least
-    ``8 * N + 8`` numbers in [0, 1)) a best tree is drawn with probability
-    proportional to derivation counts, i.e. uniformly among best derivations.
+    (the one the generic Viterbi semiring keeps), from a max-plus chart; with
+    ``uniforms`` (at least ``8 * N + 8`` numbers in [0, 1)) a best tree is
+    drawn from a max-count chart with probability proportional to derivation
+    counts, i.e. uniformly among best derivations.
     """
     cdef int N = w.shape[0], status
     cdef Chart ch
-    cdef MaxCountF tag, value
+    cdef MaxPlus mp, mp_value
+    cdef MaxCountF mc, mc_value
+    cdef double score
     cdef int[::1] heads = np.full(N, -1, dtype=np.intc)
+    cdef bint sample = uniforms is not None
     cdef const double* u
     cdef double[::1] zeros
-    cdef bint sample = uniforms is not None
     if not sample:
         zeros = np.zeros(8 * N + 8)
         u = &zeros[0]
@@ -524,13 +550,19 @@ def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const d
         if uniforms.shape[0] < 8 * N + 8:
             raise ValueError("best_tree needs 8 * N + 8 uniforms")
         u = &uniforms[0]
-    if chart_alloc(&ch, sizeof(MaxCountF), N, rules.n_left, rules.n_right) < 0:
-        chart_free(&ch)
+    if chart_alloc(&ch, sizeof(MaxCountF) if sample else sizeof(MaxPlus),
+                   N, rules.n_left, rules.n_right) < 0:
         raise MemoryError(f"chart for {N} positions does not fit in memory")
     with nogil:
-        value = fill(tag, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
-        status = backtrace(&ch, &rules.g, &heads[0], u, sample) if value.c > 0 else -1
+        if sample:
+            mc_value = fill(mc, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+            score = mc_value.s
+            status = backtrace(mc, &ch, &rules.g, &heads[0], u, True) if mc_value.c > 0 else -1
+        else:
+            mp_value = fill(mp, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+            score = mp_value.s
+            status = backtrace(mp, &ch, &rules.g, &heads[0], u, False) if score > -INFINITY else -1
     chart_free(&ch)
     if status < 0:
-        return value.s, None
-    return value.s, np.asarray(heads)
+        return score, None
+    return score, np.asarray(heads)
