@@ -20,8 +20,8 @@ roots of the stack trees (bottom first), ``buffer`` the remaining positions,
 ``arcs[d]`` the head built for ``d`` or -1.  The spines follow from ``arcs``
 (:func:`spines`).
 
-The oracle (method ``spine_table``, projective gold trees) follows seed 000
-section 6.2: the buffer is collapsed into the right stack of maximal gold
+The oracle (method ``spine_table``, projective gold trees; the table in C,
+:mod:`._lrspine`) follows seed 000 section 6.2: the buffer is collapsed into the right stack of maximal gold
 fragments (each may take dependents only at its root), then a table over
 (stack trees absorbed, fragments absorbed) keeps, per spine pair of the tree
 built around the top, the most gold edges.  A combination attaches to the
@@ -31,8 +31,11 @@ that can get no gold dependent from what remains are dropped, and a spine
 pair is dropped when another with the same root, no fewer spine nodes on
 either side and at least as many gold edges is present.
 """
+import numpy as np
+
 from ..registry import register_method, register_system
 from ..system import TransitionSystem
+from . import _lrspine
 
 
 def spines(root, arcs, lo_child=None, hi_child=None):
@@ -180,16 +183,15 @@ SYSTEM = register_system(LRSpine())
 
 # -- the oracle -----------------------------------------------------------------
 
-def _prune(spine, keep):
-    """The root and the spine nodes for which ``keep`` holds (section 6.3, rule 1)."""
-    return (spine[0],) + tuple(x for x in spine[1:] if keep(x))
+_heads_cache = [None, None]
 
 
 def future_gold(stack, start, arcs, heads):
     """Most gold edges a computation from the configuration can still add."""
+    if _heads_cache[0] is not heads:
+        _heads_cache[:] = [heads, np.asarray(heads, dtype=np.intc)]
     n = len(heads) - 1
     lo, hi = child_bounds(arcs)
-    roots = set(stack)
     # right stack: buffer nodes whose gold head is outside the buffer or that
     # have a gold dependent among the stack roots or the earlier fragment roots
     fragment_roots, marked = [], set()
@@ -201,75 +203,9 @@ def future_gold(stack, start, arcs, heads):
             fragment_roots.append(b)
             if heads[b] >= start:
                 marked.add(heads[b])
-    left = [spines(s, arcs, lo, hi) for s in reversed(stack)]   # left[0] = the top tree
-    right = fragment_roots
-    k, q = len(left) - 1, len(right)
-    # a spine node can still get a gold dependent from the left while some
-    # stack root not yet absorbed is its gold child; from the right, likewise
-    # with the fragment roots
-    last_left, last_right = {}, {}
-    for i in range(1, k + 1):
-        last_left[heads[left[i][0][0]]] = i
-    for j, r in enumerate(right):
-        last_right[heads[r]] = j
-
-    def shape(ls, rs, i, j):
-        """The spine pair in cell (i, j), useless spine nodes dropped."""
-        return (_prune(ls, lambda x: last_left.get(x, 0) > i),
-                _prune(rs, lambda x: last_right.get(x, -1) >= j))
-
-    def add(cell, key, value):
-        if cell.get(key, -1) < value:
-            cell[key] = value
-
-    def reduce(cell):
-        """Drop dominated spine pairs (section 6.3, rule 2)."""
-        items = sorted(cell.items(), key=lambda kv: -kv[1])
-        kept = []
-        for (ls, rs), v in items:
-            sl, sr = set(ls), set(rs)
-            if any(ls[0] == l2[0] and sl <= s2l and sr <= s2r and v <= v2
-                   for (l2, r2), v2, s2l, s2r in kept):
-                continue
-            kept.append(((ls, rs), v, sl, sr))
-        return {key: v for key, v, _, _ in kept}
-
-    def attach(spine, dep):
-        """Index (1-based) of the spine node to attach ``dep`` to, and the gain."""
-        for i, x in enumerate(spine):
-            if heads[dep] == x:
-                return i + 1, 1
-        return len(spine), 0
-
-    table = {(0, 0): {shape(*left[0], 0, 0): 0}}
-    for d in range(k + q + 1):
-        for i in range(max(0, d - q), min(d, k) + 1):
-            j = d - i
-            cell = table.pop((i, j), None)
-            if not cell:
-                continue
-            cell = reduce(cell)
-            if d == k + q:
-                return max((v for (ls, _), v in cell.items() if ls[0] == 0), default=None) \
-                    + (n + 1 - start) - q
-            if i < k:
-                tb_ls, tb_rs = left[i + 1]
-                nxt = table.setdefault((i + 1, j), {})
-                for (ls, rs), v in cell.items():
-                    if tb_ls[0] != 0:       # left_arc: tb's root under ls
-                        kk, g = attach(ls, tb_ls[0])
-                        add(nxt, shape(ls[:kk] + tb_ls, rs, i + 1, j), v + g)
-                    kk, g = attach(tb_rs, ls[0])   # right_arc: our root under tb's right spine
-                    add(nxt, shape(tb_ls, tb_rs[:kk] + rs, i + 1, j), v + g)
-            if j < q:
-                c = right[j]
-                nxt = table.setdefault((i, j + 1), {})
-                for (ls, rs), v in cell.items():
-                    if ls[0] != 0:          # left_arc: our root under c
-                        add(nxt, shape((c,) + ls, (c,), i, j + 1), v + (heads[ls[0]] == c))
-                    kk, g = attach(rs, c)   # right_arc: c under our right spine
-                    add(nxt, shape(ls, rs[:kk] + (c,), i, j + 1), v + g)
-    raise AssertionError("unreachable")
+    left = [spines(s, arcs, lo, hi) for s in reversed(stack)]   # the top tree first
+    return _lrspine.future_gold(left, fragment_roots, _heads_cache[1],
+                                n + 1 - start - len(fragment_roots))
 
 
 def scores(stack, buffer, heads, arcs, strategy):
