@@ -62,6 +62,37 @@ def test_against_exhaustive_and_grammar(system, method, strategy, projective):
     check()
 
 
+@settings(max_examples=300, database=None)
+@given(st.data())
+def test_linear_equals_right_stack_on_longer_sentences(data):
+    """linear restricts Algorithm 1 to a band of cells and prunes roots: on
+    sentences too long for the exhaustive search it must still agree with
+    the full table, along random and oracle-guided computations."""
+    heads = data.draw(gold_trees(8, 45, projective=True))
+    linear = get_oracle("arc_standard", "none", "linear")
+    full = get_oracle("arc_standard", "none", "right_stack")
+    system = get_system("arc_standard")
+    stack, buffer, arcs = system.initial(len(heads) - 1)
+    follow = data.draw(st.floats(0, 1))
+    rng = random.Random(data.draw(st.integers(0, 2**16)))
+    while not system.is_final(stack, buffer, arcs):
+        expected = full.scores(stack, buffer, heads, arcs)
+        assert linear.scores(stack, buffer, heads, arcs) == expected
+        best = max(expected.values())
+        legal = [t for t in expected if expected[t] == best or rng.random() > follow]
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, rng.choice(legal))
+
+
+def test_linear_unlinked_chain_run():
+    """Critical nodes 8 and 9 have no gold edge to the stack: the best
+    computation climbs them right after 4 (4 -> 3, 8 -> 4, 9 -> 8), long
+    before the stack node 0 they finally hang from is reached."""
+    heads = [-1, 2, 0, 4, 8, 8, 7, 8, 9, 11, 9, 0, 13, 11]
+    for method in ("linear", "right_stack", "grammar"):
+        got = get_oracle("arc_standard", "none", method).scores([0, 1, 2], range(3, 14), heads)
+        assert got == {"shift": 12, "left_arc": 13, "right_arc": 11}, method
+
+
 def test_right_stack_refuses_rbl_and_nonprojective():
     with pytest.raises(ValueError, match="does not support strategy"):
         semiparse.oracle("arc_standard", "rbl", "right_stack")
