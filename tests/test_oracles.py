@@ -31,10 +31,10 @@ def test_projective_form_agrees_with_exhaustive_search(name):
 
 def test_a_missing_edge_restriction_is_caught(tmp_path):
     text = (data_dir("systems") / "arc_eager.toml").read_text()
-    assert 'heads.headed = ["below"]\n' in text
+    assert 'heads.headless = ["buffer", "virtual"]\n' in text
     path = tmp_path / "loose_eager.toml"
     path.write_text(text.replace('name = "arc_eager"', 'name = "loose_eager"')
-                    .replace('heads.headed = ["below"]\n', ""))
+                    .replace('heads.headless = ["buffer", "virtual"]\n', ""))
     [result] = check(str(path), examples=300, max_n=6, method="projective_masked")
     assert not result.ok
 
@@ -53,8 +53,8 @@ def wrong_grammar(tmp_path, name, old, new):
      "(_, R1) -> (_, R0) P | (_, R0) S | (_, R1) S | (_, R1) P"),
     # too strict: a stack node below the top can no longer reach the top
     ("arc_standard", "S -> (S, S) | (P, S)", "S -> (S, S)"),
-    # too permissive: headed stack nodes could take a new head
-    ("arc_eager", "(L, _) -> U (L, _) | S (L, _)", "(L, _) -> U (L, _) | S (L, _) | H (L, _)"),
+    # too permissive: a headless stack node could become the child of a stack node
+    ("arc_eager", "(_, K) -> (_, K) H | (_, K) S", "(_, K) -> (_, K) H | (_, K) S | (_, K) U"),
 ])
 def test_check_catches_a_wrong_rule_with_a_small_counterexample(tmp_path, name, old, new):
     results = check(name, examples=300, max_n=8, grammar=wrong_grammar(tmp_path, name, old, new))

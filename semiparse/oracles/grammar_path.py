@@ -2,8 +2,10 @@
 
 For each legal transition t from c: sigma_t = (1 if t's edge is gold) + the
 max-plus value of the system's completion grammar on the configuration t(c),
-with w(i, j) = delta_gold(c_i, c_j), edges already built scored 0, virtual
-positions scored 0, and the strategy's restrictions as -inf weights.
+with w(i, j) = delta_gold(c_i, c_j), virtual positions scored 0, the
+strategy's restrictions as -inf weights, and every edge already built between
+nodes of the string fixed: its dependent may take no other head, and the edge
+scores 0 (it is not counted again).
 
 :func:`masked_scores` is the same computation for a system that also declares
 its completion as the projective grammar with some edges forbidden
@@ -69,7 +71,9 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, masks_of):
             for x in s2:
                 h = a2[x]
                 if h >= 0 and h in pos:
-                    w[pos[h], pos[x]] = 0.0  # built before: not counted
+                    # built before: kept in every completion, and not counted
+                    w[:, pos[x]] = NEG_INF
+                    w[pos[h], pos[x]] = 0.0
         if strategy != "none":
             forbid = system.forbidden(strategy, t, stack, buffer, s2, b2)
             if forbid:
