@@ -22,7 +22,8 @@ SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser("oracle", help="time per oracle call by k+m for every system and method")
+    p = subparsers.add_parser("oracle",
+                              help="time per oracle call by k+m for every system and method")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="CoNLL-U files (default: every file under $SEMIPARSE_DATA/ud)")
     p.add_argument("--systems", nargs="+", default=list(SYSTEMS), metavar="NAME")
@@ -160,7 +161,8 @@ def run(args):
             print(row)
             bad = {m: d for m, d in disagree.items() if d}
             if bad:
-                print(f"  !N: the method disagreed with the grammar path on N configurations: {bad}")
+                print(f"  !N: the method disagreed with the grammar path on N "
+                      f"configurations: {bad}")
         for m, error in broken.items():
             print(f"  method {m} failed and was not timed: {error}")
     if args.plot:

@@ -236,7 +236,8 @@ class RewriteSystem(TransitionSystem):
         stack, buffer = r.get("stack", ["*"]), r.get("buffer", ["*"])
         if not (isinstance(stack, list) and stack and stack[0] == "*" and "*" not in stack[1:]):
             fail('stack pattern must be ["*", names..., top]', "stack")
-        if not (isinstance(buffer, list) and buffer and buffer[-1] == "*" and "*" not in buffer[:-1]):
+        if not (isinstance(buffer, list) and buffer and buffer[-1] == "*"
+                and "*" not in buffer[:-1]):
             fail('buffer pattern must be [front, names..., "*"]', "buffer")
         names = stack[1:] + buffer[:-1]
         if len(set(names)) != len(names) or not all(isinstance(x, str) and x.isidentifier()
@@ -256,7 +257,8 @@ class RewriteSystem(TransitionSystem):
                 fail(f"bad require {cond!r}: expected 'X != root', 'X has head' or 'X has no head'",
                      "require")
             i = idx(m.group(1), "require")
-            (rule.not_root if m.group(2) else rule.headed if m.group(3) else rule.headless).append(i)
+            kind = rule.not_root if m.group(2) else rule.headed if m.group(3) else rule.headless
+            kind.append(i)
         sa, ba = r.get("stack_after"), r.get("buffer_after")
         if not (isinstance(sa, list) and sa and sa[0] == "*" and "*" not in sa[1:]):
             fail('stack_after must be ["*", names...]', "stack_after")
@@ -295,7 +297,8 @@ class RewriteSystem(TransitionSystem):
         self._prefix = tuple(comp.get("prefix", []))
         rules = comp.get("terminals")
         if not isinstance(rules, list) or not rules:
-            self._fail("completion.terminals must be a list of { node, terminal } rules", "terminals")
+            self._fail("completion.terminals must be a list of { node, terminal } rules",
+                       "terminals")
         self._term_rules = []
         for rule in rules:
             node, term = rule.get("node"), rule.get("terminal")
@@ -309,7 +312,8 @@ class RewriteSystem(TransitionSystem):
             self._term_rules.append((node, rule.get("headed"), term))
         for term in self._prefix:
             if term not in self.grammar.terminals:
-                self._fail(f"prefix terminal {term!r} is not in grammar {self.grammar.name}", "prefix")
+                self._fail(f"prefix terminal {term!r} is not in grammar {self.grammar.name}",
+                           "prefix")
         ids = self.grammar.terminal_ids
         self._prefix_ids = [int(i) for i in ids(list(self._prefix))] if self._prefix else []
         self._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in self._term_rules]
@@ -366,22 +370,23 @@ class RewriteSystem(TransitionSystem):
             for key, bit in keys.items():
                 for role in spec.get(key, []):
                     if role not in ROLES:
-                        self._fail(f"strategy {sname}: {key} role {role!r}: expected one of {ROLES}",
-                                   where)
+                        self._fail(f"strategy {sname}: {key} role {role!r}: "
+                                   f"expected one of {ROLES}", where)
                     roles.append((role, bit))
             self._roles[sname] = roles
             forbid = {}
             for tname, items in spec.get("forbid", {}).items():
                 if tname not in self._rule_of:
-                    self._fail(f"strategy {sname}: forbid names unknown transition {tname!r}", where)
+                    self._fail(f"strategy {sname}: forbid names unknown transition {tname!r}",
+                               where)
                 rule = self._rule_of[tname]
                 kept = {rule.names[i]: i for i in rule.stack_after + rule.buffer_after}
                 out = []
                 for item in items:
                     m = _FORBID.match(item) if isinstance(item, str) else None
                     if not m:
-                        self._fail(f"strategy {sname}: bad forbid {item!r}: expected 'NODE left|right'",
-                                   where)
+                        self._fail(f"strategy {sname}: bad forbid {item!r}: "
+                                   "expected 'NODE left|right'", where)
                     node, side = m.groups()
                     if node not in kept and node not in ("stack*", "buffer*"):
                         self._fail(f"strategy {sname}: forbid {item!r}: {node} is not in the "
@@ -467,7 +472,8 @@ class RewriteSystem(TransitionSystem):
             if h >= 0 and (self.stack_heads == "none" or h != stack[i - 1]):
                 expected = ("no stack node has a head" if self.stack_heads == "none" else
                             "a headed stack node's head is the node just below it")
-                raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} {expected}")
+                raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} "
+                                 f"{expected}")
         return stack, buffer, arcs if self.needs_arcs else None
 
     def _explain(self, stack, buffer, n):
