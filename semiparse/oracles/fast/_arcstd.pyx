@@ -11,7 +11,9 @@ Shared pieces of the fast arc-standard methods:
 - seed 000's Algorithm 1 over the stack followed by the critical nodes: a
   table over (stack nodes absorbed, critical nodes absorbed) holding, for each
   possible root of the tree built so far around the stack top, the most gold
-  edges; O(l_L * l_R * (l_L + l_R)).
+  edges; O(l_L * l_R * (l_L + l_R)) (method ``right_stack``);
+- the same table on a compressed string, restricted to a band of O(k + m)
+  cells and pruned to the roots that can still matter (method ``linear``).
 
 Transition names follow systems/arc_standard.toml: ``left_arc`` makes the top
 the head of the second, ``right_arc`` the second the head of the top.
@@ -19,8 +21,6 @@ Strategies (codes): 0 none, 1 lbr, 2 strict_lbr, 3 rbl; they forbid, after
 each transition, left or right children of some nodes exactly as the grammar
 path does (``forbid`` tables of arc_standard.toml).
 """
-from libc.stdlib cimport free, malloc
-
 import numpy as np
 
 cdef int NEG = -(1 << 28)
@@ -37,7 +37,7 @@ cdef class Work:
     cdef int[::1] tab
     # linear method: per reduced-string position
     cdef int[::1] posmap, par, lmin, rmax, nleft, nright, dlo, dhi, jlo, jhi
-    cdef int[::1] val, touched, rows, stamp, off, cnt, eroot, evalue, bonus, flag
+    cdef int[::1] val, touched, stamp, off, cnt, eroot, evalue, bonus, flag
 
     def __init__(self, heads):
         n = len(heads) - 1
@@ -495,15 +495,3 @@ def right_stack_scores(Work w, tuple stack, tuple buffer, int strategy):
 def linear_scores(Work w, tuple stack, tuple buffer, int strategy):
     """Oracle scores by the banded, pruned Algorithm 1 (strategy none)."""
     return scores_with(w, stack, buffer, strategy, linear_value)
-
-
-def critical(Work w, tuple stack, tuple buffer):
-    """The critical buffer nodes of the configuration, in order (a list)."""
-    cdef int ns = len(stack)
-    cdef int i
-    cdef int* st = &w.stack2[0]
-    for i in range(ns):
-        st[i] = stack[i]
-    bstart = buffer[0] if buffer else w.n + 1
-    q = critical_nodes(&w.heads[0], w.n, st, ns, bstart, &w.crit[0], &w.mark[0])
-    return [w.crit[i] for i in range(q)]
