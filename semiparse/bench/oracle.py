@@ -8,12 +8,15 @@ training with exploration.  On each collected configuration every method of
 the system is timed against the original gold tree (projective or not; a
 method exact only for projective trees is timed on the projective ones) and
 must return the grammar path's scores.  Ratios are grammar time / method time
-on the same configurations.  k + m = stack size - 1 + buffer size.
+on the same configurations.  k + m = stack size - 1 + buffer size.  Times are
+CPU time of this process by default (robust on a shared machine; ``--clock
+wall`` for elapsed time).
 """
 import math
 import os
 import random
 import tempfile
+import time
 from pathlib import Path
 
 from ._timing import fmt_time, per_call
@@ -34,6 +37,8 @@ def add_parser(subparsers):
                    help="configurations per k+m and system (default 8)")
     p.add_argument("--seconds", type=float, default=0.02,
                    help="minimum time per measurement (default 0.02)")
+    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                   help="measure CPU time of this process (default) or elapsed time")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--plot", metavar="FILE.png", help="draw mean time per call vs k+m (log scale)")
     p.set_defaults(func=run)
@@ -105,6 +110,7 @@ def run(args):
     from ..oracles.gold import is_projective_tree
 
     rng = random.Random(args.seed)
+    timer = _cpu_per_call if args.clock == "cpu" else lambda fn, s: per_call(fn, s, repeats=1)
     trees = _sentences(_files(args), longest=3 * args.per_size)
     curves = {}
     for name in args.systems:
@@ -114,7 +120,7 @@ def run(args):
         projective_only = {m.name: m.projective_only for m in methods(name)}
         oracles = {m: oracle(name, args.strategy, m) for m in names}
         found = collect(name, args.strategy, trees, args.sizes, args.per_size, rng)
-        print(f"\n{name}, strategy {args.strategy}: mean time per oracle call "
+        print(f"\n{name}, strategy {args.strategy}: mean {args.clock} time per oracle call "
               f"(ratio = grammar time / method time on the same configurations)")
         header = f"{'k+m':>5} {'configs':>7} {'grammar':>10}"
         for m in names[1:]:
@@ -144,8 +150,8 @@ def run(args):
                         continue
                     if got != expected:
                         disagree[m] += 1
-                    times[m].append(per_call(lambda: o.scores(stack, buffer, heads, arcs),
-                                             args.seconds, repeats=1))
+                    times[m].append(timer(lambda: o.scores(stack, buffer, heads, arcs),
+                                          args.seconds))
             row = f"{size:>5} {len(configs):>7} {fmt_time(_mean(times['grammar'])):>10}"
             curves.setdefault((name, "grammar"), []).append((size, _mean(times["grammar"])))
             for m in names[1:]:
@@ -166,9 +172,20 @@ def run(args):
         for m, error in broken.items():
             print(f"  method {m} failed and was not timed: {error}")
     if args.plot:
-        _plot(curves, args.plot, args.strategy)
+        _plot(curves, args.plot, args.strategy, args.clock)
         print(f"\nplot written to {args.plot}")
     return 0
+
+
+def _cpu_per_call(fn, min_seconds):
+    """Mean CPU seconds per call of ``fn()``, calling it for at least ``min_seconds``."""
+    calls, start = 0, time.process_time()
+    while True:
+        fn()
+        calls += 1
+        elapsed = time.process_time() - start
+        if elapsed >= min_seconds:
+            return elapsed / calls
 
 
 def _mean(values):
@@ -176,7 +193,7 @@ def _mean(values):
     return sum(values) / len(values) if values else math.nan
 
 
-def _plot(curves, path, strategy):
+def _plot(curves, path, strategy, clock):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -189,7 +206,7 @@ def _plot(curves, path, strategy):
                 linestyle="-" if method == "grammar" else "--", label=f"{system} / {method}")
     ax.set_yscale("log")
     ax.set_xlabel("k + m (stack size - 1 + buffer size)")
-    ax.set_ylabel("mean time per oracle call (ms)")
+    ax.set_ylabel(f"mean {clock} time per oracle call (ms)")
     ax.set_title(f"Oracle time per call on UD configurations (strategy {strategy})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
