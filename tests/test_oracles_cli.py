@@ -73,3 +73,20 @@ def test_computations_are_legal_runs_from_the_initial_configuration(data):
 def test_oracle_examples_carry_a_strategy_of_the_system(ex):
     assert ex.strategy in get_system("arc_standard").strategies
     assert len(ex.computation.arcs) == len(ex.heads)
+
+
+def test_check_without_grammar_checks_every_registered_method(capsys):
+    import copy
+
+    import semiparse
+    from semiparse.oracles import register_method, register_system
+
+    system = copy.copy(get_system("arc_hybrid"))
+    system.name, system.grammar, system.projective_form = "grammarless_hybrid", None, False
+    register_system(system)
+    declared = semiparse.oracle("arc_hybrid", method="grammar")
+    register_method("grammarless_hybrid", "borrowed",
+                    lambda s, b, heads, arcs, strategy: declared.scores(s, b, heads),
+                    strategies=("none",), projective_only=False, rank=5)
+    assert main(["check", "grammarless_hybrid", "--examples", "40", "--max-n", "6"]) == 0
+    assert "ok    grammarless_hybrid strategy=none method=borrowed" in capsys.readouterr().out

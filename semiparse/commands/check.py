@@ -29,8 +29,10 @@ def add_parser(subparsers):
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     p.add_argument("--strategy", action="append", metavar="NAME",
                    help="check only this strategy (repeatable; default: all of the system's)")
-    p.add_argument("--method", default="grammar", metavar="M",
-                   help="oracle method to check: grammar (default) or a registered fast method")
+    p.add_argument("--method", metavar="M",
+                   help="oracle method to check: grammar (the default when the system has a "
+                        "completion grammar, else every registered method) or a registered "
+                        "fast method")
     p.set_defaults(func=run)
     return p
 
@@ -40,11 +42,22 @@ def run(args):
         from ..constituency import checking
 
         return checking.run(args.system, examples=args.examples, max_n=args.max_n, seed=args.seed)
+    from ..oracles import get_system, methods
     from ..oracles.checking import check
 
     start = time.perf_counter()
-    results = check(args.system, args.strategy, args.examples, args.max_n, args.seed,
-                    args.method, args.grammar)
+    chosen = [args.method]
+    if args.method is None:
+        system = get_system(args.system)
+        chosen = ["grammar"] if system.grammar is not None or args.grammar else [
+            m.name for m in methods(system.name)]
+        if not chosen:
+            raise ValueError(f"transition system {system.name!r} has neither a completion "
+                             f"grammar nor a registered oracle method to check")
+    results = []
+    for method in chosen:
+        results += check(args.system, args.strategy, args.examples, args.max_n, args.seed,
+                         method, args.grammar)
     status = 0
     for r in results:
         what = f"{r.system} strategy={r.strategy} method={r.method}"
