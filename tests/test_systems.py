@@ -189,6 +189,16 @@ def test_bad_system_files_name_file_line_and_reason(tmp_path, edit, message):
         get_system(str(path))
 
 
+def test_completion_grammar_errors(tmp_path):
+    path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', '"nowhere.grammar"'))
+    with pytest.raises(ValueError, match="toy.toml:42: completion grammar 'nowhere.grammar' not"):
+        get_system(str(path))
+    (tmp_path / "broken.grammar").write_text("start P\n(N, R0) -> p\nP -> (N R0)\n")
+    path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', '"broken.grammar"'))
+    with pytest.raises(semiparse.GrammarError, match="broken.grammar:3:"):
+        get_system(str(path))
+
+
 def test_unknown_system_and_strategy():
     with pytest.raises(ValueError, match="unknown transition system 'arc_swift'.*arc_eager"):
         get_system("arc_swift")

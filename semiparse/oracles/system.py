@@ -283,16 +283,16 @@ class RewriteSystem(TransitionSystem):
             return
         gname = comp.get("grammar")
         if not isinstance(gname, str):
-            self._fail("completion.grammar must name a grammar file", "[completion]")
+            self._fail("completion.grammar must name a grammar file", "grammar", "[completion]")
         local = Path(self.path).parent / gname
         shipped = gname[:-8] if gname.endswith(".grammar") else gname
         if local.is_file():
-            self.grammar = load_grammar(local)
+            self.grammar = load_grammar(local)  # a bad grammar names its own file and line
+        elif (data_dir("grammars") / f"{shipped}.grammar").is_file():
+            self.grammar = load_grammar(shipped)
         else:
-            try:
-                self.grammar = load_grammar(shipped)
-            except ValueError as exc:
-                self._fail(f"completion grammar {gname!r} not found: {exc}", "grammar")
+            self._fail(f"completion grammar {gname!r} not found next to the system file "
+                       f"nor among the shipped grammars", "grammar", "[completion]")
         self.grammar_name = self.grammar.name
         self._prefix = tuple(comp.get("prefix", []))
         rules = comp.get("terminals")
