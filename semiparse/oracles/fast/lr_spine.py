@@ -21,10 +21,11 @@ roots of the stack trees (bottom first), ``buffer`` the remaining positions,
 (:func:`spines`).
 
 The oracle (method ``spine_table``, projective gold trees; the table in C,
-:mod:`._lrspine`) follows seed 000 section 6.2: the buffer is collapsed into the right stack of maximal gold
-fragments (each may take dependents only at its root), then a table over
-(stack trees absorbed, fragments absorbed) keeps, per spine pair of the tree
-built around the top, the most gold edges.  A combination attaches to the
+:mod:`._lrspine`) follows seed 000 section 6.2: the buffer is collapsed into
+the right stack of maximal gold fragments (each may take dependents only at
+its root), then a table over (stack trees absorbed, fragments absorbed)
+keeps, per spine pair of the tree built around the top, the most gold
+edges.  A combination attaches to the
 spine node that is the gold head when there is one, else to the deepest
 node.  The two reductions of section 6.3 keep the table small: spine nodes
 that can get no gold dependent from what remains are dropped, and a spine
@@ -89,8 +90,10 @@ class LRSpine(TransitionSystem):
         if len(stack) >= 2:
             lo, hi = child_bounds(arcs)
             if stack[-2] != 0:
-                out += [f"left_arc_{k}" for k in range(1, len(spines(stack[-1], arcs, lo, hi)[0]) + 1)]
-            out += [f"right_arc_{k}" for k in range(1, len(spines(stack[-2], arcs, lo, hi)[1]) + 1)]
+                left = spines(stack[-1], arcs, lo, hi)[0]
+                out += [f"left_arc_{k}" for k in range(1, len(left) + 1)]
+            right = spines(stack[-2], arcs, lo, hi)[1]
+            out += [f"right_arc_{k}" for k in range(1, len(right) + 1)]
         return out
 
     def apply(self, stack, buffer, arcs, t):
