@@ -52,7 +52,9 @@ def right_stack(stack, buffer, heads, arcs, strategy):
 
 def linear(stack, buffer, heads, arcs, strategy):
     """sigma by the banded, pruned Algorithm 1 (projective gold trees, strategy none)."""
-    return _arcstd.linear_scores(_work.get(heads), tuple(stack), tuple(buffer), CODES[strategy])
+    if strategy != "none":
+        raise ValueError(f"oracle method 'linear' supports only strategy 'none', not {strategy!r}")
+    return _arcstd.linear_scores(_work.get(heads), tuple(stack), tuple(buffer), 0)
 
 
 # -- cubic with critical nodes only ----------------------------------------------
