@@ -93,7 +93,7 @@ class Tree:
 
 def tree(text):
     """Parse one bracketed tree from a string (no cleaning)."""
-    trees = list(_parse(text.splitlines(True), "<string>", "fail", []))
+    trees = [t for t, _ in _parse(text.splitlines(True), "<string>", "fail")]
     if len(trees) != 1:
         raise ValueError(f"expected one bracketed tree, found {len(trees)}")
     return trees[0]
@@ -154,21 +154,33 @@ def read_ptb(path, remove_traces=True, strip_tags=True, drop_outer=True, on_erro
     is still open ends that tree as unbalanced, so one bad tree does not
     swallow the rest of the file.
     """
+    trees, skipped = [], []
+    for out, error in iter_ptb(path, remove_traces, strip_tags, drop_outer, on_error):
+        if error is None:
+            trees.append(out)
+        else:
+            skipped.append(error)
+    return Treebank(trees, skipped)
+
+
+def iter_ptb(path, remove_traces=True, strip_tags=True, drop_outer=True, on_error="fail"):
+    """``(tree, None)`` for each good tree of the file, ``(None, error)`` for
+    each bad one (``on_error="skip"``; ``"fail"`` raises it), in file order."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
-    skipped = []
-    trees = []
     with open(path, encoding="utf-8") as stream:
-        for raw in _parse(stream, str(path), on_error, skipped):
+        for raw, error in _parse(stream, str(path), on_error):
+            if error is not None:
+                yield None, error
+                continue
             out = clean(raw, remove_traces, strip_tags, drop_outer)
             if out is None:
                 error = TreeError(str(path), raw.line, "empty tree: nothing left after removing traces")
                 if on_error == "fail":
                     raise error
-                skipped.append(error)
+                yield None, error
                 continue
-            trees.append(out)
-    return Treebank(trees, skipped)
+            yield out, None
 
 
 def _tokens(lines):
@@ -190,8 +202,9 @@ def _tokens(lines):
                 i = j
 
 
-def _parse(lines, name, on_error, skipped):
-    """Raw trees of a token stream, with error recovery for ``skip``."""
+def _parse(lines, name, on_error):
+    """``(raw tree, None)`` or ``(None, error)`` for each tree of a token
+    stream, with error recovery for ``skip``."""
     stack = []  # open nodes: [label or None, children, line]
     bad = None  # error of the tree being read, if any
 
@@ -205,9 +218,8 @@ def _parse(lines, name, on_error, skipped):
 
     def finish():
         nonlocal bad
-        if bad is not None:
-            skipped.append(bad)
-        bad = None
+        error, bad = bad, None
+        return [(None, error)] if error is not None else []
 
     for token, line, column in _tokens(lines):
         if token == "(":
@@ -215,12 +227,12 @@ def _parse(lines, name, on_error, skipped):
                 fail(stack[0][2], "unbalanced brackets: tree not closed before the next tree starts "
                      f"at line {line}")
                 stack.clear()
-                finish()
+                yield from finish()
             stack.append([None, [], line])
         elif token == ")":
             if not stack:
                 fail(line, "unbalanced brackets: ')' without a matching '('")
-                finish()
+                yield from finish()
                 continue
             label, children, start = stack.pop()
             node = None
@@ -242,19 +254,19 @@ def _parse(lines, name, on_error, skipped):
                     if node.is_preterminal and node.label == "":
                         fail(start, "tree is a bare word")
                     else:
-                        yield node
-                finish()
+                        yield node, None
+                yield from finish()
         else:
             if not stack:
                 fail(line, f"text {token!r} outside any tree")
-                finish()
+                yield from finish()
             elif stack[-1][0] is None and not stack[-1][1]:
                 stack[-1][0] = token
             else:
                 stack[-1][1].append(token)
     if stack:
         fail(stack[0][2], "unbalanced brackets: end of file inside a tree")
-        finish()
+        yield from finish()
 
 
 def write_ptb(trees, path, outer=True):

@@ -1,0 +1,290 @@
+"""Exact dynamic oracles for the top-down and in-order systems (seed 003 section 3).
+
+The loss of a configuration c is the minimum Hamming loss (size of the
+multiset symmetric difference of labelled spans) between the gold tree and a
+tree reachable from c.  It has the four terms of seed 003 section 3.1::
+
+    loss(c) = |U(c)| + |γc \\ γG| + |αc \\ αG| + out_of_order(c)
+
+* ``erroneous`` |γc \\ γG|: constituents built that are not gold (multisets:
+  a repeat of an identical gold constituent beyond its gold count is wrong);
+* ``wrong_nts`` |αc \\ αG|: open non-terminals that can no longer become any
+  gold constituent (each will close into a wrong one);
+* ``unreachable`` |U(c)|: gold constituents neither built nor individually
+  reachable (below);
+* ``out_of_order``: reachable gold constituents and gold-compatible open
+  non-terminals lost because they cannot all be used in the order the stack
+  imposes.  It is ``(#reachable + #compatible) - best`` where ``best`` is a
+  maximum-weight strictly increasing subsequence (gold pre-order ranks) of
+  the candidates below, an open non-terminal weighing 2 (it saves a missing
+  gold constituent and an erroneous one), other candidates 1.  Computed with a
+  Fenwick tree of prefix maxima in O(k log k): the longest increasing
+  subsequence of the paper with weights and per-non-terminal alternatives.
+
+Reachability (exact versions of the conditions of seed 003 section 3.2).  A
+gold constituent (X, l, r) not already built needs ``r >= i``; then
+
+top-down
+    (ii) ``l > i``: always reachable (Shift ... NT-X ... Reduce); ``l == i``:
+    pushed on top of the stack now (a candidate of weight 1, after every stack
+    non-terminal in the order); (iii) ``l < i``: only by an open non-terminal
+    ``(X, l)`` -- the open NT with that label pushed at ``l`` -- closing at
+    ``r`` (a candidate of weight 2).  Closing at ``r == i`` is impossible when a
+    non-terminal pushed at ``i`` is still open (it needs a word first), and the
+    bottom non-terminal closes at ``n``.
+
+in-order
+    (ii) ``l >= i``: always reachable; (iii)/(iv) ``l < i``: ``l`` must be the
+    left end of the first child of an open non-terminal (``start``) or of the
+    finished node on top of the stack.  At the ``start`` of open NT ``(Y, j)``:
+    the NT itself if ``Y == X`` (weight 2), or a wrapper built after it closes
+    (NT-X above the reduced constituent; weight 1, before the NT in the
+    order); at the top node: a wrapper (weight 1).  Any other finished node
+    on the stack is sealed inside its parent.
+
+The paper matches stack non-terminals by their node ``(X, j)`` and allows any
+stack item's left end in (iii); both make its formula inexact (an in-order
+NT-X above a non-gold first child can still give the gold span; a word deep in
+the stack cannot start a new constituent; in top-down, an inner gold NT pushed
+before its outer one at the same position loses one of them).  The version
+here equals the exhaustive search of :mod:`semiparse.constituency.exhaustive`
+on every configuration tested (``semiparse check top_down|in_order``).
+"""
+from collections import Counter
+from typing import NamedTuple
+
+from .systems import NT, Done, Open, system as get_system
+from .trees import Tree, constituents
+
+
+class Gold:
+    """A gold tree prepared for the oracle: pre-order constituents, their
+    ranks by left end and by (label, left end), repeat numbers."""
+
+    def __init__(self, tree):
+        if not isinstance(tree, Tree):
+            raise ValueError(f"expected a Tree, got {type(tree).__name__}")
+        self.tree = tree
+        self.leaves = tree.leaves()
+        self.n = n = len(self.leaves)
+        self.items = items = constituents(tree)
+        self.counts = Counter(items)
+        self.labels = sorted({x for x, _, _ in items})
+        self.by_left = [[] for _ in range(n + 1)]
+        self.groups_at = [[] for _ in range(n + 1)]  # [(r, ranks)] outer first
+        self.by_label_left = {}
+        seen = Counter()
+        self.repeat = []
+        for p, (x, l, r) in enumerate(items):
+            self.by_left[l].append(p)
+            if self.groups_at[l] and self.groups_at[l][-1][0] == r:
+                self.groups_at[l][-1][1].append(p)
+            else:
+                self.groups_at[l].append((r, [p]))
+            self.by_label_left.setdefault((x, l), []).append(p)
+            self.repeat.append(seen[items[p]])
+            seen[items[p]] += 1
+        # ending_after[i] = number of gold constituents with r >= i
+        self.ending_after = [sum(1 for _, _, r in items if r >= i) for i in range(n + 1)]
+        # at_least[l] = number of gold constituents whose left end is >= l
+        self.at_least = [0] * (n + 2)
+        for l in range(n, -1, -1):
+            self.at_least[l] = self.at_least[l + 1] + len(self.by_left[l])
+
+    def __len__(self):
+        return len(self.items)
+
+
+def as_gold(gold):
+    return gold if isinstance(gold, Gold) else Gold(gold)
+
+
+class Breakdown(NamedTuple):
+    """The four terms of the loss; ``total`` is their sum."""
+    unreachable: int
+    erroneous: int
+    wrong_nts: int
+    out_of_order: int
+
+    @property
+    def total(self):
+        return self.unreachable + self.erroneous + self.wrong_nts + self.out_of_order
+
+
+def _best_chain_fenwick(seq, size):
+    """Maximum weight of a strictly increasing chain of ranks; ``seq`` is a list
+    of (weight, alternatives): at most one alternative of each entry is used."""
+    tree = [0] * (size + 1)
+    best = 0
+    for weight, alternatives in seq:
+        values = []
+        for p in alternatives:
+            # prefix maximum over ranks < p
+            k, top = p, 0
+            while k > 0:
+                if tree[k] > top:
+                    top = tree[k]
+                k -= k & -k
+            values.append((p, top + weight))
+        for p, value in values:
+            if value > best:
+                best = value
+            k = p + 1
+            while k <= size:
+                if tree[k] < value:
+                    tree[k] = value
+                k += k & -k
+    return best
+
+
+def _best_chain_quadratic(seq, size):
+    """The same maximum by the O(k^2) dynamic programme (benchmark baseline)."""
+    ends = []  # (rank, best chain weight ending there)
+    best = 0
+    for weight, alternatives in seq:
+        new = []
+        for p in alternatives:
+            value = weight + max((v for q, v in ends if q < p), default=0)
+            new.append((p, value))
+            best = max(best, value)
+        ends.extend(new)
+    return best
+
+
+def _same_start(run, allowed, spans, with_rest):
+    """Top-down, one start position: the best weight of matching the open NTs
+    ``run`` (stack order, labels) to gold spans there.  Matched NTs must take
+    spans in nesting order (outer first, so group indices non-decreasing) and
+    at most the available copies of a label in a span (identical spans in a
+    unary chain may come in any order: the loss compares multisets).  A match
+    weighs 2; with ``with_rest`` (the start is the buffer index) every gold
+    constituent left at or inside the last matched span weighs 1 (pushed on
+    top later).  A longest non-decreasing subsequence with capacities,
+    computed by a small dynamic programme over (span, labels used there)."""
+    states = {(-1, ()): 0}
+    for (_, label), choices in zip(run, allowed):
+        new = dict(states)
+        for (g, used), weight in states.items():
+            for h in choices:
+                if h < g:
+                    continue
+                taken = dict(used) if h == g else {}
+                if taken.get(label, 0) >= spans[h][1][label]:
+                    continue
+                taken[label] = taken.get(label, 0) + 1
+                key = (h, tuple(sorted(taken.items())))
+                if new.get(key, -1) < weight + 2:
+                    new[key] = weight + 2
+        states = new
+    if not with_rest:
+        return max(states.values())
+    sizes = [sum(labels.values()) for _, labels in spans]
+    best = 0
+    for (g, used), weight in states.items():
+        rest = sum(sizes[max(g, 0):]) - sum(k for _, k in used)
+        best = max(best, weight + rest)
+    return best
+
+
+class Oracle:
+    """Dynamic oracle of one system: ``loss``, ``breakdown``, ``optimal``."""
+
+    def __init__(self, name, chain="fenwick"):
+        self.system = get_system(name)
+        self.name = self.system.name
+        if chain not in ("fenwick", "quadratic"):
+            raise ValueError(f"chain must be 'fenwick' or 'quadratic', not {chain!r}")
+        self._chain = _best_chain_fenwick if chain == "fenwick" else _best_chain_quadratic
+
+    def _terms(self, c, gold):
+        if c.n != gold.n:
+            raise ValueError(f"configuration has {c.n} words, gold tree {gold.n}")
+        i, n = c.i, c.n
+        built = Counter(c.built)
+        matched_built = sum(min(k, gold.counts.get(key, 0)) for key, k in built.items())
+        erroneous = len(c.built) - matched_built
+        items, counts, repeat = gold.items, gold.counts, gold.repeat
+
+        def groups(l):
+            """[(r, Counter of available labels)] of the gold spans starting at l, outer first."""
+            out = []
+            for r, ranks in gold.groups_at[l]:
+                if r < i:
+                    break
+                labels = Counter(items[p][0] for p in ranks
+                                 if repeat[p] < counts[items[p]] - built.get(items[p], 0))
+                if labels:
+                    out.append((r, labels))
+            return out
+
+        stack = c.stack
+        opens = [(k, s) for k, s in enumerate(stack) if type(s) is Open]
+        best = reachable = compatible = 0
+        if self.name == "in_order":
+            free = gold.at_least[i]
+            for _, item in opens:
+                spans = groups(item.start)
+                total = sum(sum(labels.values()) for _, labels in spans)
+                reachable += total
+                score, outer = total, 0
+                for r, labels in spans:
+                    outer += sum(labels.values())
+                    if labels[item.label]:
+                        # the NT closes at r; wrappers: the other spans at or outside r
+                        score = max(score, 2 + outer - 1)
+                compatible += any(labels[item.label] for _, labels in spans)
+                best += score
+            if stack and type(stack[-1]) is Done and not c.finished:
+                total = sum(sum(labels.values()) for _, labels in groups(stack[-1].l))
+                reachable += total
+                best += total
+        else:
+            free = gold.at_least[i + 1]
+            low = i + 1 if opens and opens[-1][1].index == i else i
+            runs = {}
+            for k, item in opens:
+                runs.setdefault(item.start, []).append((k, item.label))
+            if i < n:
+                runs.setdefault(i, [])
+            for l, run in runs.items():
+                spans = groups(l)
+                allowed = [[g for g, (r, labels) in enumerate(spans)
+                            if labels[x] and r >= low and (k > 0 or r == n)] for k, x in run]
+                compatible += sum(1 for a in allowed if a)
+                if l == i:
+                    reachable += sum(sum(labels.values()) for _, labels in spans)
+                else:
+                    reachable += sum(1 for g, (r, labels) in enumerate(spans) for x in labels
+                                     for _ in range(labels[x]) if any(
+                                         g in a and x == run[q][1] for q, a in enumerate(allowed)))
+                best += _same_start(run, allowed, spans, with_rest=l == i)
+        unreachable = len(items) - matched_built - free - reachable
+        out_of_order = reachable + compatible - best
+        return Breakdown(unreachable, erroneous, len(opens) - compatible, out_of_order)
+
+    def breakdown(self, config, gold):
+        """The four loss terms of ``config`` against ``gold`` (Tree or Gold)."""
+        return self._terms(config, as_gold(gold))
+
+    def loss(self, config, gold):
+        """Minimum Hamming loss of a tree reachable from ``config``."""
+        return self._terms(config, as_gold(gold)).total
+
+    def optimal(self, config, gold):
+        """The legal transitions that keep the loss: a list of Transition (NT-X
+        with each gold label X that is optimal; no label outside the gold tree
+        is ever optimal, as pushing it adds one erroneous constituent)."""
+        gold = as_gold(gold)
+        base = self._terms(config, gold).total
+        out = []
+        for t in self.system.legal(config):
+            candidates = [NT(x) for x in gold.labels] if t.kind == "NT" else [t]
+            for u in candidates:
+                if self._terms(self.system.apply(config, u), gold).total == base:
+                    out.append(u)
+        return out
+
+
+def oracle(name, chain="fenwick"):
+    """The dynamic oracle of ``"top_down"`` or ``"in_order"``."""
+    return Oracle(name, chain)
