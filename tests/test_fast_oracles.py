@@ -83,6 +83,32 @@ def test_linear_equals_right_stack_on_longer_sentences(data):
         stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, rng.choice(legal))
 
 
+LONGER = [("right_stack", st_, True) for st_ in ("lbr", "strict_lbr")] + \
+    [("cubic_critical", st_, False) for st_ in ("none", "lbr", "strict_lbr", "rbl")]
+
+
+@pytest.mark.parametrize("method,strategy,projective", LONGER,
+                         ids=[f"{m}-{st_}" for m, st_, _ in LONGER])
+def test_against_grammar_on_longer_sentences(method, strategy, projective):
+    """Strategies of right_stack, and cubic_critical on non-projective gold
+    trees, against the grammar path beyond the exhaustive search's reach."""
+    fast = get_oracle("arc_standard", strategy, method)
+    grammar = get_oracle("arc_standard", strategy, "grammar")
+    examples = oracle_examples("arc_standard", 18, [strategy], {strategy: fast},
+                               projective=projective)
+
+    @settings(max_examples=60, database=None)
+    @given(examples)
+    def check(ex):
+        if len(ex.heads) < 9:
+            return
+        c = ex.computation
+        assert fast.scores(c.stack, c.buffer, ex.heads, c.arcs) == \
+            grammar.scores(c.stack, c.buffer, ex.heads, c.arcs)
+
+    check()
+
+
 def test_linear_unlinked_chain_run():
     """Critical nodes 8 and 9 have no gold edge to the stack: the best
     computation climbs them right after 4 (4 -> 3, 8 -> 4, 9 -> 8), long
