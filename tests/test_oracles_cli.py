@@ -90,3 +90,15 @@ def test_check_without_grammar_checks_every_registered_method(capsys):
                     strategies=("none",), projective_only=False, rank=5)
     assert main(["check", "grammarless_hybrid", "--examples", "40", "--max-n", "6"]) == 0
     assert "ok    grammarless_hybrid strategy=none method=borrowed" in capsys.readouterr().out
+
+
+def test_bench_oracle_runs_and_plots(shared_data, tmp_path, capsys):
+    """A smoke run (no timing is asserted): every method agrees with the grammar path."""
+    conllu = shared_data / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-dev.conllu"
+    plot = tmp_path / "oracle.png"
+    assert main(["bench", "oracle", str(conllu), "--systems", "arc_hybrid", "--sizes", "10", "20",
+                 "--per-size", "2", "--seconds", "0.001", "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert "arc_hybrid, strategy none: mean cpu time per oracle call" in out
+    assert "disagreed" not in out and "failed" not in out
+    assert plot.stat().st_size > 1000
