@@ -50,8 +50,9 @@ def random_trees(draw, max_n=7, labels=LABELS, max_unary=1):
 
 
 def window(tree, start, size):
-    """``tree`` restricted to words ``[start, start + size)`` (nodes left
-    without words removed, unary chains kept)."""
+    """``tree`` restricted to words ``[start, start + size)``: nodes left
+    without words are removed, and so is a node that the cut leaves with one
+    phrasal child of the same span (the cut must not create unary chains)."""
     position = 0
 
     def walk(node):
@@ -61,7 +62,11 @@ def window(tree, start, size):
             position += 1
             return Tree(node.label, node.children) if keep else None
         children = [c for c in (walk(c) for c in node.children) if c is not None]
-        return Tree(node.label, children) if children else None
+        if not children:
+            return None
+        if len(children) == 1 and len(node.children) > 1 and not children[0].is_preterminal:
+            return children[0]
+        return Tree(node.label, children)
 
     out = walk(tree)
     if out.is_preterminal:

@@ -111,47 +111,34 @@ class Breakdown(NamedTuple):
         return self.unreachable + self.erroneous + self.wrong_nts + self.out_of_order
 
 
-def _best_chain_fenwick(seq, size):
-    """Maximum weight of a strictly increasing chain of ranks; ``seq`` is a list
-    of (weight, alternatives): at most one alternative of each entry is used."""
+def _longest_chain(run_choices, size):
+    """Longest strictly increasing sequence picking at most one value from each
+    entry of ``run_choices`` (lists of ints in ``range(size)``), as
+    ``ending[v]`` = the longest such sequence ending with value v (0 if none).
+    Patience-style with a Fenwick tree of prefix maxima: O(k log size)."""
     tree = [0] * (size + 1)
-    best = 0
-    for weight, alternatives in seq:
+    ending = [0] * size
+    for choices in run_choices:
         values = []
-        for p in alternatives:
-            # prefix maximum over ranks < p
-            k, top = p, 0
+        for v in choices:
+            k, top = v, 0  # maximum over values < v
             while k > 0:
                 if tree[k] > top:
                     top = tree[k]
                 k -= k & -k
-            values.append((p, top + weight))
-        for p, value in values:
-            if value > best:
-                best = value
-            k = p + 1
+            values.append((v, top + 1))
+        for v, length in values:
+            if length > ending[v]:
+                ending[v] = length
+            k = v + 1
             while k <= size:
-                if tree[k] < value:
-                    tree[k] = value
+                if tree[k] < length:
+                    tree[k] = length
                 k += k & -k
-    return best
+    return ending
 
 
-def _best_chain_quadratic(seq, size):
-    """The same maximum by the O(k^2) dynamic programme (benchmark baseline)."""
-    ends = []  # (rank, best chain weight ending there)
-    best = 0
-    for weight, alternatives in seq:
-        new = []
-        for p in alternatives:
-            value = weight + max((v for q, v in ends if q < p), default=0)
-            new.append((p, value))
-            best = max(best, value)
-        ends.extend(new)
-    return best
-
-
-def _same_start(run, allowed, spans, with_rest):
+def _same_start(run, allowed, spans, with_rest, general=False):
     """Top-down, one start position: the best weight of matching the open NTs
     ``run`` (stack order, labels) to gold spans there.  Matched NTs must take
     spans in nesting order (outer first, so group indices non-decreasing) and
@@ -160,7 +147,15 @@ def _same_start(run, allowed, spans, with_rest):
     weighs 2; with ``with_rest`` (the start is the buffer index) every gold
     constituent left at or inside the last matched span weighs 1 (pushed on
     top later).  A longest non-decreasing subsequence with capacities,
-    computed by a small dynamic programme over (span, labels used there)."""
+    computed by :func:`_longest_chain` in O(k log k) when every span there
+    holds one gold constituent (the paper's case), else (or with ``general``)
+    by a small dynamic programme over (span, labels used there)."""
+    sizes = [sum(labels.values()) for _, labels in spans]
+    if not general and all(size == 1 for size in sizes):
+        ending = _longest_chain(allowed, len(spans))
+        if not with_rest:
+            return 2 * max(ending, default=0)
+        return max([len(spans)] + [2 * k + len(spans) - 1 - g for g, k in enumerate(ending) if k])
     states = {(-1, ()): 0}
     for (_, label), choices in zip(run, allowed):
         new = dict(states)
@@ -178,7 +173,6 @@ def _same_start(run, allowed, spans, with_rest):
         states = new
     if not with_rest:
         return max(states.values())
-    sizes = [sum(labels.values()) for _, labels in spans]
     best = 0
     for (g, used), weight in states.items():
         rest = sum(sizes[max(g, 0):]) - sum(k for _, k in used)
@@ -189,12 +183,12 @@ def _same_start(run, allowed, spans, with_rest):
 class Oracle:
     """Dynamic oracle of one system: ``loss``, ``breakdown``, ``optimal``."""
 
-    def __init__(self, name, chain="fenwick"):
+    def __init__(self, name, chain="lis"):
         self.system = get_system(name)
         self.name = self.system.name
-        if chain not in ("fenwick", "quadratic"):
-            raise ValueError(f"chain must be 'fenwick' or 'quadratic', not {chain!r}")
-        self._chain = _best_chain_fenwick if chain == "fenwick" else _best_chain_quadratic
+        if chain not in ("lis", "general"):
+            raise ValueError(f"chain must be 'lis' or 'general', not {chain!r}")
+        self._general = chain == "general"
 
     def _terms(self, c, gold):
         if c.n != gold.n:
@@ -254,10 +248,9 @@ class Oracle:
                 if l == i:
                     reachable += sum(sum(labels.values()) for _, labels in spans)
                 else:
-                    reachable += sum(1 for g, (r, labels) in enumerate(spans) for x in labels
-                                     for _ in range(labels[x]) if any(
-                                         g in a and x == run[q][1] for q, a in enumerate(allowed)))
-                best += _same_start(run, allowed, spans, with_rest=l == i)
+                    usable = {(g, x) for (_, x), a in zip(run, allowed) for g in a}
+                    reachable += sum(spans[g][1][x] for g, x in usable)
+                best += _same_start(run, allowed, spans, l == i, self._general)
         unreachable = len(items) - matched_built - free - reachable
         out_of_order = reachable + compatible - best
         return Breakdown(unreachable, erroneous, len(opens) - compatible, out_of_order)
@@ -285,6 +278,8 @@ class Oracle:
         return out
 
 
-def oracle(name, chain="fenwick"):
-    """The dynamic oracle of ``"top_down"`` or ``"in_order"``."""
+def oracle(name, chain="lis"):
+    """The dynamic oracle of ``"top_down"`` or ``"in_order"``.  ``chain="general"``
+    uses the capacity-aware programme at every start (a baseline for the
+    benchmark: same losses, no increasing-subsequence shortcut)."""
     return Oracle(name, chain)
