@@ -10,7 +10,7 @@ from semiparse.cli import main
 from semiparse.constituency import checking
 from semiparse.constituency.evaluation import Scores, brackets, evaluate, score
 from semiparse.constituency.exhaustive import Search
-from semiparse.constituency.oracle import Gold, oracle
+from semiparse.constituency.dynamic import Gold, oracle
 from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Done, system
 from semiparse.constituency.trees import (
     TreeError, constituents, from_constituents, indexed_constituents, read_ptb,

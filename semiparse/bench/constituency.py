@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 from ..constituency.exhaustive import Search
-from ..constituency.oracle import Gold, oracle as make_oracle
+from ..constituency.dynamic import Gold, oracle as make_oracle
 from ..constituency.systems import NT, system as get_system
 from ..constituency.trees import read_ptb
 
-BUCKETS = ((1, 10), (11, 20), (21, 30), (31, 40), (41, 60), (61, 10 ** 6))
+BUCKETS = ((1, 8), (9, 15), (16, 25), (26, 40), (41, 60), (61, 10 ** 6))
 
 
 def add_parser(subparsers):

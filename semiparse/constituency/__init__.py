@@ -1,0 +1,22 @@
+"""Top-down and in-order constituent parsing with exact dynamic oracles (seed 003).
+
+* :mod:`.trees`: Penn-Treebank bracketed trees (read, clean, write) and their
+  labelled-span constituent sets;
+* :mod:`.systems`: the two transition systems, configurations, static oracles;
+* :mod:`.dynamic`: the dynamic oracles, ``oracle("top_down" | "in_order")``;
+* :mod:`.exhaustive`: the minimum loss by memoized search (ground truth);
+* :mod:`.checking`: ``semiparse check top_down|in_order``;
+* :mod:`.evaluation`: labelled bracket P/R/F1 with evalb's conventions.
+
+See ``docs/constituency.md``.
+"""
+from .dynamic import Gold, Oracle, oracle
+from .evaluation import Scores, evaluate, score
+from .systems import FINISH, NT, REDUCE, SHIFT, Configuration, Transition, system
+from .trees import Tree, TreeError, constituents, read_ptb, tree, write_ptb
+
+__all__ = [
+    "FINISH", "NT", "REDUCE", "SHIFT", "Configuration", "Gold", "Oracle", "Scores",
+    "Transition", "Tree", "TreeError", "constituents", "evaluate", "oracle", "read_ptb",
+    "score", "system", "tree", "write_ptb",
+]

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, Phase, given, settings, seed as hypothesis_s
 from hypothesis import strategies as st
 
 from .exhaustive import Search
-from .oracle import Gold, oracle as make_oracle
+from .dynamic import Gold, oracle as make_oracle
 from .systems import NT, system as get_system
 from .trees import Tree, read_ptb
 

@@ -33,7 +33,7 @@ start that no stack node has are lost).
 import sys
 from collections import Counter
 
-from .oracle import as_gold
+from .dynamic import as_gold
 from .systems import NT, Open, system as get_system
 
 FRESH = "<not-gold>"
