@@ -108,7 +108,7 @@ class Mismatch(AssertionError):
     pass
 
 
-def check_walk(name, tree, choices, steps=None, oracle=None):
+def check_walk(name, tree, choices, oracle=None):
     """Walk from the initial configuration: choice ``(optimal, k)`` picks the
     k-th (mod) optimal or legal transition.  Raises :class:`Mismatch` with a
     report when the oracle and the exhaustive search disagree; returns the

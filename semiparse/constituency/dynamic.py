@@ -14,41 +14,43 @@ tree reachable from c.  It has the four terms of seed 003 section 3.1::
   reachable (below);
 * ``out_of_order``: reachable gold constituents and gold-compatible open
   non-terminals lost because they cannot all be used in the order the stack
-  imposes.  It is ``(#reachable + #compatible) - best`` where ``best`` is a
-  maximum-weight strictly increasing subsequence (gold pre-order ranks) of
-  the candidates below, an open non-terminal weighing 2 (it saves a missing
-  gold constituent and an erroneous one), other candidates 1.  Computed with a
-  Fenwick tree of prefix maxima in O(k log k): the longest increasing
-  subsequence of the paper with weights and per-non-terminal alternatives.
+  imposes: ``(#reachable + #compatible) - best``, where ``best`` is the
+  maximum weight of a consistent choice, a matched open NT weighing 2 (it wins
+  a gold constituent and avoids an erroneous one), any other gold
+  constituent 1.
 
 Reachability (exact versions of the conditions of seed 003 section 3.2).  A
 gold constituent (X, l, r) not already built needs ``r >= i``; then
 
 top-down
-    (ii) ``l > i``: always reachable (Shift ... NT-X ... Reduce); ``l == i``:
-    pushed on top of the stack now (a candidate of weight 1, after every stack
-    non-terminal in the order); (iii) ``l < i``: only by an open non-terminal
-    ``(X, l)`` -- the open NT with that label pushed at ``l`` -- closing at
-    ``r`` (a candidate of weight 2).  Closing at ``r == i`` is impossible when a
-    non-terminal pushed at ``i`` is still open (it needs a word first), and the
-    bottom non-terminal closes at ``n``.
+    ``l > i``: always reachable (Shift ... NT-X ... Reduce); ``l == i``: an NT
+    pushed now, on top of the whole stack; ``l < i``: only an open NT with
+    label X pushed at ``l``, closing at ``r`` -- not at ``r == i`` while an NT
+    pushed at ``i`` is open (it needs a word first), and the bottom NT closes
+    at ``n``.
 
 in-order
-    (ii) ``l >= i``: always reachable; (iii)/(iv) ``l < i``: ``l`` must be the
-    left end of the first child of an open non-terminal (``start``) or of the
-    finished node on top of the stack.  At the ``start`` of open NT ``(Y, j)``:
-    the NT itself if ``Y == X`` (weight 2), or a wrapper built after it closes
-    (NT-X above the reduced constituent; weight 1, before the NT in the
-    order); at the top node: a wrapper (weight 1).  Any other finished node
-    on the stack is sealed inside its parent.
+    ``l >= i``: always reachable; ``l < i``: ``l`` must be the left end of the
+    first child of an open NT (its ``start``) or of the finished node on top of
+    the stack: the open NT itself if its label is X, or a wrapper made after
+    it closes (NT-X above the reduced constituent, at or outside the span the
+    NT closes at), or a wrapper of the top node.  Other finished nodes are
+    sealed inside their parents.
 
-The paper matches stack non-terminals by their node ``(X, j)`` and allows any
-stack item's left end in (iii); both make its formula inexact (an in-order
-NT-X above a non-gold first child can still give the gold span; a word deep in
-the stack cannot start a new constituent; in top-down, an inner gold NT pushed
-before its outer one at the same position loses one of them).  The version
-here equals the exhaustive search of :mod:`semiparse.constituency.exhaustive`
-on every configuration tested (``semiparse check top_down|in_order``).
+Candidates at different starts never conflict (they all contain the word
+before ``i`` and nest by start), so ``best`` is a sum over starts.  In-order,
+each open NT's start is a choice between leaving it unmatched or matching it
+to one span.  Top-down, the open NTs pushed at one start must take gold spans
+from the outside in: the paper's longest increasing subsequence, computed in
+O(k log k) with a Fenwick tree (:func:`_longest_chain`); identical spans of a
+gold unary chain may be matched in any order (the loss compares multisets),
+for which a small capacity-aware programme is used (:func:`_same_start`).
+
+The paper matches stack non-terminals by their node ``(X, j)`` and accepts any
+stack item's left end in its condition (iii); both make its formula inexact
+(see docs/constituency.md).  The version here equals the exhaustive search of
+:mod:`semiparse.constituency.exhaustive` on every configuration tested
+(``semiparse check top_down|in_order``).
 """
 from collections import Counter
 from typing import NamedTuple
@@ -59,7 +61,7 @@ from .trees import Tree, constituents
 
 class Gold:
     """A gold tree prepared for the oracle: pre-order constituents, their
-    ranks by left end and by (label, left end), repeat numbers."""
+    spans grouped by start (outer first), repeat numbers of identical ones."""
 
     def __init__(self, tree):
         if not isinstance(tree, Tree):
@@ -70,26 +72,20 @@ class Gold:
         self.items = items = constituents(tree)
         self.counts = Counter(items)
         self.labels = sorted({x for x, _, _ in items})
-        self.by_left = [[] for _ in range(n + 1)]
-        self.groups_at = [[] for _ in range(n + 1)]  # [(r, ranks)] outer first
-        self.by_label_left = {}
+        self.groups_at = [[] for _ in range(n + 1)]  # [(r, ranks)] by start, outer first
         seen = Counter()
         self.repeat = []
         for p, (x, l, r) in enumerate(items):
-            self.by_left[l].append(p)
             if self.groups_at[l] and self.groups_at[l][-1][0] == r:
                 self.groups_at[l][-1][1].append(p)
             else:
                 self.groups_at[l].append((r, [p]))
-            self.by_label_left.setdefault((x, l), []).append(p)
             self.repeat.append(seen[items[p]])
             seen[items[p]] += 1
-        # ending_after[i] = number of gold constituents with r >= i
-        self.ending_after = [sum(1 for _, _, r in items if r >= i) for i in range(n + 1)]
         # at_least[l] = number of gold constituents whose left end is >= l
         self.at_least = [0] * (n + 2)
         for l in range(n, -1, -1):
-            self.at_least[l] = self.at_least[l + 1] + len(self.by_left[l])
+            self.at_least[l] = self.at_least[l + 1] + sum(len(ranks) for _, ranks in self.groups_at[l])
 
     def __len__(self):
         return len(self.items)
