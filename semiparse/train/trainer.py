@@ -41,16 +41,19 @@ class DynamicOracle:
 
         self.system = system
         self.oracle = semiparse.oracle(system)
+        self._sentence = self._heads = None
 
-    def optimal(self, state, gold_heads):
-        names = self.oracle.optimal(state.stack, state.buffer, gold_heads, arcs=state.arcs)
+    def optimal(self, state, sent):
+        if sent is not self._sentence:  # the oracle keys its per-tree cache on a tuple
+            self._sentence, self._heads = sent, tuple(sent.heads.tolist())
+        names = self.oracle.optimal(state.stack, state.buffer, self._heads, arcs=state.arcs)
         return {_core.move_code(name) for name in names}
 
 
 class StaticOracle:
     """The canonical gold sequence: one optimal move per configuration on the gold path."""
 
-    def optimal(self, state, gold_heads):
+    def optimal(self, state, sent):
         move = state.static_move()
         return {move} if move >= 0 else set()
 
@@ -139,7 +142,7 @@ class Trainer:
         state.apply(move, max(label, 0))
 
     def _optimal(self, state, sent):
-        moves = self.oracle.optimal(state, sent.heads)
+        moves = self.oracle.optimal(state, sent)
         if not moves:
             raise RuntimeError("the oracle found no optimal move in a non-final configuration")
         return moves
