@@ -80,6 +80,8 @@ def test_nonproj_policies(greek):
     assert prepare(sample, "oracle", "dynamic") == sample
     with pytest.raises(ValueError, match="static oracle needs projective"):
         prepare(sample, "oracle", "static")
+    with pytest.raises(ValueError, match="LR-spine oracle is exact for projective trees only"):
+        Trainer(system="lr_spine", progress=False).run(sample, nonproj="oracle")
 
 
 @pytest.fixture(scope="module")

@@ -152,6 +152,9 @@ class Trainer:
     def run(self, trees, dev=None, nonproj="projectivize"):
         from tqdm import tqdm
 
+        if nonproj == "oracle" and self.system == "lr_spine":
+            raise ValueError("the LR-spine oracle is exact for projective trees only: "
+                             "use --nonproj skip or projectivize")
         trees = prepare(trees, nonproj, self.oracle_name, self.log)
         labels = sorted({l for t in trees for l in t.labels[1:]})
         n_tokens = sum(len(t) for t in trees)
