@@ -442,17 +442,6 @@ cdef class State:
     def arc_labels(self):
         return [self.c.label[i] for i in range(self.c.n + 1)]
 
-    def slots(self):
-        """Positions of the feature slots (-1 when absent), in SLOTS order."""
-        cdef int out[N_SLOTS]
-        _slots(self.c, out)
-        return [out[i] for i in range(N_SLOTS)]
-
-    def children(self, int i):
-        """(leftmost, second leftmost, rightmost, second rightmost, n_left, n_right) of i."""
-        c = self.c
-        return (c.l1[i], c.l2[i], c.r1[i], c.r2[i], c.vl[i], c.vr[i])
-
     def features(self, const int[:, ::1] templates):
         cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(templates.shape[0], dtype=np.uint64)
         cdef const int64_t[::1] w = self.sentence.words
@@ -773,13 +762,6 @@ cdef class Weights:
             r = self._row(keys[i])
             for c in range(self.n_classes):
                 self.W[<size_t>r * self.n_classes + c] = weights[i, c]
-
-
-def valid_mask(State state, const int[::1] cls_move, cnp.uint8_t[::1] out):
-    """out[c] = 1 if class c's move is valid in state."""
-    cdef int c
-    for c in range(cls_move.shape[0]):
-        out[c] = _valid(state.system, state.c, cls_move[c])
 
 
 def step_scores(State state, Weights weights, const int[:, ::1] templates,

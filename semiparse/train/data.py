@@ -4,7 +4,6 @@ Reading goes through :mod:`semiparse.conllu_io` (messages ``FILE:LINE:
 reason``).  Words and tags are hashed with a stable 64-bit hash (not Python's
 salted ``hash``), so a model's feature keys mean the same in every process.
 """
-import hashlib
 import zlib
 from dataclasses import dataclass
 
@@ -94,11 +93,3 @@ def render(tree, heads, labels):
         text = text.rstrip("\r\n") + "\n\n"
     return text
 
-
-def fingerprint(path):
-    """Short content hash of a file (recorded in models for provenance)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
