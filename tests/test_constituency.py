@@ -154,7 +154,7 @@ def test_static_path_has_zero_loss(ptb, name):
 
 
 @pytest.mark.parametrize("name", ["top_down", "in_order"])
-@settings(max_examples=120)
+@settings(max_examples=150)
 @given(checking.random_trees(6), st.lists(st.tuples(st.booleans(), st.integers(0, 50)), max_size=30))
 def test_oracle_equals_exhaustive_on_random_trees(name, t, choices):
     checking.check_walk(name, t, choices)
