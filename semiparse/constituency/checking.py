@@ -139,6 +139,8 @@ def check_walk(name, tree, choices, oracle=None):
         expected = truth(c)
         if oracle.loss(c, gold) != expected:
             fail(c, f"oracle loss {oracle.loss(c, gold)} != exhaustive {expected}")
+        if min(oracle.breakdown(c, gold)) < 0:
+            fail(c, "a loss term is negative")
         checked += 1
         if system.is_terminal(c):
             break
