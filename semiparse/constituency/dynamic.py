@@ -82,6 +82,8 @@ class Gold:
                 self.groups_at[l].append((r, [p]))
             self.repeat.append(seen[items[p]])
             seen[items[p]] += 1
+        self.labels_at = [sorted({items[p][0] for _, ranks in groups for p in ranks})
+                          for groups in self.groups_at]
         # at_least[l] = number of gold constituents whose left end is >= l
         self.at_least = [0] * (n + 2)
         for l in range(n, -1, -1):
@@ -261,13 +263,20 @@ class Oracle:
 
     def optimal(self, config, gold):
         """The legal transitions that keep the loss: a list of Transition (NT-X
-        with each gold label X that is optimal; no label outside the gold tree
-        is ever optimal, as pushing it adds one erroneous constituent)."""
+        for each optimal label X; only labels of gold constituents starting
+        where the NT's constituent will start can be optimal, any other label
+        adds one erroneous constituent)."""
         gold = as_gold(gold)
         base = self._terms(config, gold).total
         out = []
         for t in self.system.legal(config):
-            candidates = [NT(x) for x in gold.labels] if t.kind == "NT" else [t]
+            if t.kind == "NT":
+                # an NT whose label no gold constituent at its start has only adds
+                # an erroneous constituent (+1); the checker tests every label
+                start = config.i if self.name == "top_down" else config.stack[-1].l
+                candidates = [NT(x) for x in gold.labels_at[start]]
+            else:
+                candidates = [t]
             for u in candidates:
                 if self._terms(self.system.apply(config, u), gold).total == base:
                     out.append(u)
