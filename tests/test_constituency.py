@@ -13,7 +13,7 @@ from semiparse.constituency.exhaustive import Search
 from semiparse.constituency.dynamic import Gold, oracle
 from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Done, system
 from semiparse.constituency.trees import (
-    TreeError, constituents, from_constituents, indexed_constituents, read_ptb,
+    Tree, TreeError, constituents, from_constituents, indexed_constituents, read_ptb,
     strip_function_tags, tree, write_ptb)
 
 FIGURE1 = "(S (NP (DT The) (NN public)) (VP (VBZ is) (ADVP (RB still)) (ADJP (JJ cautious))) (. .))"
@@ -312,3 +312,18 @@ def test_commands(shared_data, tmp_path, capsys):
     assert "test.mrg:2: yield mismatch" in capsys.readouterr().err
     assert main(["evalb", str(gold), str(test), "--on-error", "skip"]) == 0
     assert "1 scored, 1 skipped" in capsys.readouterr().out
+
+
+def test_tree_api_errors(tmp_path):
+    leaves = [("T", "a"), ("T", "b"), ("T", "c")]
+    with pytest.raises(ValueError, match="cross"):
+        from_constituents([("A", 0, 2), ("B", 1, 3), ("S", 0, 3)], leaves)
+    with pytest.raises(ValueError, match="single rooted tree"):
+        from_constituents([("A", 0, 1)], leaves)
+    with pytest.raises(ValueError, match="cannot write"):
+        write_ptb([Tree("S", [Tree("NN", ["a b"])])], tmp_path / "x.mrg")
+    assert not (tmp_path / "x.mrg").exists()
+    with pytest.raises(ValueError, match="no phrasal node"):
+        system("in_order").static_oracle(tree("(NN a)"))
+    with pytest.raises(ValueError, match="one bracketed tree"):
+        tree("(A (T a)) (B (T b))")
