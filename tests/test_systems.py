@@ -3,10 +3,14 @@ and systems written in Python."""
 import itertools
 import textwrap
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import semiparse
 from semiparse.oracles import TransitionSystem, get_system, register_system
+from semiparse.oracles._configs import accepts
 from semiparse.oracles.checking import check
 from semiparse.oracles.gold import is_projective_tree
 from semiparse.resources import data_dir
@@ -146,6 +150,59 @@ def test_bad_configurations_are_value_errors(stack, buffer, arcs, message):
     o = semiparse.oracle("arc_standard")
     with pytest.raises(ValueError, match=message):
         o.scores(stack, buffer, [-1, 0, 1, 2], arcs)
+
+
+@st.composite
+def near_configurations(draw):
+    """(n, stack, buffer, arcs): mostly reachable configurations, often
+    perturbed into malformed ones (values out of range, duplicates, heads)."""
+    n = draw(st.integers(0, 7))
+    system = get_system(draw(st.sampled_from(["arc_standard", "arc_hybrid", "arc_eager"])))
+    stack, buffer, arcs = system.initial(n)
+    for _ in range(draw(st.integers(0, 2 * n))):
+        legal = system.legal(stack, buffer, arcs)
+        if not legal:
+            break
+        stack, buffer, arcs = system.apply(stack, buffer, arcs, draw(st.sampled_from(legal)))[:3]
+    stack, buffer, arcs = list(stack), list(buffer), list(arcs)
+    position = st.integers(-2, n + 2)
+    for _ in range(draw(st.integers(0, 2))):
+        target = draw(st.sampled_from([stack, buffer, arcs]))
+        edit = draw(st.sampled_from(["set", "insert", "delete"]))
+        if edit == "insert" or not target:
+            target.insert(draw(st.integers(0, len(target))), draw(position))
+        elif edit == "set":
+            target[draw(st.integers(0, len(target) - 1))] = draw(position)
+        else:
+            del target[draw(st.integers(0, len(target) - 1))]
+    return n, tuple(stack), tuple(buffer), draw(st.sampled_from([None, tuple(arcs)]))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(near_configurations(), st.sampled_from(["arc_standard", "arc_hybrid", "arc_eager"]))
+def test_c_acceptance_agrees_with_the_python_validator(example, name):
+    n, stack, buffer, arcs = example
+    system = get_system(name)
+    try:
+        expected = system.validate_slowly(stack, buffer, arcs, n)
+    except ValueError:
+        expected = None
+    try:
+        got = system.validate(stack, buffer, arcs, n)
+    except ValueError:
+        got = None
+    assert got == expected
+    if arcs is not None or not system.needs_arcs:  # else the Python side asks for arcs
+        # neither too strict (the fast path would never be taken) nor too lax
+        assert accepts(stack, buffer, arcs, n, system.stack_heads == "below") == (
+            expected is not None)
+
+
+def test_validation_normalizes_numpy_positions():
+    system = get_system("arc_eager")
+    got = system.validate(np.array([0, 1]), np.array([2, 3]), np.array([-1, 0, -1, -1]), 3)
+    assert got == ((0, 1), (2, 3), (-1, 0, -1, -1))
+    assert all(type(x) is int for part in got for x in part)
 
 
 def test_arc_eager_configurations_need_consistent_arcs():

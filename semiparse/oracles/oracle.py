@@ -47,7 +47,7 @@ class Oracle:
         gold = self._gold
         key = heads if isinstance(heads, tuple) else tuple(
             heads.tolist() if hasattr(heads, "tolist") else heads)
-        if gold is None or gold.heads != key:
+        if gold is None or (gold.heads is not key and gold.heads != key):
             gold = self._gold = Gold(key)
             self._fn = self._search = None
         stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)

@@ -25,6 +25,7 @@ except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
 
 import numpy as np
 
+from ._configs import accepts
 from ..grammar import load_grammar
 from ..resources import data_dir
 
@@ -434,6 +435,19 @@ class RewriteSystem(TransitionSystem):
         return stack, buffer, tuple(map(arcs.__getitem__, stack))
 
     def validate(self, stack, buffer, arcs, n):
+        try:
+            stack, buffer = tuple(stack), tuple(buffer)
+            arcs = None if arcs is None else tuple(arcs)
+            ok = accepts(stack, buffer, arcs, n, self.stack_heads == "below")
+        except (TypeError, OverflowError):
+            ok = False
+        if ok and (arcs is not None or not self.needs_arcs):
+            return stack, buffer, arcs if self.needs_arcs else None
+        return self.validate_slowly(stack, buffer, arcs, n)
+
+    def validate_slowly(self, stack, buffer, arcs, n):
+        """:meth:`validate` in Python: normalizes any integer type and says
+        what is wrong (the reference for the C acceptance test)."""
         try:
             stack = tuple(map(operator.index, stack))
             buffer = tuple(map(operator.index, buffer))
