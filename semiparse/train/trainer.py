@@ -41,12 +41,14 @@ class DynamicOracle:
 
         self.system = system
         self.oracle = semiparse.oracle(system)
+        self.needs_arcs = self.oracle.system.needs_arcs
         self._sentence = self._heads = None
 
     def optimal(self, state, sent):
         if sent is not self._sentence:  # the oracle keys its per-tree cache on a tuple
             self._sentence, self._heads = sent, tuple(sent.heads.tolist())
-        names = self.oracle.optimal(state.stack, state.buffer, self._heads, arcs=state.arcs)
+        names = self.oracle.optimal(state.stack, state.buffer, self._heads,
+                                    state.arcs if self.needs_arcs else None)
         return {_core.move_code(name) for name in names}
 
 
