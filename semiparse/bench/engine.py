@@ -17,8 +17,8 @@ def add_parser(subparsers):
     p = subparsers.add_parser("engine", help="generic Cython/Python engine vs specialized Eisner")
     p.add_argument("--lengths", type=int, nargs="+", default=[10, 20, 40, 80, 160],
                    help="sentence lengths n (default: 10 20 40 80 160)")
-    p.add_argument("--python-max-n", type=int, default=40,
-                   help="longest n timed with the (slow) Python engine (default 40)")
+    p.add_argument("--python-max-n", type=int, default=160,
+                   help="longest n timed with the (slow) Python engine (default 160)")
     p.add_argument("--seconds", type=float, default=0.2,
                    help="minimum time per measurement round (default 0.2)")
     p.add_argument("--seed", type=int, default=0)
