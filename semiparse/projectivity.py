@@ -92,11 +92,12 @@ def is_projective(heads):
     With the root at the left end this is the same as every subtree covering
     a contiguous span.  ValueError if ``heads`` is not a tree.
     """
-    return _no_crossing(_checked(heads))
+    return no_crossing(_checked(heads))
 
 
-def _no_crossing(heads):
-    """O(n) sweep over positions with a stack of the right ends of the open
+def no_crossing(heads):
+    """Whether a tree already checked (``heads[0] == -1``, no cycles) is
+    projective.  O(n) sweep over positions with a stack of the right ends of the open
     edges (innermost last): an edge starting at ``left`` must end inside the
     innermost open one.  Edges starting at ``left`` come longest first: the
     edge to ``left``'s head (when to the right), then its right dependents
@@ -210,7 +211,7 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
         raise ValueError("tie_break='random' samples with the Cython engine: use engine='auto'")
     heads = _checked(heads)
     _single_root_checked(heads, single_root)
-    if _no_crossing(heads):
+    if no_crossing(heads):
         return heads
     from .engine import parse, sample
 
@@ -236,7 +237,7 @@ def count_optimal_projectivizations(heads, single_root=False, engine="auto"):
     for :func:`projectivize`)."""
     heads = _checked(heads)
     _single_root_checked(heads, single_root)
-    if _no_crossing(heads):
+    if no_crossing(heads):
         return len(heads) - 1, 1
     from .engine import parse
 

@@ -11,7 +11,7 @@ import semiparse
 from semiparse.conllu_io import read_conllu
 from semiparse.oracles import get_system, methods
 from semiparse.oracles.fast.lr_spine import spines
-from semiparse.oracles.gold import is_projective_tree
+from semiparse.projectivity import no_crossing
 from semiparse.testing import gold_trees, oracle_examples
 
 # (system, method, strategies, projective gold only)
@@ -227,7 +227,7 @@ def test_ud_dev_file(ud_trees, system, names):
     fast = {m: get_oracle(system, "none", m) for m in names}
     compared = 0
     for heads in ud_trees:
-        projective = is_projective_tree(heads)
+        projective = no_crossing(heads)
         usable = [m for m in names if projective or m == "cubic_critical"]
         if not usable:
             continue
@@ -252,7 +252,7 @@ def test_lr_spine_ud_dev_file(ud_trees):
     o = get_oracle("lr_spine", "none", "spine_table")
     done = 0
     for heads in ud_trees:
-        if len(heads) > 26 or not is_projective_tree(heads):
+        if len(heads) > 26 or not no_crossing(heads):
             continue
         stack, buffer, arcs = system.initial(len(heads) - 1)
         promised = len(heads) - 1

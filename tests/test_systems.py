@@ -12,7 +12,7 @@ import semiparse
 from semiparse.oracles import TransitionSystem, get_system, register_system
 from semiparse.oracles._configs import accepts
 from semiparse.oracles.checking import check
-from semiparse.oracles.gold import is_projective_tree
+from semiparse.projectivity import no_crossing
 from semiparse.resources import data_dir
 
 SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager")
@@ -104,16 +104,16 @@ def test_arc_eager_transitions_and_final_configurations():
 @pytest.mark.parametrize("n", range(1, 6))
 def test_reachable_trees_are_exactly_the_projective_trees(name, n):
     reached = final_arcs(get_system(name), n)
-    assert reached == {h for h in all_trees(n) if is_projective_tree(h)}
+    assert reached == {h for h in all_trees(n) if no_crossing(h)}
 
 
 @pytest.mark.parametrize("n", range(1, 6))
 def test_arc_eager_reaches_every_projective_tree_and_only_projective_forests(n):
     reached = final_arcs(get_system("arc_eager"), n)
-    projective = {h for h in all_trees(n) if is_projective_tree(h)}
+    projective = {h for h in all_trees(n) if no_crossing(h)}
     assert projective <= reached
     for arcs in reached:  # headless tokens attached to the root give a projective tree
-        assert is_projective_tree(tuple(a if a >= 0 or d == 0 else 0 for d, a in enumerate(arcs)))
+        assert no_crossing(tuple(a if a >= 0 or d == 0 else 0 for d, a in enumerate(arcs)))
 
 
 def test_every_stack_head_in_arc_eager_is_the_node_below():

@@ -35,12 +35,13 @@ def add_parser(subparsers):
 
 def run(args):
     from ..oracles import get_system, methods
-    from ..oracles.gold import Gold, is_projective_tree
+    from ..oracles.gold import Gold
+    from ..projectivity import no_crossing
     from ..oracles.grammar_path import grammar_scores
 
     rng = random.Random(args.seed)
     trees = [t for t in _sentences(_files(args), longest=3 * args.per_size)
-             if is_projective_tree(t)]
+             if no_crossing(t)]
     for name in args.systems:
         system = get_system(name)
         fast = [m for m in methods(name) if "none" in m.strategies]

@@ -107,7 +107,7 @@ def collect(system_name, strategy, trees, sizes, per_size, rng):
 def run(args):
     from .. import oracle
     from ..oracles import get_system, methods
-    from ..oracles.gold import is_projective_tree
+    from ..projectivity import no_crossing
 
     rng = random.Random(args.seed)
     timer = _cpu_per_call if args.clock == "cpu" else lambda fn, s: per_call(fn, s, repeats=1)
@@ -136,7 +136,7 @@ def run(args):
             disagree = {m: 0 for m in names}
             for stack, buffer, arcs, heads in configs:
                 expected = oracles["grammar"].scores(stack, buffer, heads, arcs)
-                projective = is_projective_tree(heads)
+                projective = no_crossing(heads)
                 for m in names:
                     if m in broken or (projective_only.get(m) and not projective):
                         times[m].append(None)

@@ -1,6 +1,8 @@
 """Gold trees, checked once and prepared for the oracles."""
 import numpy as np
 
+from ..projectivity import no_crossing
+
 
 class Gold:
     """A validated gold tree: ``heads`` (tuple), ``n``, ``projective`` and
@@ -21,7 +23,7 @@ class Gold:
     @property
     def projective(self):
         if self._projective is None:
-            self._projective = is_projective_tree(self.heads)
+            self._projective = no_crossing(self.heads)
         return self._projective
 
 
@@ -53,16 +55,3 @@ def check_tree(heads):
             state[y] = 2
     return heads
 
-
-def is_projective_tree(heads):
-    """Whether every subtree covers consecutive positions (root 0 included)."""
-    n = len(heads) - 1
-    lo, hi, size = list(range(n + 1)), list(range(n + 1)), [1] * (n + 1)
-    for d in range(1, n + 1):
-        h = heads[d]
-        while h >= 0:  # d is in the subtree of each of its ancestors
-            lo[h] = min(lo[h], d)
-            hi[h] = max(hi[h], d)
-            size[h] += 1
-            h = heads[h]
-    return all(hi[x] - lo[x] + 1 == size[x] for x in range(n + 1))

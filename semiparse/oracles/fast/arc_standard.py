@@ -18,7 +18,7 @@ Every method returns the sigma dict of ``oracle("arc_standard", strategy)``.
 import numpy as np
 
 from ...engine import parse
-from ..gold import is_projective_tree
+from ...projectivity import no_crossing
 from . import _arcstd
 
 NEG_INF = float("-inf")
@@ -76,7 +76,7 @@ class _Fragments:
     def __init__(self, heads):
         self.heads = heads
         self.n = len(heads) - 1
-        self.projective = is_projective_tree(heads)
+        self.projective = no_crossing(heads)
         kids = [[] for _ in range(self.n + 1)]
         for d in range(1, self.n + 1):
             kids[heads[d]].append(d)
@@ -129,7 +129,7 @@ def _projective_part(heads, root, nodes):
             local[index[x]] = index[heads[x]]
     # re-root at a virtual position so the checker sees one tree rooted at 0
     shifted = [-1] + [h + 1 if h >= 0 else 0 for h in local]
-    return is_projective_tree(shifted)
+    return no_crossing(shifted)
 
 
 _fragments = _Cache(_Fragments)
