@@ -6,6 +6,8 @@ filled row by row; a cell holds spine pairs (left spine, right spine, root
 first) with the most gold edges of a tree built around the top that has
 them.  Spines live in a per-row pool of ints; see lr_spine.py for the
 algorithm.
+
+:func:`accepts` is the C acceptance test of ``LRSpine.validate``.
 """
 from libc.stdlib cimport free, malloc, realloc
 
@@ -293,3 +295,87 @@ def future_gold(list left, list right, int[::1] heads, int n_free):
         free(start)
         free(count)
     return best + n_free
+
+
+# -- configurations ----------------------------------------------------------------
+
+cdef int* _scratch = NULL
+cdef Py_ssize_t _scratch_cap = 0
+
+
+cpdef bint accepts(tuple stack, tuple buffer, tuple arcs, Py_ssize_t n) except -1:
+    """Whether ``(stack, buffer, arcs)`` is an LR-spine configuration of an
+    ``n``-word sentence, as ``LRSpine.validate_slowly`` decides, for exact ints
+    (anything else answers False): the stack increasing from the root 0, the
+    buffer the positions after the top up to n, stack roots and buffer nodes
+    headless, every other position headed by an earlier position that is not
+    in the buffer, no cycle, and the stack trees covering consecutive
+    positions in stack order."""
+    global _scratch, _scratch_cap
+    cdef Py_ssize_t k = len(stack), m = len(buffer), i, d, x, h, steps, prev = -1, bstart
+    cdef object item
+    cdef int* p
+    cdef int* heads
+    cdef int* owner
+    if k == 0 or n < 0 or len(arcs) != n + 1:
+        return False
+    for i in range(k):
+        item = stack[i]
+        if type(item) is not int:
+            return False
+        x = item
+        if (i == 0 and x != 0) or x <= prev or x > n:
+            return False
+        prev = x
+    bstart = n - m + 1
+    for i in range(m):
+        item = buffer[i]
+        if type(item) is not int:
+            return False
+        x = item
+        if x != bstart + i:
+            return False
+    if bstart <= prev:
+        return False
+    if 2 * (n + 1) > _scratch_cap:
+        p = <int*>realloc(_scratch, 2 * (n + 1) * sizeof(int))
+        if p == NULL:
+            raise MemoryError()
+        _scratch = p
+        _scratch_cap = 2 * (n + 1)
+    heads = _scratch
+    owner = _scratch + n + 1             # stack index of the tree of each position, -1 unknown
+    for d in range(n + 1):
+        owner[d] = -1
+    for i in range(k):
+        owner[<Py_ssize_t>stack[i]] = i
+    for d in range(n + 1):
+        item = arcs[d]
+        if type(item) is not int:
+            return False
+        h = item
+        # stack roots and buffer nodes have no head, every other position has one
+        if (h >= 0) == (owner[d] >= 0 or d >= bstart):
+            return False
+        if h >= bstart or h == d or h < -1:
+            return False
+        heads[d] = <int>h
+    # every position before the buffer reaches a stack root (all others are headed)
+    for d in range(bstart):
+        x = d
+        steps = 0
+        while owner[x] < 0:
+            x = heads[x]
+            steps += 1
+            if steps > n:
+                return False            # a cycle
+        i = owner[x]
+        x = d
+        while owner[x] < 0:
+            owner[x] = <int>i
+            x = heads[x]
+    # the stack trees cover consecutive positions in stack order
+    for d in range(1, bstart):
+        if owner[d] != owner[d - 1] and owner[d] != owner[d - 1] + 1:
+            return False
+    return True
