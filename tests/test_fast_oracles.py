@@ -11,7 +11,7 @@ import semiparse
 from semiparse.conllu_io import read_conllu
 from semiparse.oracles import get_system, methods
 from semiparse.oracles.fast import _lrspine
-from semiparse.oracles.fast.lr_spine import spines
+from semiparse.oracles.fast.lr_spine import child_bounds, spines
 from semiparse.oracles.gold import is_projective_tree
 from semiparse.testing import gold_trees, oracle_examples
 
@@ -251,6 +251,54 @@ def test_lr_spine_against_exhaustive(ex):
         o.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs)
 
 
+def lr_spine_by_successors(stack, buffer, heads, arcs):
+    """sigma by composition, as the oracle computed it before it derived the
+    successors in C: every legal transition applied by the system, the spines
+    by :func:`spines`, the right stack in Python, and one table per
+    successor (only the table itself is shared with the oracle)."""
+    heads = tuple(heads)
+    n = len(heads) - 1
+    work = _lrspine.Work(heads)
+    out = {}
+    for t, s2, b2, a2, edge in get_system("lr_spine").successors(
+            tuple(stack), tuple(buffer), tuple(arcs)):
+        gain = 0 if edge is None else int(heads[edge[1]] == edge[0])
+        start = b2[0] if b2 else n + 1
+        # right stack: buffer nodes whose gold head is outside the buffer or
+        # that have a gold dependent among the stack roots or earlier fragment roots
+        fragment_roots, marked = [], {heads[x] for x in s2 if heads[x] >= start}
+        for b in range(start, n + 1):
+            if heads[b] < start or b in marked:
+                fragment_roots.append(b)
+                marked.add(heads[b])
+        lo, hi = child_bounds(a2)
+        trees = [spines(x, a2, lo, hi) for x in reversed(s2)]     # the top first
+        out[t] = gain + _lrspine.table_value(work, trees, fragment_roots,
+                                             n + 1 - start - len(fragment_roots))
+    return out
+
+
+@settings(max_examples=300, database=None)
+@given(st.data())
+def test_lr_spine_equals_composition(data):
+    """The successors derived in C (spines spliced, right stack per
+    transition) give the scores of applying each transition and building its
+    table from scratch, along random and oracle-guided computations."""
+    heads = data.draw(gold_trees(1, 12, projective=True))
+    o = get_oracle("lr_spine", "none", "spine_table")
+    system = get_system("lr_spine")
+    stack, buffer, arcs = system.initial(len(heads) - 1)
+    follow = data.draw(st.floats(0, 1))
+    rng = random.Random(data.draw(st.integers(0, 2**16)))
+    while not system.is_final(stack, buffer, arcs):
+        got = o.scores(stack, buffer, heads, arcs)
+        assert got == lr_spine_by_successors(stack, buffer, heads, arcs), (stack, buffer, arcs)
+        assert list(got) == system.legal(stack, buffer, arcs)
+        best = max(got.values())
+        legal = [t for t in got if got[t] == best or rng.random() > follow]
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, rng.choice(legal))
+
+
 # -- every configuration of computations over a shared UD dev file ---------------------
 
 UD_FILE = "UD_Gothic-PROIEL/got_proiel-ud-dev.conllu"
@@ -333,3 +381,22 @@ def test_lr_spine_ud_dev_file(ud_trees):
         assert promised == 0
         done += 1
     assert done > 500
+
+
+def test_lr_spine_ud_dev_file_equals_composition(ud_trees):
+    """The C successors against composition on every configuration of a
+    random and of an oracle-guided computation, for every projective
+    sentence of the file."""
+    rng = random.Random(7)
+    system = get_system("lr_spine")
+    o = get_oracle("lr_spine", "none", "spine_table")
+    compared = 0
+    for heads in ud_trees:
+        if not is_projective_tree(heads):
+            continue
+        for follow in (0.0, 0.8):
+            for stack, buffer, arcs in walk(system, heads, o, rng, follow):
+                assert o.scores(stack, buffer, heads, arcs) == \
+                    lr_spine_by_successors(stack, buffer, heads, arcs), (heads, stack, buffer)
+                compared += 1
+    assert compared > 10000

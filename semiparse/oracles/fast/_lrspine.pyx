@@ -1,17 +1,26 @@
 # cython: language_level=3
-"""The LR-spine oracle table of seed 000 section 6.2-6.3, in C.
+"""The LR-spine oracle of seed 000 section 6.2-6.3, in C.
 
-Cells (i stack trees absorbed below the top, j fragment roots absorbed) are
-filled row by row; a cell holds spine pairs (left spine, right spine, root
-first) with the most gold edges of a tree built around the top that has
-them.  Spines live in a per-row pool of ints; see lr_spine.py for the
-algorithm.
+:func:`scores` takes a validated configuration and returns sigma of every
+legal transition.  It reads the child bounds and the spines of the stack
+trees off ``arcs`` once, derives each successor from them (shift pushes the
+buffer front as a one-node tree; left_arc_K makes the second root the
+leftmost child of the K-th node of the top's left spine, so the new top's
+left spine is that spine up to K followed by the second tree's left spine,
+its right spine unchanged; right_arc_K is the mirror image), finds the
+successor's right stack of gold fragments and runs the table on C arrays.
+Every buffer lives in a :class:`Work` made once per gold tree.
+
+The table: cells (i stack trees absorbed below the top, j fragment roots
+absorbed) are filled row by row; a cell holds spine pairs (left spine,
+right spine, root first) with the most gold edges of a tree built around
+the top that has them.  Spines live in a per-row pool of ints; see
+lr_spine.py for the algorithm.
 
 :func:`accepts` is the C acceptance test of ``LRSpine.validate``.
 """
-from libc.stdlib cimport free, malloc, realloc
-
-import numpy as np
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy
 
 
 cdef struct Entry:
@@ -164,137 +173,440 @@ cdef int keep_best(Row* tmp, Row* out, int* order) noexcept:
     return kept
 
 
-def future_gold(list left, list right, int[::1] heads, int n_free):
-    """Most gold edges a computation can still add.
+# -- per-gold-tree scratch -----------------------------------------------------------
 
-    left: ``(left_spine, right_spine)`` of each stack tree, the top first;
-    right: the fragment roots in order; n_free: buffer nodes that are not
-    fragment roots (each gets its gold head inside its fragment).
-    """
-    cdef int k = len(left) - 1
-    cdef int q = len(right)
-    cdef int n1 = heads.shape[0]
-    cdef int i, j, t, s, g, kk, x, best, cur_i
-    cdef int[::1] last_left = np.zeros(n1, dtype=np.intc)
-    cdef int[::1] last_right = np.full(n1, -1, dtype=np.intc)
-    cdef int[::1] rights = np.asarray(right, dtype=np.intc) if q else np.zeros(1, dtype=np.intc)
-    cdef int[::1] lens = np.zeros(2 * (k + 1), dtype=np.intc)
-    cdef int[::1] offs = np.zeros(2 * (k + 1), dtype=np.intc)
-    spines = []
-    for t in range(k + 1):
-        left_spine, right_spine = left[t]
-        offs[2 * t] = len(spines)
-        lens[2 * t] = len(left_spine)
-        spines.extend(left_spine)
-        offs[2 * t + 1] = len(spines)
-        lens[2 * t + 1] = len(right_spine)
-        spines.extend(right_spine)
-    cdef int[::1] sp = np.asarray(spines, dtype=np.intc)
-    cdef int* H = &heads[0]
-    for t in range(1, k + 1):
-        x = H[sp[offs[2 * t]]]
-        if x >= 0:                   # the root 0 has no head
-            last_left[x] = t
-    for t in range(q):
-        last_right[H[rights[t]]] = t
+cdef list _LEFT_NAMES = []
+cdef list _RIGHT_NAMES = []
+
+
+cdef inline object _name(list names, str prefix, int k):
+    """The interned name ``prefix + str(k)`` (k >= 1)."""
+    while len(names) < k:
+        names.append(f"{prefix}{len(names) + 1}")
+    return names[k - 1]
+
+
+cdef int* _ints(Py_ssize_t count, int zero) except NULL:
+    cdef int* p = <int*>(calloc(count, sizeof(int)) if zero else malloc(count * sizeof(int)))
+    if p == NULL:
+        raise MemoryError()
+    return p
+
+
+cdef class Work:
+    """The gold heads of one tree and every scratch buffer of the oracle,
+    allocated once (the oracle is called many times per gold tree)."""
+    cdef int n1                    # n + 1 positions
+    cdef int* H                    # gold heads (H[0] = -1)
+    cdef int* A                    # arcs of the configuration
+    cdef int* lo                   # leftmost left child under A, -1 if none
+    cdef int* hi                   # rightmost right child under A, -1 if none
+    cdef int* roots                # the stack, bottom first
+    cdef int* pool                 # spines of the stack trees (2 n1)
+    cdef int** SL                  # stack tree j (0 = top): left spine, its length,
+    cdef int* NSL                  # right spine, its length
+    cdef int** SR
+    cdef int* NSR
+    cdef int** TL                  # the trees of one table, 0 = the top
+    cdef int* NTL
+    cdef int** TR
+    cdef int* NTR
+    cdef int* top_l                # spines of a successor's new top tree
+    cdef int* top_r
+    cdef int* rights               # fragment roots of the right stack
+    cdef int* mark                 # marked[x] == stamp: x has a gold dependent to its left
+    cdef int stamp
+    cdef int* last_left            # section 6.3 pruning (see push), 0 / -1 between tables
+    cdef int* last_right
+    cdef int* cstart               # where each cell of the two live rows starts, its size
+    cdef int* ccount
+    cdef int* order
+    cdef int cap_order
     cdef Row rows[2]
     cdef Row tmp
-    cdef int* order = NULL
-    cdef int* start = <int*>malloc(2 * (q + 1) * sizeof(int))
-    cdef int* count = <int*>malloc(2 * (q + 1) * sizeof(int))
-    cdef int cap_order = 64
-    order = <int*>malloc(cap_order * sizeof(int))
-    if row_init(&rows[0]) < 0 or row_init(&rows[1]) < 0 or row_init(&tmp) < 0 \
-            or start == NULL or count == NULL or order == NULL:
-        raise MemoryError()
+
+    def __cinit__(self, heads):
+        cdef int d, n1 = len(heads)
+        self.n1 = n1
+        self.H = _ints(n1, 0)
+        for d in range(n1):
+            self.H[d] = heads[d]
+        self.A = _ints(n1, 0)
+        self.lo = _ints(n1, 0)
+        self.hi = _ints(n1, 0)
+        self.roots = _ints(n1, 0)
+        self.pool = _ints(2 * n1, 0)
+        self.NSL = _ints(n1 + 1, 0)
+        self.NSR = _ints(n1 + 1, 0)
+        self.NTL = _ints(n1 + 1, 0)
+        self.NTR = _ints(n1 + 1, 0)
+        self.top_l = _ints(n1, 0)
+        self.top_r = _ints(n1, 0)
+        self.rights = _ints(n1, 0)
+        self.mark = _ints(n1, 1)
+        self.stamp = 0
+        self.last_left = _ints(n1, 1)
+        self.last_right = _ints(n1, 0)
+        for d in range(n1):
+            self.last_right[d] = -1
+        self.cstart = _ints(2 * (n1 + 1), 0)
+        self.ccount = _ints(2 * (n1 + 1), 0)
+        self.cap_order = 64
+        self.order = _ints(self.cap_order, 0)
+        self.SL = <int**>malloc((n1 + 1) * sizeof(int*))
+        self.SR = <int**>malloc((n1 + 1) * sizeof(int*))
+        self.TL = <int**>malloc((n1 + 1) * sizeof(int*))
+        self.TR = <int**>malloc((n1 + 1) * sizeof(int*))
+        if self.SL == NULL or self.SR == NULL or self.TL == NULL or self.TR == NULL \
+                or row_init(&self.rows[0]) < 0 or row_init(&self.rows[1]) < 0 \
+                or row_init(&self.tmp) < 0:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.H)
+        free(self.A)
+        free(self.lo)
+        free(self.hi)
+        free(self.roots)
+        free(self.pool)
+        free(self.NSL)
+        free(self.NSR)
+        free(self.NTL)
+        free(self.NTR)
+        free(self.top_l)
+        free(self.top_r)
+        free(self.rights)
+        free(self.mark)
+        free(self.last_left)
+        free(self.last_right)
+        free(self.cstart)
+        free(self.ccount)
+        free(self.order)
+        free(self.SL)
+        free(self.SR)
+        free(self.TL)
+        free(self.TR)
+        row_free(&self.rows[0])
+        row_free(&self.rows[1])
+        row_free(&self.tmp)
+
+
+# -- the table ------------------------------------------------------------------------
+
+cdef void mark_roots(Work w, int k, int q) noexcept:
+    """Set the section 6.3 pruning arrays for the trees ``w.TL/TR[1..k]`` and the
+    fragment roots ``w.rights[0..q-1]``: ``last_left[x]`` = the deepest stack
+    tree whose root x is the gold head of, ``last_right[x]`` = the last
+    fragment root x is the gold head of (see :func:`push`)."""
+    cdef int t, x
+    for t in range(1, k + 1):
+        x = w.H[w.TL[t][0]]
+        if x >= 0:                   # the root 0 has no head
+            w.last_left[x] = t
+    for t in range(q):
+        w.last_right[w.H[w.rights[t]]] = t
+
+
+cdef void unmark_roots(Work w, int k, int q) noexcept:
+    """Undo :func:`mark_roots` (the arrays are 0 / -1 between tables)."""
+    cdef int t, x
+    for t in range(1, k + 1):
+        x = w.H[w.TL[t][0]]
+        if x >= 0:
+            w.last_left[x] = 0
+    for t in range(q):
+        w.last_right[w.H[w.rights[t]]] = -1
+
+
+cdef int table(Work w, int k, int q) except -2:
+    """Most gold edges of a computation that joins the trees ``w.TL/TR[0..k]``
+    (0 = the top, then down the stack) and the fragment roots
+    ``w.rights[0..q-1]`` into one tree rooted in 0 (-1 if none does);
+    :func:`mark_roots` must have been called for them.
+
+    The value depends on the top tree only through its spines as pushed into
+    the first cell, without the nodes that can get no gold dependent."""
+    cdef int* H = w.H
+    cdef int* last_left = w.last_left
+    cdef int* last_right = w.last_right
+    cdef int* rights = w.rights
+    cdef int* start = w.cstart
+    cdef int* count = w.ccount
+    cdef int i, j, t, s, g, kk, x, c, best = -1
     cdef Row* prev
     cdef Row* cur
+    cdef Row* tmp = &w.tmp
     cdef Entry* e
-    cdef int c
     cdef int one[1]
     cdef int* ls
     cdef int* rs
     cdef int* tls
     cdef int* trs
     cdef int ntls, ntrs
-    best = -1
-    try:
-        for i in range(k + 1):
-            cur = &rows[i % 2]
-            prev = &rows[(i + 1) % 2]
-            cur.nents = 0
-            cur.npool = 0
-            for j in range(q + 1):
-                tmp.nents = 0
-                tmp.npool = 0
-                if i == 0 and j == 0:
-                    t = offs[0]
-                    if push(&tmp, H, &last_left[0], &last_right[0], 0, 0, &sp[t], lens[0],
-                            NULL, 0, &sp[offs[1]], lens[1], NULL, 0, 0) < 0:
-                        raise MemoryError()
-                if i > 0:                         # absorb stack tree i from the left
-                    tls = &sp[offs[2 * i]]
-                    ntls = lens[2 * i]
-                    trs = &sp[offs[2 * i + 1]]
-                    ntrs = lens[2 * i + 1]
-                    for s in range(start[((i + 1) % 2) * (q + 1) + j],
-                                   start[((i + 1) % 2) * (q + 1) + j]
-                                   + count[((i + 1) % 2) * (q + 1) + j]):
-                        e = &prev.ents[s]
-                        ls = &prev.pool[e.ls]
-                        rs = &prev.pool[e.rs]
-                        if tls[0] != 0:           # left_arc: its root under our left spine
-                            kk = attach(H, ls, e.nls, tls[0], &g)
-                            if push(&tmp, H, &last_left[0], &last_right[0], i, j, ls, kk,
-                                    tls, ntls, rs, e.nrs, NULL, 0, e.value + g) < 0:
-                                raise MemoryError()
-                        kk = attach(H, trs, ntrs, ls[0], &g)   # right_arc: ours under its
-                        if push(&tmp, H, &last_left[0], &last_right[0], i, j, tls, ntls,
-                                NULL, 0, trs, kk, rs, e.nrs, e.value + g) < 0:
-                            raise MemoryError()
-                if j > 0:                         # absorb fragment root j from the right
-                    c = rights[j - 1]
-                    one[0] = c
-                    for s in range(start[(i % 2) * (q + 1) + j - 1],
-                                   start[(i % 2) * (q + 1) + j - 1]
-                                   + count[(i % 2) * (q + 1) + j - 1]):
-                        e = &cur.ents[s]
-                        ls = &cur.pool[e.ls]
-                        rs = &cur.pool[e.rs]
-                        if ls[0] != 0:            # left_arc: our root under c
-                            if push(&tmp, H, &last_left[0], &last_right[0], i, j, one, 1,
-                                    ls, e.nls, one, 1, NULL, 0,
-                                    e.value + (1 if H[ls[0]] == c else 0)) < 0:
-                                raise MemoryError()
-                        kk = attach(H, rs, e.nrs, c, &g)       # right_arc: c under our spine
-                        if push(&tmp, H, &last_left[0], &last_right[0], i, j, ls, e.nls,
-                                NULL, 0, rs, kk, one, 1, e.value + g) < 0:
-                            raise MemoryError()
-                if tmp.nents > cap_order:
-                    free(order)
-                    cap_order = 2 * tmp.nents
-                    order = <int*>malloc(cap_order * sizeof(int))
-                    if order == NULL:
-                        raise MemoryError()
-                start[(i % 2) * (q + 1) + j] = cur.nents
-                t = keep_best(&tmp, cur, order)
-                if t < 0:
+    for i in range(k + 1):
+        cur = &w.rows[i % 2]
+        prev = &w.rows[(i + 1) % 2]
+        cur.nents = 0
+        cur.npool = 0
+        for j in range(q + 1):
+            tmp.nents = 0
+            tmp.npool = 0
+            if i == 0 and j == 0:
+                if push(tmp, H, last_left, last_right, 0, 0, w.TL[0], w.NTL[0],
+                        NULL, 0, w.TR[0], w.NTR[0], NULL, 0, 0) < 0:
                     raise MemoryError()
-                count[(i % 2) * (q + 1) + j] = t
-            if i == k:
-                for s in range(start[(i % 2) * (q + 1) + q],
-                               start[(i % 2) * (q + 1) + q] + count[(i % 2) * (q + 1) + q]):
+            if i > 0:                         # absorb stack tree i from the left
+                tls = w.TL[i]
+                ntls = w.NTL[i]
+                trs = w.TR[i]
+                ntrs = w.NTR[i]
+                for s in range(start[((i + 1) % 2) * (q + 1) + j],
+                               start[((i + 1) % 2) * (q + 1) + j]
+                               + count[((i + 1) % 2) * (q + 1) + j]):
+                    e = &prev.ents[s]
+                    ls = &prev.pool[e.ls]
+                    rs = &prev.pool[e.rs]
+                    if tls[0] != 0:           # left_arc: its root under our left spine
+                        kk = attach(H, ls, e.nls, tls[0], &g)
+                        if push(tmp, H, last_left, last_right, i, j, ls, kk,
+                                tls, ntls, rs, e.nrs, NULL, 0, e.value + g) < 0:
+                            raise MemoryError()
+                    kk = attach(H, trs, ntrs, ls[0], &g)   # right_arc: ours under its
+                    if push(tmp, H, last_left, last_right, i, j, tls, ntls,
+                            NULL, 0, trs, kk, rs, e.nrs, e.value + g) < 0:
+                        raise MemoryError()
+            if j > 0:                         # absorb fragment root j from the right
+                c = rights[j - 1]
+                one[0] = c
+                for s in range(start[(i % 2) * (q + 1) + j - 1],
+                               start[(i % 2) * (q + 1) + j - 1]
+                               + count[(i % 2) * (q + 1) + j - 1]):
                     e = &cur.ents[s]
-                    if cur.pool[e.ls] == 0 and e.value > best:
-                        best = e.value
+                    ls = &cur.pool[e.ls]
+                    rs = &cur.pool[e.rs]
+                    if ls[0] != 0:            # left_arc: our root under c
+                        if push(tmp, H, last_left, last_right, i, j, one, 1,
+                                ls, e.nls, one, 1, NULL, 0,
+                                e.value + (1 if H[ls[0]] == c else 0)) < 0:
+                            raise MemoryError()
+                    kk = attach(H, rs, e.nrs, c, &g)       # right_arc: c under our spine
+                    if push(tmp, H, last_left, last_right, i, j, ls, e.nls,
+                            NULL, 0, rs, kk, one, 1, e.value + g) < 0:
+                        raise MemoryError()
+            if tmp.nents > w.cap_order:
+                free(w.order)
+                w.cap_order = 2 * tmp.nents
+                w.order = <int*>malloc(w.cap_order * sizeof(int))
+                if w.order == NULL:
+                    w.cap_order = 0
+                    raise MemoryError()
+            start[(i % 2) * (q + 1) + j] = cur.nents
+            t = keep_best(tmp, cur, w.order)
+            if t < 0:
+                raise MemoryError()
+            count[(i % 2) * (q + 1) + j] = t
+        if i == k:
+            for s in range(start[(i % 2) * (q + 1) + q],
+                           start[(i % 2) * (q + 1) + q] + count[(i % 2) * (q + 1) + q]):
+                e = &cur.ents[s]
+                if cur.pool[e.ls] == 0 and e.value > best:
+                    best = e.value
+    return best
+
+
+cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
+    """Fill ``w.rights`` with the right stack of the buffer ``bstart..n`` for the
+    stack roots ``w.roots[0..nroots-1]`` and ``extra`` (if >= 0); returns its size.
+
+    A buffer node is a fragment root when its gold head is outside the buffer
+    or it is the gold head of a stack root or of an earlier fragment root;
+    every other buffer node gets its gold head inside its fragment."""
+    cdef int* H = w.H
+    cdef int* mark = w.mark
+    cdef int t, b, h, q = 0
+    if w.stamp >= 0x3fffffff:
+        for t in range(w.n1):
+            mark[t] = 0
+        w.stamp = 0
+    w.stamp += 1
+    cdef int stamp = w.stamp
+    for t in range(nroots):
+        h = H[w.roots[t]]
+        if h >= bstart:
+            mark[h] = stamp
+    if extra >= 0 and H[extra] >= bstart:
+        mark[H[extra]] = stamp
+    for b in range(bstart, w.n1):
+        h = H[b]
+        if h < bstart or mark[b] == stamp:
+            w.rights[q] = b
+            q += 1
+            if h >= bstart:
+                mark[h] = stamp
+    return q
+
+
+def scores(Work w, tuple stack, int bstart, tuple arcs):
+    """sigma of every legal transition from the configuration (validated:
+    stack bottom first, the buffer ``bstart..n``, ``arcs`` the heads built)."""
+    cdef int n1 = w.n1
+    cdef int k1 = len(stack)
+    cdef int d, h, j, x, K, q, v, s0, s1, head, nl, nr
+    cdef int* A = w.A
+    cdef int* lo = w.lo
+    cdef int* hi = w.hi
+    cdef int* H = w.H
+    cdef int* p
+    cdef int single[1]
+    cdef dict out = {}
+    if bstart >= n1 and k1 == 1:
+        return out
+    for d in range(n1):
+        lo[d] = -1
+        hi[d] = -1
+    for d in range(n1):                  # increasing d: the first left child is the
+        h = arcs[d]                      # leftmost, the last right child the rightmost
+        A[d] = h
+        if h >= 0:
+            if d < h:
+                if lo[h] < 0:
+                    lo[h] = d
+            else:
+                hi[h] = d
+    # spines of the stack trees, the top (j = 0) first
+    p = w.pool
+    for j in range(k1):
+        x = stack[k1 - 1 - j]
+        w.roots[k1 - 1 - j] = x
+        w.SL[j] = p
+        nl = 0
+        while x >= 0:
+            p[nl] = x
+            nl += 1
+            x = lo[x]
+        w.NSL[j] = nl
+        p += nl
+        x = w.roots[k1 - 1 - j]
+        w.SR[j] = p
+        nr = 0
+        while x >= 0:
+            p[nr] = x
+            nr += 1
+            x = hi[x]
+        w.NSR[j] = nr
+        p += nr
+    if bstart < n1:                      # shift: the buffer front becomes the top tree
+        single[0] = bstart
+        w.TL[0] = single
+        w.NTL[0] = 1
+        w.TR[0] = single
+        w.NTR[0] = 1
+        for j in range(k1):
+            w.TL[j + 1] = w.SL[j]
+            w.NTL[j + 1] = w.NSL[j]
+            w.TR[j + 1] = w.SR[j]
+            w.NTR[j + 1] = w.NSR[j]
+        q = fragments(w, k1, bstart, bstart + 1)
+        mark_roots(w, k1, q)
+        try:
+            out["shift"] = table(w, k1, q) + n1 - (bstart + 1) - q
+        finally:
+            unmark_roots(w, k1, q)
+    if k1 < 2:
+        return out
+    s0 = w.roots[k1 - 1]
+    s1 = w.roots[k1 - 2]
+    for j in range(2, k1):               # the trees below s1 stay as they are
+        w.TL[j - 1] = w.SL[j]
+        w.NTL[j - 1] = w.NSL[j]
+        w.TR[j - 1] = w.SR[j]
+        w.NTR[j - 1] = w.NSR[j]
+    # The table sees the new top tree only through its spines without the
+    # nodes that can get no gold dependent (push, first cell): a K whose
+    # extra spine node is such a node has the table value of K - 1.
+    if s1 != 0:                          # left_arc_K: s1 under the K-th node of s0's left spine
+        q = fragments(w, k1 - 2, s0, bstart)
+        mark_roots(w, k1 - 2, q)
+        try:
+            nl = w.NSL[1]
+            w.TL[0] = w.top_l
+            w.TR[0] = w.SR[0]
+            w.NTR[0] = w.NSR[0]
+            for K in range(1, w.NSL[0] + 1):
+                head = w.SL[0][K - 1]
+                if K == 1 or w.last_left[head] > 0:
+                    w.top_l[K - 1] = head    # top_l[:K] is s0's left spine up to K
+                    memcpy(w.top_l + K, w.SL[1], nl * sizeof(int))
+                    w.NTL[0] = K + nl
+                    v = table(w, k1 - 2, q) + n1 - bstart - q
+                else:
+                    w.top_l[K - 1] = head
+                out[_name(_LEFT_NAMES, "left_arc_", K)] = v + (1 if H[s1] == head else 0)
+        finally:
+            unmark_roots(w, k1 - 2, q)
+    q = fragments(w, k1 - 1, -1, bstart)  # right_arc_K: s0 under the K-th node of s1's right spine
+    mark_roots(w, k1 - 2, q)
+    try:
+        nr = w.NSR[0]
+        w.TL[0] = w.SL[1]
+        w.NTL[0] = w.NSL[1]
+        w.TR[0] = w.top_r
+        for K in range(1, w.NSR[1] + 1):
+            head = w.SR[1][K - 1]
+            if K == 1 or w.last_right[head] >= 0:
+                w.top_r[K - 1] = head        # top_r[:K] is s1's right spine up to K
+                memcpy(w.top_r + K, w.SR[0], nr * sizeof(int))
+                w.NTR[0] = K + nr
+                v = table(w, k1 - 2, q) + n1 - bstart - q
+            else:
+                w.top_r[K - 1] = head
+            out[_name(_RIGHT_NAMES, "right_arc_", K)] = v + (1 if H[s0] == head else 0)
     finally:
-        row_free(&rows[0])
-        row_free(&rows[1])
-        row_free(&tmp)
-        free(order)
-        free(start)
-        free(count)
-    return best + n_free
+        unmark_roots(w, k1 - 2, q)
+    return out
+
+
+def table_value(Work w, list trees, list right, int n_free):
+    """The table alone, for a configuration given as Python values: ``trees``
+    the ``(left_spine, right_spine)`` of each stack tree, the top first,
+    ``right`` the fragment roots in order, ``n_free`` the buffer nodes that are
+    not fragment roots.  (The reference path of the tests: successors built
+    in Python, one table each.)"""
+    cdef int k = len(trees) - 1
+    cdef int q = len(right)
+    cdef int t, u, total = 0
+    cdef int* block
+    cdef int* p
+    if k < 0 or k >= w.n1 or q > w.n1:
+        raise ValueError("table_value: more trees or fragment roots than positions")
+    for left_spine, right_spine in trees:
+        total += len(left_spine) + len(right_spine)
+    block = <int*>malloc((total + 1) * sizeof(int))
+    if block == NULL:
+        raise MemoryError()
+    try:
+        p = block
+        for t in range(k + 1):
+            left_spine, right_spine = trees[t]
+            w.TL[t] = p
+            w.NTL[t] = len(left_spine)
+            for u in range(w.NTL[t]):
+                p[u] = left_spine[u]
+            p += w.NTL[t]
+            w.TR[t] = p
+            w.NTR[t] = len(right_spine)
+            for u in range(w.NTR[t]):
+                p[u] = right_spine[u]
+            p += w.NTR[t]
+        for t in range(q):
+            w.rights[t] = right[t]
+        mark_roots(w, k, q)
+        try:
+            return table(w, k, q) + n_free
+        finally:
+            unmark_roots(w, k, q)
+    finally:
+        free(block)
 
 
 # -- configurations ----------------------------------------------------------------

@@ -32,11 +32,10 @@ that can get no gold dependent from what remains are dropped, and a spine
 pair is dropped when another with the same root, no fewer spine nodes on
 either side and at least as many gold edges is present.
 """
-import numpy as np
-
 from ..registry import register_method, register_system
 from ..system import TransitionSystem
 from . import _lrspine
+from .arc_standard import _Cache
 
 
 def spines(root, arcs, lo_child=None, hi_child=None):
@@ -199,39 +198,15 @@ SYSTEM = register_system(LRSpine())
 
 # -- the oracle -----------------------------------------------------------------
 
-_heads_cache = [None, None]
-
-
-def future_gold(stack, start, arcs, heads):
-    """Most gold edges a computation from the configuration can still add."""
-    if _heads_cache[0] is not heads:
-        _heads_cache[:] = [heads, np.asarray(heads, dtype=np.intc)]
-    n = len(heads) - 1
-    lo, hi = child_bounds(arcs)
-    # right stack: buffer nodes whose gold head is outside the buffer or that
-    # have a gold dependent among the stack roots or the earlier fragment roots
-    fragment_roots, marked = [], set()
-    for s in stack:
-        if heads[s] >= start:
-            marked.add(heads[s])
-    for b in range(start, n + 1):
-        if heads[b] < start or b in marked:
-            fragment_roots.append(b)
-            if heads[b] >= start:
-                marked.add(heads[b])
-    left = [spines(s, arcs, lo, hi) for s in reversed(stack)]   # the top tree first
-    return _lrspine.future_gold(left, fragment_roots, _heads_cache[1],
-                                n + 1 - start - len(fragment_roots))
+_work = _Cache(_lrspine.Work)
 
 
 def scores(stack, buffer, heads, arcs, strategy):
-    """sigma of every legal LR-spine transition (projective gold trees)."""
-    out = {}
-    n = len(heads) - 1
-    for t, s2, b2, a2, edge in SYSTEM.successors(tuple(stack), tuple(buffer), tuple(arcs)):
-        gain = 0 if edge is None else int(heads[edge[1]] == edge[0])
-        out[t] = gain + future_gold(s2, b2[0] if b2 else n + 1, a2, heads)
-    return out
+    """sigma of every legal LR-spine transition (projective gold trees), in C:
+    the successors are derived from the spines of the stack trees, one table
+    each (:func:`._lrspine.scores`)."""
+    return _lrspine.scores(_work.get(heads), tuple(stack),
+                           buffer[0] if buffer else len(heads), tuple(arcs))
 
 
 register_method("lr_spine", "spine_table", scores, strategies=("none",), projective_only=True,
