@@ -78,42 +78,7 @@ cdef inline int attach(int* heads, int* spine, int n, int dep, int* gain) noexce
     return n
 
 
-cdef int push(Row* tmp, int* heads, int* last_left, int* last_right, int i, int j,
-              int* a, int na, int* b, int nb, int* c, int nc, int* d, int nd,
-              int value) noexcept:
-    """Add the pair (a + b, c + d) to ``tmp`` with useless spine nodes dropped
-    (section 6.3, first rule: a node other than the root stays on the left
-    spine only if a stack root still to absorb is its gold dependent, on the
-    right spine only if a fragment root still to absorb is)."""
-    cdef int t, x, first
-    if row_reserve(tmp, 1, na + nb + nc + nd) < 0:
-        return -1
-    cdef Entry* e = &tmp.ents[tmp.nents]
-    cdef int* p = tmp.pool
-    e.value = value
-    e.ls = tmp.npool
-    first = 1
-    for t in range(na + nb):
-        x = a[t] if t < na else b[t - na]
-        if first or last_left[x] > i:
-            p[tmp.npool] = x
-            tmp.npool += 1
-        first = 0
-    e.nls = tmp.npool - e.ls
-    e.rs = tmp.npool
-    first = 1
-    for t in range(nc + nd):
-        x = c[t] if t < nc else d[t - nc]
-        if first or last_right[x] >= j:
-            p[tmp.npool] = x
-            tmp.npool += 1
-        first = 0
-    e.nrs = tmp.npool - e.rs
-    tmp.nents += 1
-    return 0
-
-
-cdef bint subset(int* a, int na, int* b, int nb) noexcept:
+cdef inline bint subset(int* a, int na, int* b, int nb) noexcept:
     cdef int s, t
     for s in range(na):
         for t in range(nb):
@@ -124,53 +89,80 @@ cdef bint subset(int* a, int na, int* b, int nb) noexcept:
     return True
 
 
-cdef int keep_best(Row* tmp, Row* out, int* order) noexcept:
-    """Copy to ``out`` the pairs of ``tmp`` not dominated (section 6.3, second
-    rule: same root, no fewer spine nodes on either side, at least as many
-    gold edges); returns how many."""
-    cdef int s, t, u, kept = 0, first = out.nents
-    cdef Entry* e
+cdef void add(Row* r, int first, int* last_left, int* last_right, int i, int j,
+              int* a, int na, int* b, int nb, int* c, int nc, int* d, int nd,
+              int value) noexcept:
+    """Add the pair (a + b, c + d) with ``value`` (na, nc >= 1) to the cell of
+    ``r`` that starts at entry ``first``, room reserved.
+
+    Section 6.3: spine nodes other than the root that can get no gold
+    dependent are dropped (a node stays on the left spine only if a stack
+    root still to absorb is its gold dependent, on the right spine only if a
+    fragment root still to absorb is); the pair is not added if an entry of
+    the cell dominates it (same root, spines that are supersets, at least as
+    many gold edges), and the entries it dominates with more gold edges
+    leave.  The cell stays sorted by decreasing value, ties in the order of
+    arrival: the same entries in the same order as collecting all the pairs,
+    sorting them stably and keeping each pair that no kept one dominates."""
+    cdef int* p = r.pool
+    cdef Entry* E = r.ents
     cdef Entry* f
-    cdef bint dominated
-    for s in range(tmp.nents):
-        order[s] = s
-    # by decreasing value (insertion sort: cells are small)
-    for s in range(1, tmp.nents):
-        u = order[s]
-        t = s - 1
-        while t >= 0 and tmp.ents[order[t]].value < tmp.ents[u].value:
-            order[t + 1] = order[t]
-            t -= 1
-        order[t + 1] = u
-    for s in range(tmp.nents):
-        e = &tmp.ents[order[s]]
-        dominated = False
-        for t in range(first, out.nents):
-            f = &out.ents[t]
-            if out.pool[f.ls] == tmp.pool[e.ls] and \
-                    subset(&tmp.pool[e.ls], e.nls, &out.pool[f.ls], f.nls) and \
-                    subset(&tmp.pool[e.rs], e.nrs, &out.pool[f.rs], f.nrs):
-                dominated = True
-                break
-        if dominated:
-            continue
-        if row_reserve(out, 1, e.nls + e.nrs) < 0:
-            return -1
-        f = &out.ents[out.nents]
-        f.value = e.value
-        f.ls = out.npool
-        f.nls = e.nls
-        for t in range(e.nls):
-            out.pool[out.npool] = tmp.pool[e.ls + t]
-            out.npool += 1
-        f.rs = out.npool
-        f.nrs = e.nrs
-        for t in range(e.nrs):
-            out.pool[out.npool] = tmp.pool[e.rs + t]
-            out.npool += 1
-        out.nents += 1
-        kept += 1
-    return kept
+    cdef int base = r.npool, n = r.npool, t, x, nls, rbase, nrs, root, s, u, pos
+    p[n] = a[0]
+    n += 1
+    for t in range(1, na):
+        x = a[t]
+        if last_left[x] > i:
+            p[n] = x
+            n += 1
+    for t in range(nb):
+        x = b[t]
+        if last_left[x] > i:
+            p[n] = x
+            n += 1
+    nls = n - base
+    rbase = n
+    p[n] = c[0]
+    n += 1
+    for t in range(1, nc):
+        x = c[t]
+        if last_right[x] >= j:
+            p[n] = x
+            n += 1
+    for t in range(nd):
+        x = d[t]
+        if last_right[x] >= j:
+            p[n] = x
+            n += 1
+    nrs = n - rbase
+    root = p[base]
+    s = first
+    while s < r.nents and E[s].value >= value:
+        f = &E[s]
+        if p[f.ls] == root and subset(p + base, nls, p + f.ls, f.nls) \
+                and subset(p + rbase, nrs, p + f.rs, f.nrs):
+            return                       # dominated: its pool ints are not kept
+        s += 1
+    pos = u = s
+    while s < r.nents:                   # entries with fewer gold edges: drop the dominated
+        f = &E[s]
+        if not (p[f.ls] == root and subset(p + f.ls, f.nls, p + base, nls)
+                and subset(p + f.rs, f.nrs, p + rbase, nrs)):
+            if u != s:
+                E[u] = E[s]
+            u += 1
+        s += 1
+    s = u
+    while s > pos:
+        E[s] = E[s - 1]
+        s -= 1
+    E[pos].ls = base
+    E[pos].nls = nls
+    E[pos].rs = rbase
+    E[pos].nrs = nrs
+    E[pos].value = value
+    r.nents = u + 1
+    r.npool = n
 
 
 # -- per-gold-tree scratch -----------------------------------------------------------
@@ -220,10 +212,7 @@ cdef class Work:
     cdef int* last_right
     cdef int* cstart               # where each cell of the two live rows starts, its size
     cdef int* ccount
-    cdef int* order
-    cdef int cap_order
     cdef Row rows[2]
-    cdef Row tmp
 
     def __cinit__(self, heads):
         cdef int d, n1 = len(heads)
@@ -251,15 +240,12 @@ cdef class Work:
             self.last_right[d] = -1
         self.cstart = _ints(2 * (n1 + 1), 0)
         self.ccount = _ints(2 * (n1 + 1), 0)
-        self.cap_order = 64
-        self.order = _ints(self.cap_order, 0)
         self.SL = <int**>malloc((n1 + 1) * sizeof(int*))
         self.SR = <int**>malloc((n1 + 1) * sizeof(int*))
         self.TL = <int**>malloc((n1 + 1) * sizeof(int*))
         self.TR = <int**>malloc((n1 + 1) * sizeof(int*))
         if self.SL == NULL or self.SR == NULL or self.TL == NULL or self.TR == NULL \
-                or row_init(&self.rows[0]) < 0 or row_init(&self.rows[1]) < 0 \
-                or row_init(&self.tmp) < 0:
+                or row_init(&self.rows[0]) < 0 or row_init(&self.rows[1]) < 0:
             raise MemoryError()
 
     def __dealloc__(self):
@@ -281,14 +267,12 @@ cdef class Work:
         free(self.last_right)
         free(self.cstart)
         free(self.ccount)
-        free(self.order)
         free(self.SL)
         free(self.SR)
         free(self.TL)
         free(self.TR)
         row_free(&self.rows[0])
         row_free(&self.rows[1])
-        row_free(&self.tmp)
 
 
 # -- the table ------------------------------------------------------------------------
@@ -332,85 +316,82 @@ cdef int table(Work w, int k, int q) except -2:
     cdef int* rights = w.rights
     cdef int* start = w.cstart
     cdef int* count = w.ccount
-    cdef int i, j, t, s, g, kk, x, c, best = -1
+    cdef int i, j, s, g, kk, c, first, up, left, ne, ni, best = -1
     cdef Row* prev
     cdef Row* cur
-    cdef Row* tmp = &w.tmp
     cdef Entry* e
     cdef int one[1]
     cdef int* ls
     cdef int* rs
-    cdef int* tls
-    cdef int* trs
-    cdef int ntls, ntrs
+    cdef int* tls = NULL
+    cdef int* trs = NULL
+    cdef int ntls = 0, ntrs = 0
     for i in range(k + 1):
         cur = &w.rows[i % 2]
         prev = &w.rows[(i + 1) % 2]
         cur.nents = 0
         cur.npool = 0
+        if i > 0:
+            tls = w.TL[i]
+            ntls = w.NTL[i]
+            trs = w.TR[i]
+            ntrs = w.NTR[i]
         for j in range(q + 1):
-            tmp.nents = 0
-            tmp.npool = 0
+            up = ((i + 1) % 2) * (q + 1) + j      # cell (i - 1, j) in prev
+            left = (i % 2) * (q + 1) + j - 1      # cell (i, j - 1) in cur
+            # room for every pair this cell may get, so that cur's entries
+            # and pool (cell (i, j - 1) is read while adding) do not move
+            ne = 1
+            ni = w.NTL[0] + w.NTR[0]
+            if i > 0:
+                for s in range(start[up], start[up] + count[up]):
+                    e = &prev.ents[s]
+                    ne += 2
+                    ni += 2 * (e.nls + e.nrs + ntls + ntrs)
+            if j > 0:
+                for s in range(start[left], start[left] + count[left]):
+                    e = &cur.ents[s]
+                    ne += 2
+                    ni += 2 * (e.nls + e.nrs + 2)
+            if row_reserve(cur, ne, ni) < 0:
+                raise MemoryError()
+            first = cur.nents
             if i == 0 and j == 0:
-                if push(tmp, H, last_left, last_right, 0, 0, w.TL[0], w.NTL[0],
-                        NULL, 0, w.TR[0], w.NTR[0], NULL, 0, 0) < 0:
-                    raise MemoryError()
+                add(cur, first, last_left, last_right, 0, 0, w.TL[0], w.NTL[0],
+                    NULL, 0, w.TR[0], w.NTR[0], NULL, 0, 0)
             if i > 0:                         # absorb stack tree i from the left
-                tls = w.TL[i]
-                ntls = w.NTL[i]
-                trs = w.TR[i]
-                ntrs = w.NTR[i]
-                for s in range(start[((i + 1) % 2) * (q + 1) + j],
-                               start[((i + 1) % 2) * (q + 1) + j]
-                               + count[((i + 1) % 2) * (q + 1) + j]):
+                for s in range(start[up], start[up] + count[up]):
                     e = &prev.ents[s]
                     ls = &prev.pool[e.ls]
                     rs = &prev.pool[e.rs]
                     if tls[0] != 0:           # left_arc: its root under our left spine
                         kk = attach(H, ls, e.nls, tls[0], &g)
-                        if push(tmp, H, last_left, last_right, i, j, ls, kk,
-                                tls, ntls, rs, e.nrs, NULL, 0, e.value + g) < 0:
-                            raise MemoryError()
+                        add(cur, first, last_left, last_right, i, j, ls, kk,
+                            tls, ntls, rs, e.nrs, NULL, 0, e.value + g)
                     kk = attach(H, trs, ntrs, ls[0], &g)   # right_arc: ours under its
-                    if push(tmp, H, last_left, last_right, i, j, tls, ntls,
-                            NULL, 0, trs, kk, rs, e.nrs, e.value + g) < 0:
-                        raise MemoryError()
+                    add(cur, first, last_left, last_right, i, j, tls, ntls,
+                        NULL, 0, trs, kk, rs, e.nrs, e.value + g)
             if j > 0:                         # absorb fragment root j from the right
                 c = rights[j - 1]
                 one[0] = c
-                for s in range(start[(i % 2) * (q + 1) + j - 1],
-                               start[(i % 2) * (q + 1) + j - 1]
-                               + count[(i % 2) * (q + 1) + j - 1]):
+                for s in range(start[left], start[left] + count[left]):
                     e = &cur.ents[s]
                     ls = &cur.pool[e.ls]
                     rs = &cur.pool[e.rs]
                     if ls[0] != 0:            # left_arc: our root under c
-                        if push(tmp, H, last_left, last_right, i, j, one, 1,
-                                ls, e.nls, one, 1, NULL, 0,
-                                e.value + (1 if H[ls[0]] == c else 0)) < 0:
-                            raise MemoryError()
+                        add(cur, first, last_left, last_right, i, j, one, 1,
+                            ls, e.nls, one, 1, NULL, 0,
+                            e.value + (1 if H[ls[0]] == c else 0))
                     kk = attach(H, rs, e.nrs, c, &g)       # right_arc: c under our spine
-                    if push(tmp, H, last_left, last_right, i, j, ls, e.nls,
-                            NULL, 0, rs, kk, one, 1, e.value + g) < 0:
-                        raise MemoryError()
-            if tmp.nents > w.cap_order:
-                free(w.order)
-                w.cap_order = 2 * tmp.nents
-                w.order = <int*>malloc(w.cap_order * sizeof(int))
-                if w.order == NULL:
-                    w.cap_order = 0
-                    raise MemoryError()
-            start[(i % 2) * (q + 1) + j] = cur.nents
-            t = keep_best(tmp, cur, w.order)
-            if t < 0:
-                raise MemoryError()
-            count[(i % 2) * (q + 1) + j] = t
-        if i == k:
-            for s in range(start[(i % 2) * (q + 1) + q],
-                           start[(i % 2) * (q + 1) + q] + count[(i % 2) * (q + 1) + q]):
-                e = &cur.ents[s]
-                if cur.pool[e.ls] == 0 and e.value > best:
-                    best = e.value
+                    add(cur, first, last_left, last_right, i, j, ls, e.nls,
+                        NULL, 0, rs, kk, one, 1, e.value + g)
+            start[left + 1] = first
+            count[left + 1] = cur.nents - first
+    for s in range(start[(k % 2) * (q + 1) + q],
+                   start[(k % 2) * (q + 1) + q] + count[(k % 2) * (q + 1) + q]):
+        e = &w.rows[k % 2].ents[s]
+        if w.rows[k % 2].pool[e.ls] == 0 and e.value > best:
+            best = e.value
     return best
 
 
