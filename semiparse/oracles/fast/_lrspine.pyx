@@ -208,8 +208,13 @@ cdef class Work:
     cdef int* rights               # fragment roots of the right stack
     cdef int* mark                 # marked[x] == stamp: x has a gold dependent to its left
     cdef int stamp
-    cdef int* last_left            # section 6.3 pruning (see push), 0 / -1 between tables
+    cdef int* last_left            # section 6.3 pruning (see add), 0 / -1 between tables
     cdef int* last_right
+    cdef int* live_l               # live_l[x] == live: x can still take a left dependent
+    cdef int* live_r               # (it is on a left spine of a tree or a fragment root)
+    cdef int live
+    cdef int* rest_l               # gold edges the stack roots below tree i / the fragment
+    cdef int* rest_r               # roots from j on can still get at most (see solve)
     cdef int* cstart               # where each cell of the two live rows starts, its size
     cdef int* ccount
     cdef Row rows[2]
@@ -238,6 +243,11 @@ cdef class Work:
         self.last_right = _ints(n1, 0)
         for d in range(n1):
             self.last_right[d] = -1
+        self.live_l = _ints(n1, 1)
+        self.live_r = _ints(n1, 1)
+        self.live = 0
+        self.rest_l = _ints(n1 + 2, 0)
+        self.rest_r = _ints(n1 + 2, 0)
         self.cstart = _ints(2 * (n1 + 1), 0)
         self.ccount = _ints(2 * (n1 + 1), 0)
         self.SL = <int**>malloc((n1 + 1) * sizeof(int*))
@@ -265,6 +275,10 @@ cdef class Work:
         free(self.mark)
         free(self.last_left)
         free(self.last_right)
+        free(self.live_l)
+        free(self.live_r)
+        free(self.rest_l)
+        free(self.rest_r)
         free(self.cstart)
         free(self.ccount)
         free(self.SL)
@@ -302,21 +316,41 @@ cdef void unmark_roots(Work w, int k, int q) noexcept:
         w.last_right[w.H[w.rights[t]]] = -1
 
 
-cdef int table(Work w, int k, int q) except -2:
+cdef inline int gainable(Work w, int d) noexcept:
+    """1 if the gold head of ``d`` can still take it as a dependent (on the
+    side where ``d`` lies), per the marks of :func:`solve`."""
+    cdef int h = w.H[d]
+    if h < 0:
+        return 0
+    if h > d:
+        return w.live_l[h] == w.live
+    return w.live_r[h] == w.live
+
+
+cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
     """Most gold edges of a computation that joins the trees ``w.TL/TR[0..k]``
     (0 = the top, then down the stack) and the fragment roots
-    ``w.rights[0..q-1]`` into one tree rooted in 0 (-1 if none does);
-    :func:`mark_roots` must have been called for them.
+    ``w.rights[0..q-1]`` into one tree rooted in 0 (-1 if none does), or of
+    the computations the table keeps with these options:
 
-    The value depends on the top tree only through its spines as pushed into
-    the first cell, without the nodes that can get no gold dependent."""
+    - ``beam``: only the best pair of each cell (a lower bound);
+    - ``floor``: pairs that cannot reach ``floor`` gold edges (by the bound
+      of :func:`solve`) are left out: the result is exact if it is at least
+      ``floor``.
+
+    :func:`mark_roots` must have been called for the trees and fragments,
+    and :func:`solve`'s marks made.  The value depends on the top tree only
+    through its spines as pushed into the first cell, without the nodes that
+    can get no gold dependent."""
     cdef int* H = w.H
     cdef int* last_left = w.last_left
     cdef int* last_right = w.last_right
     cdef int* rights = w.rights
     cdef int* start = w.cstart
     cdef int* count = w.ccount
-    cdef int i, j, s, g, kk, c, first, up, left, ne, ni, best = -1
+    cdef int* rest_l = w.rest_l
+    cdef int* rest_r = w.rest_r
+    cdef int i, j, s, g, kk, c, first, up, left, ne, ni, rest, best = -1
     cdef Row* prev
     cdef Row* cur
     cdef Entry* e
@@ -356,6 +390,9 @@ cdef int table(Work w, int k, int q) except -2:
             if row_reserve(cur, ne, ni) < 0:
                 raise MemoryError()
             first = cur.nents
+            # a pair of this cell gets at most rest more gold edges, plus one
+            # if its root's gold head is alive
+            rest = rest_l[i] + rest_r[j]
             if i == 0 and j == 0:
                 add(cur, first, last_left, last_right, 0, 0, w.TL[0], w.NTL[0],
                     NULL, 0, w.TR[0], w.NTR[0], NULL, 0, 0)
@@ -366,11 +403,13 @@ cdef int table(Work w, int k, int q) except -2:
                     rs = &prev.pool[e.rs]
                     if tls[0] != 0:           # left_arc: its root under our left spine
                         kk = attach(H, ls, e.nls, tls[0], &g)
-                        add(cur, first, last_left, last_right, i, j, ls, kk,
-                            tls, ntls, rs, e.nrs, NULL, 0, e.value + g)
+                        if e.value + g + rest + gainable(w, ls[0]) >= floor:
+                            add(cur, first, last_left, last_right, i, j, ls, kk,
+                                tls, ntls, rs, e.nrs, NULL, 0, e.value + g)
                     kk = attach(H, trs, ntrs, ls[0], &g)   # right_arc: ours under its
-                    add(cur, first, last_left, last_right, i, j, tls, ntls,
-                        NULL, 0, trs, kk, rs, e.nrs, e.value + g)
+                    if e.value + g + rest + gainable(w, tls[0]) >= floor:
+                        add(cur, first, last_left, last_right, i, j, tls, ntls,
+                            NULL, 0, trs, kk, rs, e.nrs, e.value + g)
             if j > 0:                         # absorb fragment root j from the right
                 c = rights[j - 1]
                 one[0] = c
@@ -379,12 +418,16 @@ cdef int table(Work w, int k, int q) except -2:
                     ls = &cur.pool[e.ls]
                     rs = &cur.pool[e.rs]
                     if ls[0] != 0:            # left_arc: our root under c
-                        add(cur, first, last_left, last_right, i, j, one, 1,
-                            ls, e.nls, one, 1, NULL, 0,
-                            e.value + (1 if H[ls[0]] == c else 0))
+                        g = 1 if H[ls[0]] == c else 0
+                        if e.value + g + rest + gainable(w, c) >= floor:
+                            add(cur, first, last_left, last_right, i, j, one, 1,
+                                ls, e.nls, one, 1, NULL, 0, e.value + g)
                     kk = attach(H, rs, e.nrs, c, &g)       # right_arc: c under our spine
-                    add(cur, first, last_left, last_right, i, j, ls, e.nls,
-                        NULL, 0, rs, kk, one, 1, e.value + g)
+                    if e.value + g + rest + gainable(w, ls[0]) >= floor:
+                        add(cur, first, last_left, last_right, i, j, ls, e.nls,
+                            NULL, 0, rs, kk, one, 1, e.value + g)
+            if beam and cur.nents > first + 1:
+                cur.nents = first + 1     # the cell's best pair (sorted by value)
             start[left + 1] = first
             count[left + 1] = cur.nents - first
     for s in range(start[(k % 2) * (q + 1) + q],
@@ -393,6 +436,48 @@ cdef int table(Work w, int k, int q) except -2:
         if w.rows[k % 2].pool[e.ls] == 0 and e.value > best:
             best = e.value
     return best
+
+
+cdef int solve(Work w, int k, int q) except -2:
+    """The value of :func:`table` for the trees ``w.TL/TR[0..k]`` and fragment
+    roots ``w.rights[0..q-1]`` (marked by :func:`mark_roots`), by branch and
+    bound.
+
+    Each absorption makes one node a dependent: the top root, the stack roots
+    other than 0 and the fragment roots each get one head, so a computation
+    gets at most one gold edge for each of them whose gold head can still
+    take it: a node can take a left (right) dependent only while it is on a
+    left (right) spine or a fragment root, and nodes never come back to a
+    spine.  The best pair of each cell gives a lower bound; when it meets
+    the bound, that is the value, else the table runs again without the
+    pairs that cannot reach it."""
+    cdef int t, u, x, lb, ub
+    if w.live >= 0x3fffffff:
+        for t in range(w.n1):
+            w.live_l[t] = 0
+            w.live_r[t] = 0
+        w.live = 0
+    w.live += 1
+    for t in range(k + 1):
+        for u in range(w.NTL[t]):
+            w.live_l[w.TL[t][u]] = w.live
+        for u in range(w.NTR[t]):
+            w.live_r[w.TR[t][u]] = w.live
+    for t in range(q):
+        x = w.rights[t]
+        w.live_l[x] = w.live
+        w.live_r[x] = w.live
+    w.rest_l[k] = 0
+    for t in range(k - 1, -1, -1):
+        w.rest_l[t] = w.rest_l[t + 1] + gainable(w, w.TL[t + 1][0])
+    w.rest_r[q] = 0
+    for t in range(q - 1, -1, -1):
+        w.rest_r[t] = w.rest_r[t + 1] + gainable(w, w.rights[t])
+    ub = w.rest_l[0] + w.rest_r[0] + gainable(w, w.TL[0][0])
+    lb = table(w, k, q, True, -1)
+    if lb >= ub:
+        return lb
+    return table(w, k, q, False, lb)
 
 
 cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
@@ -490,7 +575,7 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
         q = fragments(w, k1, bstart, bstart + 1)
         mark_roots(w, k1, q)
         try:
-            out["shift"] = table(w, k1, q) + n1 - (bstart + 1) - q
+            out["shift"] = solve(w, k1, q) + n1 - (bstart + 1) - q
         finally:
             unmark_roots(w, k1, q)
     if k1 < 2:
@@ -519,7 +604,7 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
                     w.top_l[K - 1] = head    # top_l[:K] is s0's left spine up to K
                     memcpy(w.top_l + K, w.SL[1], nl * sizeof(int))
                     w.NTL[0] = K + nl
-                    v = table(w, k1 - 2, q) + n1 - bstart - q
+                    v = solve(w, k1 - 2, q) + n1 - bstart - q
                 else:
                     w.top_l[K - 1] = head
                 out[_name(_LEFT_NAMES, "left_arc_", K)] = v + (1 if H[s1] == head else 0)
@@ -538,7 +623,7 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
                 w.top_r[K - 1] = head        # top_r[:K] is s1's right spine up to K
                 memcpy(w.top_r + K, w.SR[0], nr * sizeof(int))
                 w.NTR[0] = K + nr
-                v = table(w, k1 - 2, q) + n1 - bstart - q
+                v = solve(w, k1 - 2, q) + n1 - bstart - q
             else:
                 w.top_r[K - 1] = head
             out[_name(_RIGHT_NAMES, "right_arc_", K)] = v + (1 if H[s0] == head else 0)
@@ -583,7 +668,7 @@ def table_value(Work w, list trees, list right, int n_free):
             w.rights[t] = right[t]
         mark_roots(w, k, q)
         try:
-            return table(w, k, q) + n_free
+            return solve(w, k, q) + n_free
         finally:
             unmark_roots(w, k, q)
     finally:
