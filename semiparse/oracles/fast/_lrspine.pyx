@@ -91,9 +91,12 @@ cdef inline bint subset(int* a, int na, int* b, int nb) noexcept:
 
 cdef void add(Row* r, int first, int* last_left, int* last_right, int i, int j,
               int* a, int na, int* b, int nb, int* c, int nc, int* d, int nd,
-              int value) noexcept:
+              int value, int need, int* hl, int* hr, int bstart) noexcept:
     """Add the pair (a + b, c + d) with ``value`` (na, nc >= 1) to the cell of
-    ``r`` that starts at entry ``first``, room reserved.
+    ``r`` that starts at entry ``first``, room reserved, unless ``value`` plus
+    the number of roots still to absorb whose gold head is on its spines
+    (``hl[x]`` stack roots and ``hr[x]`` fragment roots for a node x before
+    ``bstart``) is below ``need`` (see :func:`table`).
 
     Section 6.3: spine nodes other than the root that can get no gold
     dependent are dropped (a node stays on the left spine only if a stack
@@ -135,6 +138,14 @@ cdef void add(Row* r, int first, int* last_left, int* last_right, int i, int j,
             p[n] = x
             n += 1
     nrs = n - rbase
+    if need > value:
+        u = value
+        for t in range(base, n):
+            x = p[t]
+            if x < bstart:
+                u += hl[x] if t < rbase else hr[x]
+        if u < need:
+            return
     root = p[base]
     s = first
     while s < r.nents and E[s].value >= value:
@@ -215,6 +226,9 @@ cdef class Work:
     cdef int live
     cdef int* rest_l               # gold edges the stack roots below tree i / the fragment
     cdef int* rest_r               # roots from j on can still get at most (see solve)
+    cdef int* cnt_l                # roots still to absorb with gold head x (see table),
+    cdef int* cnt_r                # 0 between tables
+    cdef int bstart                # the buffer start of the configuration of the table
     cdef int* cstart               # where each cell of the two live rows starts, its size
     cdef int* ccount
     cdef Row rows[2]
@@ -248,6 +262,8 @@ cdef class Work:
         self.live = 0
         self.rest_l = _ints(n1 + 2, 0)
         self.rest_r = _ints(n1 + 2, 0)
+        self.cnt_l = _ints(n1, 1)
+        self.cnt_r = _ints(n1, 1)
         self.cstart = _ints(2 * (n1 + 1), 0)
         self.ccount = _ints(2 * (n1 + 1), 0)
         self.SL = <int**>malloc((n1 + 1) * sizeof(int*))
@@ -279,6 +295,8 @@ cdef class Work:
         free(self.live_r)
         free(self.rest_l)
         free(self.rest_r)
+        free(self.cnt_l)
+        free(self.cnt_r)
         free(self.cstart)
         free(self.ccount)
         free(self.SL)
@@ -327,6 +345,15 @@ cdef inline int gainable(Work w, int d) noexcept:
     return w.live_r[h] == w.live
 
 
+cdef inline int gainable_here(Work w, int d, int edge, int bstart) noexcept:
+    """:func:`gainable` for the root ``d`` of a tree that covers the positions
+    ``edge..bstart-1`` (and maybe fragment roots): 0 if its gold head is inside."""
+    cdef int h = w.H[d]
+    if edge <= h < bstart:
+        return 0
+    return gainable(w, d)
+
+
 cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
     """Most gold edges of a computation that joins the trees ``w.TL/TR[0..k]``
     (0 = the top, then down the stack) and the fragment roots
@@ -334,23 +361,54 @@ cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
     the computations the table keeps with these options:
 
     - ``beam``: only the best pair of each cell (a lower bound);
-    - ``floor``: pairs that cannot reach ``floor`` gold edges (by the bound
-      of :func:`solve`) are left out: the result is exact if it is at least
-      ``floor``.
+    - ``floor``: pairs that cannot reach ``floor`` gold edges are left out:
+      the result is exact if it is at least ``floor``.
+
+    The bound of a pair in cell (i, j): its value, plus the roots still to
+    absorb and its own root whose gold heads are alive (:func:`solve`), less
+    those whose gold head is a node before the buffer inside its tree but
+    not on its spine on their side (nodes never come back to a spine).  It
+    only decreases along a computation, so leaving out the pairs below the
+    floor leaves out exactly them and the pairs they dominate.
 
     :func:`mark_roots` must have been called for the trees and fragments,
     and :func:`solve`'s marks made.  The value depends on the top tree only
     through its spines as pushed into the first cell, without the nodes that
     can get no gold dependent."""
     cdef int* H = w.H
+    cdef int t, h, best
+    cdef bint bound = floor > 0 and not beam
+    if bound:                      # cnt_l[x]: the stack roots below tree i with gold head x
+        for t in range(1, k + 1):
+            h = H[w.TL[t][0]]
+            if h >= 0:
+                w.cnt_l[h] += 1
+    try:
+        best = _table(w, k, q, beam, floor, bound)
+    finally:
+        if bound:                  # back to zeros (cnt_r is cleared row by row)
+            for t in range(1, k + 1):
+                h = H[w.TL[t][0]]
+                if h >= 0:
+                    w.cnt_l[h] = 0
+            for t in range(q):
+                w.cnt_r[H[w.rights[t]]] = 0
+    return best
+
+
+cdef int _table(Work w, int k, int q, bint beam, int floor, bint bound) except -2:
+    """The body of :func:`table`; ``bound``: leave out the pairs below ``floor``."""
+    cdef int* H = w.H
     cdef int* last_left = w.last_left
     cdef int* last_right = w.last_right
     cdef int* rights = w.rights
     cdef int* start = w.cstart
     cdef int* count = w.ccount
-    cdef int* rest_l = w.rest_l
-    cdef int* rest_r = w.rest_r
-    cdef int i, j, s, g, kk, c, first, up, left, ne, ni, rest, best = -1
+    cdef int* hl = w.cnt_l
+    cdef int* hr = w.cnt_r
+    cdef int bstart = w.bstart
+    cdef int i, j, s, t, g, kk, c, h, first, up, left, ne, ni, edge, need_l, need
+    cdef int no_need = -0x3fffffff, best = -1
     cdef Row* prev
     cdef Row* cur
     cdef Entry* e
@@ -360,6 +418,7 @@ cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
     cdef int* tls = NULL
     cdef int* trs = NULL
     cdef int ntls = 0, ntrs = 0
+    need = no_need
     for i in range(k + 1):
         cur = &w.rows[i % 2]
         prev = &w.rows[(i + 1) % 2]
@@ -370,9 +429,32 @@ cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
             ntls = w.NTL[i]
             trs = w.TR[i]
             ntrs = w.NTR[i]
+        if bound:
+            # the tree built so far covers edge..bstart-1 (and fragment roots)
+            edge = w.TL[i][w.NTL[i] - 1]
+            if i > 0:
+                h = H[tls[0]]
+                if h >= 0:
+                    hl[h] -= 1
+            need_l = 0                    # stack roots still to absorb with a gold head inside
+            for t in range(i + 1, k + 1):
+                h = H[w.TL[t][0]]
+                if edge <= h < bstart and gainable(w, w.TL[t][0]):
+                    need_l += 1
+            for t in range(q):           # cnt_r[x]: fragment roots from j on with gold head x
+                hr[H[rights[t]]] += 1
         for j in range(q + 1):
             up = ((i + 1) % 2) * (q + 1) + j      # cell (i - 1, j) in prev
             left = (i % 2) * (q + 1) + j - 1      # cell (i, j - 1) in cur
+            if bound:
+                if j > 0:
+                    hr[H[rights[j - 1]]] -= 1
+                # need: what value plus roots-with-head-on-the-spines must reach
+                need = floor - w.rest_l[i] - w.rest_r[j] + need_l
+                for t in range(j, q):
+                    h = H[rights[t]]
+                    if edge <= h < bstart and gainable(w, rights[t]):
+                        need += 1
             # room for every pair this cell may get, so that cur's entries
             # and pool (cell (i, j - 1) is read while adding) do not move
             ne = 1
@@ -390,12 +472,9 @@ cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
             if row_reserve(cur, ne, ni) < 0:
                 raise MemoryError()
             first = cur.nents
-            # a pair of this cell gets at most rest more gold edges, plus one
-            # if its root's gold head is alive
-            rest = rest_l[i] + rest_r[j]
             if i == 0 and j == 0:
                 add(cur, first, last_left, last_right, 0, 0, w.TL[0], w.NTL[0],
-                    NULL, 0, w.TR[0], w.NTR[0], NULL, 0, 0)
+                    NULL, 0, w.TR[0], w.NTR[0], NULL, 0, 0, no_need, hl, hr, bstart)
             if i > 0:                         # absorb stack tree i from the left
                 for s in range(start[up], start[up] + count[up]):
                     e = &prev.ents[s]
@@ -403,13 +482,15 @@ cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
                     rs = &prev.pool[e.rs]
                     if tls[0] != 0:           # left_arc: its root under our left spine
                         kk = attach(H, ls, e.nls, tls[0], &g)
-                        if e.value + g + rest + gainable(w, ls[0]) >= floor:
-                            add(cur, first, last_left, last_right, i, j, ls, kk,
-                                tls, ntls, rs, e.nrs, NULL, 0, e.value + g)
+                        add(cur, first, last_left, last_right, i, j, ls, kk,
+                            tls, ntls, rs, e.nrs, NULL, 0, e.value + g,
+                            need - gainable_here(w, ls[0], edge, bstart) if bound else no_need,
+                            hl, hr, bstart)
                     kk = attach(H, trs, ntrs, ls[0], &g)   # right_arc: ours under its
-                    if e.value + g + rest + gainable(w, tls[0]) >= floor:
-                        add(cur, first, last_left, last_right, i, j, tls, ntls,
-                            NULL, 0, trs, kk, rs, e.nrs, e.value + g)
+                    add(cur, first, last_left, last_right, i, j, tls, ntls,
+                        NULL, 0, trs, kk, rs, e.nrs, e.value + g,
+                        need - gainable_here(w, tls[0], edge, bstart) if bound else no_need,
+                        hl, hr, bstart)
             if j > 0:                         # absorb fragment root j from the right
                 c = rights[j - 1]
                 one[0] = c
@@ -418,18 +499,22 @@ cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
                     ls = &cur.pool[e.ls]
                     rs = &cur.pool[e.rs]
                     if ls[0] != 0:            # left_arc: our root under c
-                        g = 1 if H[ls[0]] == c else 0
-                        if e.value + g + rest + gainable(w, c) >= floor:
-                            add(cur, first, last_left, last_right, i, j, one, 1,
-                                ls, e.nls, one, 1, NULL, 0, e.value + g)
+                        add(cur, first, last_left, last_right, i, j, one, 1,
+                            ls, e.nls, one, 1, NULL, 0, e.value + (1 if H[ls[0]] == c else 0),
+                            need - gainable_here(w, c, edge, bstart) if bound else no_need,
+                            hl, hr, bstart)
                     kk = attach(H, rs, e.nrs, c, &g)       # right_arc: c under our spine
-                    if e.value + g + rest + gainable(w, ls[0]) >= floor:
-                        add(cur, first, last_left, last_right, i, j, ls, e.nls,
-                            NULL, 0, rs, kk, one, 1, e.value + g)
+                    add(cur, first, last_left, last_right, i, j, ls, e.nls,
+                        NULL, 0, rs, kk, one, 1, e.value + g,
+                        need - gainable_here(w, ls[0], edge, bstart) if bound else no_need,
+                        hl, hr, bstart)
             if beam and cur.nents > first + 1:
                 cur.nents = first + 1     # the cell's best pair (sorted by value)
             start[left + 1] = first
             count[left + 1] = cur.nents - first
+        if bound:
+            for t in range(q):
+                hr[H[rights[t]]] = 0
     for s in range(start[(k % 2) * (q + 1) + q],
                    start[(k % 2) * (q + 1) + q] + count[(k % 2) * (q + 1) + q]):
         e = &w.rows[k % 2].ents[s]
@@ -477,7 +562,8 @@ cdef int solve(Work w, int k, int q) except -2:
     lb = table(w, k, q, True, -1)
     if lb >= ub:
         return lb
-    return table(w, k, q, False, lb)
+    # only a computation with more than lb gold edges can change the value
+    return max(lb, table(w, k, q, False, lb + 1))
 
 
 cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
@@ -496,6 +582,7 @@ cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
         w.stamp = 0
     w.stamp += 1
     cdef int stamp = w.stamp
+    w.bstart = bstart
     for t in range(nroots):
         h = H[w.roots[t]]
         if h >= bstart:
@@ -666,6 +753,7 @@ def table_value(Work w, list trees, list right, int n_free):
             p += w.NTR[t]
         for t in range(q):
             w.rights[t] = right[t]
+        w.bstart = w.n1 - n_free - q
         mark_roots(w, k, q)
         try:
             return solve(w, k, q) + n_free
