@@ -719,12 +719,13 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
     return out
 
 
-def table_value(Work w, list trees, list right, int n_free):
+def table_value(Work w, list trees, list right, int n_free, bint bound=True):
     """The table alone, for a configuration given as Python values: ``trees``
     the ``(left_spine, right_spine)`` of each stack tree, the top first,
     ``right`` the fragment roots in order, ``n_free`` the buffer nodes that are
-    not fragment roots.  (The reference path of the tests: successors built
-    in Python, one table each.)"""
+    not fragment roots; ``bound=False`` fills the whole table once, without
+    the bounds of :func:`solve`.  (The reference path of the tests:
+    successors built in Python, one plain table each.)"""
     cdef int k = len(trees) - 1
     cdef int q = len(right)
     cdef int t, u, total = 0
@@ -756,7 +757,7 @@ def table_value(Work w, list trees, list right, int n_free):
         w.bstart = w.n1 - n_free - q
         mark_roots(w, k, q)
         try:
-            return solve(w, k, q) + n_free
+            return (solve(w, k, q) if bound else table(w, k, q, False, -1)) + n_free
         finally:
             unmark_roots(w, k, q)
     finally:
