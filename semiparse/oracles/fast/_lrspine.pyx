@@ -15,7 +15,9 @@ The table: cells (i stack trees absorbed below the top, j fragment roots
 absorbed) are filled row by row; a cell holds spine pairs (left spine,
 right spine, root first) with the most gold edges of a tree built around
 the top that has them.  Spines live in a per-row pool of ints; see
-lr_spine.py for the algorithm.
+lr_spine.py for the algorithm.  :func:`solve` fills it by branch and bound:
+first with only the best pair per cell (a lower bound), and, unless that
+meets an upper bound, once more without the pairs that cannot beat it.
 
 :func:`accepts` is the C acceptance test of ``LRSpine.validate``.
 """
@@ -103,8 +105,8 @@ cdef void add(Row* r, int first, int* last_left, int* last_right, int i, int j,
     root still to absorb is its gold dependent, on the right spine only if a
     fragment root still to absorb is); the pair is not added if an entry of
     the cell dominates it (same root, spines that are supersets, at least as
-    many gold edges), and the entries it dominates with more gold edges
-    leave.  The cell stays sorted by decreasing value, ties in the order of
+    many gold edges), and the entries it dominates that have fewer gold
+    edges leave.  The cell stays sorted by decreasing value, ties in the order of
     arrival: the same entries in the same order as collecting all the pairs,
     sorting them stably and keeping each pair that no kept one dominates."""
     cdef int* p = r.pool
@@ -533,9 +535,11 @@ cdef int solve(Work w, int k, int q) except -2:
     gets at most one gold edge for each of them whose gold head can still
     take it: a node can take a left (right) dependent only while it is on a
     left (right) spine or a fragment root, and nodes never come back to a
-    spine.  The best pair of each cell gives a lower bound; when it meets
-    the bound, that is the value, else the table runs again without the
-    pairs that cannot reach it."""
+    spine.  Keeping only the best pair of each cell gives the value of one
+    computation, a lower bound lb; when it meets the bound, that is the
+    value, else the table runs again without the pairs that cannot get more
+    than lb gold edges (by the finer bound of :func:`table`): the value is
+    what that finds, or lb if it finds nothing."""
     cdef int t, u, x, lb, ub
     if w.live >= 0x3fffffff:
         for t in range(w.n1):
@@ -601,7 +605,8 @@ cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
 
 def scores(Work w, tuple stack, int bstart, tuple arcs):
     """sigma of every legal transition from the configuration (validated:
-    stack bottom first, the buffer ``bstart..n``, ``arcs`` the heads built)."""
+    stack bottom first, the buffer ``bstart..n``, ``arcs`` the heads built;
+    what the C code relies on is checked again, a ValueError otherwise)."""
     cdef int n1 = w.n1
     cdef int k1 = len(stack)
     cdef int d, h, j, x, K, q, v, s0, s1, head, nl, nr
@@ -612,6 +617,8 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
     cdef int* p
     cdef int single[1]
     cdef dict out = {}
+    if len(arcs) != n1 or k1 == 0 or not 0 <= bstart <= n1:
+        raise ValueError("lr_spine scores: not a configuration of this gold tree")
     if bstart >= n1 and k1 == 1:
         return out
     for d in range(n1):
@@ -619,6 +626,8 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
         hi[d] = -1
     for d in range(n1):                  # increasing d: the first left child is the
         h = arcs[d]                      # leftmost, the last right child the rightmost
+        if not -1 <= h < n1:
+            raise ValueError(f"lr_spine scores: arcs[{d}] = {h} is not a position")
         A[d] = h
         if h >= 0:
             if d < h:
@@ -627,6 +636,12 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
             else:
                 hi[h] = d
     # spines of the stack trees, the top (j = 0) first
+    h = n1
+    for j in range(k1):                  # distinct headless roots: disjoint spines
+        x = stack[k1 - 1 - j]
+        if not 0 <= x < h or A[x] != -1:
+            raise ValueError("lr_spine scores: the stack must be increasing headless positions")
+        h = x
     p = w.pool
     for j in range(k1):
         x = stack[k1 - 1 - j]

@@ -20,17 +20,19 @@ roots of the stack trees (bottom first), ``buffer`` the remaining positions,
 ``arcs[d]`` the head built for ``d`` or -1.  The spines follow from ``arcs``
 (:func:`spines`).
 
-The oracle (method ``spine_table``, projective gold trees; the table in C,
-:mod:`._lrspine`) follows seed 000 section 6.2: the buffer is collapsed into
-the right stack of maximal gold fragments (each may take dependents only at
-its root), then a table over (stack trees absorbed, fragments absorbed)
-keeps, per spine pair of the tree built around the top, the most gold
-edges.  A combination attaches to the
-spine node that is the gold head when there is one, else to the deepest
-node.  The two reductions of section 6.3 keep the table small: spine nodes
-that can get no gold dependent from what remains are dropped, and a spine
-pair is dropped when another with the same root, no fewer spine nodes on
-either side and at least as many gold edges is present.
+The oracle (method ``spine_table``, projective gold trees) follows seed 000
+section 6.2, for each legal transition: the buffer is collapsed into the
+right stack of maximal gold fragments (each may take dependents only at its
+root), then a table over (stack trees absorbed, fragments absorbed) keeps,
+per spine pair of the tree built around the top, the most gold edges.  A
+combination attaches to the spine node that is the gold head when there is
+one, else to the deepest node.  The two reductions of section 6.3 keep the
+table small: spine nodes that can get no gold dependent from what remains
+are dropped, and a spine pair is dropped when another with the same root,
+no fewer spine nodes on either side and at least as many gold edges is
+present.  All of it is one C call (:func:`._lrspine.scores`): the spines of
+the stack trees are read off ``arcs`` once and each successor's top tree is
+spliced from them, and the tables are filled by branch and bound.
 """
 from ..registry import register_method, register_system
 from ..system import TransitionSystem
