@@ -230,6 +230,10 @@ cdef class Work:
     cdef int* rest_r               # roots from j on can still get at most (see solve)
     cdef int* cnt_l                # roots still to absorb with gold head x (see table),
     cdef int* cnt_r                # 0 between tables
+    cdef int* rtree                # the tree whose right spine x is on (if live_r[x] == live)
+    cdef int* served               # served[t] == live: a possible root has its gold head
+    cdef int* dep_mark             #   on tree t's right spine; dep_mark[c] == live: a
+                                   #   possible root has gold head c (see absorb_bound)
     cdef int bstart                # the buffer start of the configuration of the table
     cdef int* cstart               # where each cell of the two live rows starts, its size
     cdef int* ccount
@@ -266,6 +270,9 @@ cdef class Work:
         self.rest_r = _ints(n1 + 2, 0)
         self.cnt_l = _ints(n1, 1)
         self.cnt_r = _ints(n1, 1)
+        self.rtree = _ints(n1, 1)
+        self.served = _ints(n1 + 1, 1)
+        self.dep_mark = _ints(n1, 1)
         self.cstart = _ints(2 * (n1 + 1), 0)
         self.ccount = _ints(2 * (n1 + 1), 0)
         self.SL = <int**>malloc((n1 + 1) * sizeof(int*))
@@ -299,6 +306,9 @@ cdef class Work:
         free(self.rest_r)
         free(self.cnt_l)
         free(self.cnt_r)
+        free(self.rtree)
+        free(self.served)
+        free(self.dep_mark)
         free(self.cstart)
         free(self.ccount)
         free(self.SL)
@@ -356,15 +366,12 @@ cdef inline int gainable_here(Work w, int d, int edge, int bstart) noexcept:
     return gainable(w, d)
 
 
-cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
+cdef int table(Work w, int k, int q, int floor) except -2:
     """Most gold edges of a computation that joins the trees ``w.TL/TR[0..k]``
     (0 = the top, then down the stack) and the fragment roots
-    ``w.rights[0..q-1]`` into one tree rooted in 0 (-1 if none does), or of
-    the computations the table keeps with these options:
-
-    - ``beam``: only the best pair of each cell (a lower bound);
-    - ``floor``: pairs that cannot reach ``floor`` gold edges are left out:
-      the result is exact if it is at least ``floor``.
+    ``w.rights[0..q-1]`` into one tree rooted in 0 (-1 if none does).  With
+    ``floor`` > 0 the pairs that cannot reach ``floor`` gold edges are left
+    out: the result is exact if it is at least ``floor``, else -1.
 
     The bound of a pair in cell (i, j): its value, plus the roots still to
     absorb and its own root whose gold heads are alive (:func:`solve`), less
@@ -379,14 +386,14 @@ cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
     can get no gold dependent."""
     cdef int* H = w.H
     cdef int t, h, best
-    cdef bint bound = floor > 0 and not beam
+    cdef bint bound = floor > 0
     if bound:                      # cnt_l[x]: the stack roots below tree i with gold head x
         for t in range(1, k + 1):
             h = H[w.TL[t][0]]
             if h >= 0:
                 w.cnt_l[h] += 1
     try:
-        best = _table(w, k, q, beam, floor, bound)
+        best = _table(w, k, q, floor, bound)
     finally:
         if bound:                  # back to zeros (cnt_r is cleared row by row)
             for t in range(1, k + 1):
@@ -398,7 +405,7 @@ cdef int table(Work w, int k, int q, bint beam, int floor) except -2:
     return best
 
 
-cdef int _table(Work w, int k, int q, bint beam, int floor, bint bound) except -2:
+cdef int _table(Work w, int k, int q, int floor, bint bound) except -2:
     """The body of :func:`table`; ``bound``: leave out the pairs below ``floor``."""
     cdef int* H = w.H
     cdef int* last_left = w.last_left
@@ -510,8 +517,6 @@ cdef int _table(Work w, int k, int q, bint beam, int floor, bint bound) except -
                         NULL, 0, rs, kk, one, 1, e.value + g,
                         need - gainable_here(w, ls[0], edge, bstart) if bound else no_need,
                         hl, hr, bstart)
-            if beam and cur.nents > first + 1:
-                cur.nents = first + 1     # the cell's best pair (sorted by value)
             start[left + 1] = first
             count[left + 1] = cur.nents - first
         if bound:
@@ -525,21 +530,137 @@ cdef int _table(Work w, int k, int q, bint beam, int floor, bint bound) except -
     return best
 
 
+cdef int greedy(Work w, int k, int q) except -2:
+    """The gold edges of one computation (a lower bound of :func:`table`):
+    from the top, absorb one stack tree or fragment root at a time, the way
+    that adds a gold edge if there is one (the first of: fragment by
+    right_arc, by left_arc, stack tree by left_arc, by right_arc)."""
+    cdef int* H = w.H
+    cdef int i = 0, j = 0, s, g, kk, c, best, pick, ni
+    cdef int kinds[4]
+    cdef Row* cur = &w.rows[0]
+    cdef Row* nxt
+    cdef Entry* e
+    cdef int* ls
+    cdef int* rs
+    cdef int* tls
+    cdef int* trs
+    cdef int one[1]
+    cdef int no_need = -0x3fffffff
+    cur.nents = 0
+    cur.npool = 0
+    if row_reserve(cur, 1, w.NTL[0] + w.NTR[0]) < 0:
+        raise MemoryError()
+    add(cur, 0, w.last_left, w.last_right, 0, 0, w.TL[0], w.NTL[0], NULL, 0,
+        w.TR[0], w.NTR[0], NULL, 0, 0, no_need, NULL, NULL, 0)
+    e = &cur.ents[0]
+    while i < k or j < q:
+        nxt = &w.rows[1] if cur == &w.rows[0] else &w.rows[0]
+        nxt.nents = 0
+        nxt.npool = 0
+        ls = &cur.pool[e.ls]
+        rs = &cur.pool[e.rs]
+        ni = 4 * (e.nls + e.nrs + 2)
+        if i < k:
+            ni += 4 * (w.NTL[i + 1] + w.NTR[i + 1])
+        if row_reserve(nxt, 4, ni) < 0:
+            raise MemoryError()
+        # candidates, each alone in its cell: kinds 0, 1 fragment, 2, 3 stack tree
+        if j < q:
+            c = w.rights[j]
+            one[0] = c
+            kk = attach(H, rs, e.nrs, c, &g)
+            kinds[nxt.nents] = 0
+            add(nxt, nxt.nents, w.last_left, w.last_right, i, j + 1, ls, e.nls,
+                NULL, 0, rs, kk, one, 1, e.value + g, no_need, NULL, NULL, 0)
+            if ls[0] != 0:
+                kinds[nxt.nents] = 1
+                add(nxt, nxt.nents, w.last_left, w.last_right, i, j + 1, one, 1,
+                    ls, e.nls, one, 1, NULL, 0, e.value + (1 if H[ls[0]] == c else 0),
+                    no_need, NULL, NULL, 0)
+        if i < k:
+            tls = w.TL[i + 1]
+            trs = w.TR[i + 1]
+            if tls[0] != 0:
+                kk = attach(H, ls, e.nls, tls[0], &g)
+                kinds[nxt.nents] = 2
+                add(nxt, nxt.nents, w.last_left, w.last_right, i + 1, j, ls, kk,
+                    tls, w.NTL[i + 1], rs, e.nrs, NULL, 0, e.value + g, no_need, NULL, NULL, 0)
+            kk = attach(H, trs, w.NTR[i + 1], ls[0], &g)
+            kinds[nxt.nents] = 3
+            add(nxt, nxt.nents, w.last_left, w.last_right, i + 1, j, tls, w.NTL[i + 1],
+                NULL, 0, trs, kk, rs, e.nrs, e.value + g, no_need, NULL, NULL, 0)
+        pick = 0
+        for s in range(1, nxt.nents):
+            if nxt.ents[s].value > nxt.ents[pick].value:
+                pick = s
+        if kinds[pick] < 2:
+            j += 1
+        else:
+            i += 1
+        cur = nxt
+        e = &cur.ents[pick]
+    return e.value if cur.pool[e.ls] == 0 else -1
+
+
+cdef int absorb_bound(Work w, int k, int q) noexcept:
+    """Another upper bound of :func:`table`: each absorption adds one edge,
+    gold only if the absorbed root's gold head is in the tree built so far,
+    alive on its side, or the root of that tree has its gold head on the
+    absorbed tree's right spine (stack trees) or is the absorbed fragment
+    root.  The root of the tree built so far is the top root, a stack root
+    absorbed before or a fragment root (before, for fragments).  Needs the
+    marks of :func:`solve`."""
+    cdef int* H = w.H
+    cdef int live = w.live
+    cdef int t, u, d, h, r, total = 0
+    for t in range(k + 1):
+        w.served[t] = 0
+        for u in range(w.NTR[t]):
+            w.rtree[w.TR[t][u]] = t
+    for t in range(q):
+        w.rtree[w.rights[t]] = -1
+    # possible roots with their gold head on a right spine to their left
+    for t in range(k + q + 1):
+        d = w.TL[t][0] if t <= k else w.rights[t - k - 1]
+        h = H[d]
+        if 0 <= h < d and w.live_r[h] == live:
+            u = w.rtree[h]
+            if u > t or (u >= 1 and t > k):   # tree u absorbed after d could be the root
+                w.served[u] = live
+    for t in range(1, k + 1):
+        r = w.TL[t][0]
+        if (r != 0 and H[r] > r and w.live_l[H[r]] == live) or w.served[t] == live:
+            total += 1
+    for t in range(k + 1):                   # fragment roots that are gold heads of stack roots
+        h = H[w.TL[t][0]]
+        if h >= w.bstart:
+            w.dep_mark[h] = live
+    for t in range(q):
+        d = w.rights[t]
+        h = H[d]
+        if (h < d and w.live_r[h] == live) or w.dep_mark[d] == live:
+            total += 1
+        if h > d:
+            w.dep_mark[h] = live
+    return total
+
+
 cdef int solve(Work w, int k, int q) except -2:
     """The value of :func:`table` for the trees ``w.TL/TR[0..k]`` and fragment
     roots ``w.rights[0..q-1]`` (marked by :func:`mark_roots`), by branch and
     bound.
 
-    Each absorption makes one node a dependent: the top root, the stack roots
-    other than 0 and the fragment roots each get one head, so a computation
-    gets at most one gold edge for each of them whose gold head can still
-    take it: a node can take a left (right) dependent only while it is on a
-    left (right) spine or a fragment root, and nodes never come back to a
-    spine.  Keeping only the best pair of each cell gives the value of one
-    computation, a lower bound lb; when it meets the bound, that is the
-    value, else the table runs again without the pairs that cannot get more
-    than lb gold edges (by the finer bound of :func:`table`): the value is
-    what that finds, or lb if it finds nothing."""
+    Upper bounds: each absorption makes one node a dependent (the top root,
+    the stack roots other than 0 and the fragment roots each get one head),
+    so a computation gets at most one gold edge for each of them whose gold
+    head can still take it: a node can take a left (right) dependent only
+    while it is on a left (right) spine or a fragment root, and nodes never
+    come back to a spine.  And at most one for each absorption that can add
+    a gold edge (:func:`absorb_bound`).  Lower bound: :func:`greedy`.  When
+    they differ, the table is filled with floor ub, ub - 1, ... (each pass
+    keeps only the pairs that can reach the floor, see :func:`table`) until
+    one reaches its floor; the value is that, or the lower bound."""
     cdef int t, u, x, lb, ub
     if w.live >= 0x3fffffff:
         for t in range(w.n1):
@@ -562,12 +683,19 @@ cdef int solve(Work w, int k, int q) except -2:
     w.rest_r[q] = 0
     for t in range(q - 1, -1, -1):
         w.rest_r[t] = w.rest_r[t + 1] + gainable(w, w.rights[t])
-    ub = w.rest_l[0] + w.rest_r[0] + gainable(w, w.TL[0][0])
-    lb = table(w, k, q, True, -1)
+    ub = min(w.rest_l[0] + w.rest_r[0] + gainable(w, w.TL[0][0]), absorb_bound(w, k, q))
+    lb = greedy(w, k, q)
     if lb >= ub:
         return lb
-    # only a computation with more than lb gold edges can change the value
-    return max(lb, table(w, k, q, False, lb + 1))
+    # a value above lb: the highest v in lb + 1..ub that the table reaches
+    # when it keeps only the pairs that can reach v (a high floor leaves out
+    # most pairs)
+    while ub > lb:
+        x = table(w, k, q, ub)
+        if x >= ub:
+            return x
+        ub -= 1
+    return lb
 
 
 cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
@@ -772,7 +900,7 @@ def table_value(Work w, list trees, list right, int n_free, bint bound=True):
         w.bstart = w.n1 - n_free - q
         mark_roots(w, k, q)
         try:
-            return (solve(w, k, q) if bound else table(w, k, q, False, -1)) + n_free
+            return (solve(w, k, q) if bound else table(w, k, q, -1)) + n_free
         finally:
             unmark_roots(w, k, q)
     finally:
