@@ -533,8 +533,11 @@ cdef int _table(Work w, int k, int q, int floor, bint bound) except -2:
 cdef int greedy(Work w, int k, int q) except -2:
     """The gold edges of one computation (a lower bound of :func:`table`):
     from the top, absorb one stack tree or fragment root at a time, the way
-    that adds a gold edge if there is one (the first of: fragment by
-    right_arc, by left_arc, stack tree by left_arc, by right_arc)."""
+    that adds a gold edge if there is one, else (and among those) the last
+    of: fragment by right_arc, by left_arc, stack tree by left_arc, by
+    right_arc.  Preferring to hang the tree built so far under the next
+    stack tree's right spine met the upper bound on 84% of the tables of
+    recorded training configurations (61% when preferring fragments)."""
     cdef int* H = w.H
     cdef int i = 0, j = 0, s, g, kk, c, best, pick, ni
     cdef int kinds[4]
@@ -590,9 +593,9 @@ cdef int greedy(Work w, int k, int q) except -2:
             kinds[nxt.nents] = 3
             add(nxt, nxt.nents, w.last_left, w.last_right, i + 1, j, tls, w.NTL[i + 1],
                 NULL, 0, trs, kk, rs, e.nrs, e.value + g, no_need, NULL, NULL, 0)
-        pick = 0
+        pick = 0                         # the most gold edges, the last on ties
         for s in range(1, nxt.nents):
-            if nxt.ents[s].value > nxt.ents[pick].value:
+            if nxt.ents[s].value >= nxt.ents[pick].value:
                 pick = s
         if kinds[pick] < 2:
             j += 1
