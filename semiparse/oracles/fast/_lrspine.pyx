@@ -325,7 +325,7 @@ cdef void mark_roots(Work w, int k, int q) noexcept:
     """Set the section 6.3 pruning arrays for the trees ``w.TL/TR[1..k]`` and the
     fragment roots ``w.rights[0..q-1]``: ``last_left[x]`` = the deepest stack
     tree whose root x is the gold head of, ``last_right[x]`` = the last
-    fragment root x is the gold head of (see :func:`push`)."""
+    fragment root x is the gold head of (see :func:`add`)."""
     cdef int t, x
     for t in range(1, k + 1):
         x = w.H[w.TL[t][0]]
@@ -416,7 +416,8 @@ cdef int _table(Work w, int k, int q, int floor, bint bound) except -2:
     cdef int* hl = w.cnt_l
     cdef int* hr = w.cnt_r
     cdef int bstart = w.bstart
-    cdef int i, j, s, t, g, kk, c, h, first, up, left, ne, ni, edge, need_l, need
+    cdef int i, j, s, t, kk, c, h, first, up, left, ne, ni, need
+    cdef int g = 0, edge = 0, need_l = 0
     cdef int no_need = -0x3fffffff, best = -1
     cdef Row* prev
     cdef Row* cur
@@ -539,7 +540,7 @@ cdef int greedy(Work w, int k, int q, int favored) except -2:
     recorded training configurations, favoring 3 met the upper bound on 84%
     of them (61% when preferring fragments), and favoring 2 on 9% more."""
     cdef int* H = w.H
-    cdef int i = 0, j = 0, s, g, kk, c, best, pick, ni
+    cdef int i = 0, j = 0, g = 0, s, kk, c, pick, ni
     cdef int kinds[4]
     cdef Row* cur = &w.rows[0]
     cdef Row* nxt
@@ -666,10 +667,13 @@ cdef int solve(Work w, int k, int q) except -2:
     keeps only the pairs that can reach the floor, see :func:`table`) until
     one reaches its floor; the value is that, or the lower bound."""
     cdef int t, u, x, lb, ub
-    if w.live >= 0x3fffffff:
+    if w.live >= 0x3fffffff:             # every array stamped with live
         for t in range(w.n1):
             w.live_l[t] = 0
             w.live_r[t] = 0
+            w.served[t] = 0
+            w.dep_mark[t] = 0
+        w.served[w.n1] = 0
         w.live = 0
     w.live += 1
     for t in range(k + 1):
@@ -744,7 +748,7 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
     what the C code relies on is checked again, a ValueError otherwise)."""
     cdef int n1 = w.n1
     cdef int k1 = len(stack)
-    cdef int d, h, j, x, K, q, v, s0, s1, head, nl, nr
+    cdef int d, h, j, x, K, q, s0, s1, head, nl, nr, v = 0
     cdef int* A = w.A
     cdef int* lo = w.lo
     cdef int* hi = w.hi
@@ -825,7 +829,7 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
         w.TR[j - 1] = w.SR[j]
         w.NTR[j - 1] = w.NSR[j]
     # The table sees the new top tree only through its spines without the
-    # nodes that can get no gold dependent (push, first cell): a K whose
+    # nodes that can get no gold dependent (add, first cell): a K whose
     # extra spine node is such a node has the table value of K - 1.
     if s1 != 0:                          # left_arc_K: s1 under the K-th node of s0's left spine
         q = fragments(w, k1 - 2, s0, bstart)
