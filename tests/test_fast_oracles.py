@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.conllu_io import read_conllu
 from semiparse.oracles import get_system, methods
-from semiparse.oracles.fast.lr_spine import spines
+from semiparse.oracles.fast import _lrspine
+from semiparse.oracles.fast.lr_spine import child_bounds, spines
 from semiparse.projectivity import no_crossing
 from semiparse.testing import gold_trees, oracle_examples
 
@@ -169,6 +170,69 @@ def test_lr_spine_validate():
     assert system.validate([0, 2], [3], [-1, 2, -1, -1], 3) == ((0, 2), (3,), (-1, 2, -1, -1))
 
 
+@st.composite
+def near_lr_spine_configurations(draw):
+    """(n, stack, buffer, arcs): reachable LR-spine configurations, often
+    perturbed (a position or head set, inserted or deleted anywhere: cycles,
+    trees that do not cover consecutive positions, out-of-range values)."""
+    n = draw(st.integers(0, 9))
+    system = get_system("lr_spine")
+    stack, buffer, arcs = system.initial(n)
+    for _ in range(draw(st.integers(0, 2 * n))):
+        legal = system.legal(stack, buffer, arcs)
+        if not legal:
+            break
+        stack, buffer, arcs = system.apply(stack, buffer, arcs, draw(st.sampled_from(legal)))[:3]
+    stack, buffer, arcs = list(stack), list(buffer), list(arcs)
+    # a headed node gets another head before the buffer: a cycle, trees with
+    # gaps, or another fine configuration
+    headed = [d for d, h in enumerate(arcs) if h >= 0]
+    for _ in range(draw(st.sampled_from([0, 1, 1, 2])) if headed else 0):
+        arcs[draw(st.sampled_from(headed))] = draw(st.integers(0, len(arcs) - len(buffer) - 1))
+    position = st.integers(-2, n + 2)
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
+        target = draw(st.sampled_from([stack, buffer, arcs]))
+        edit = draw(st.sampled_from(["set", "insert", "delete"]))
+        if edit == "insert" or not target:
+            target.insert(draw(st.integers(0, len(target))), draw(position))
+        elif edit == "set":
+            target[draw(st.integers(0, len(target) - 1))] = draw(position)
+        else:
+            del target[draw(st.integers(0, len(target) - 1))]
+    return n, tuple(stack), tuple(buffer), draw(st.sampled_from([None] + [tuple(arcs)] * 5))
+
+
+@settings(max_examples=2000, database=None)
+@given(near_lr_spine_configurations())
+def test_lr_spine_c_acceptance_agrees_with_the_python_validator(example):
+    n, stack, buffer, arcs = example
+    system = get_system("lr_spine")
+    try:
+        expected = system.validate_slowly(stack, buffer, arcs, n)
+    except ValueError as exc:
+        expected = str(exc)
+    try:
+        got = system.validate(stack, buffer, arcs, n)
+    except ValueError as exc:
+        got = str(exc)
+    assert got == expected                   # the same result or the same message
+    if arcs is not None:
+        # neither too strict (the fast path would never be taken) nor too lax
+        assert _lrspine.accepts(stack, buffer, arcs, n) == (not isinstance(expected, str))
+
+
+def test_lr_spine_validate_normalizes_other_integers():
+    import numpy as np
+    system = get_system("lr_spine")
+    got = system.validate(np.array([0, 2]), [np.int64(3)], np.array([-1, 2, -1, -1]), 3)
+    assert got == ((0, 2), (3,), (-1, 2, -1, -1))
+    assert all(type(x) is int for part in got for x in part)
+    with pytest.raises(ValueError, match="needs arcs"):
+        system.validate([0, 2], [3], None, 3)
+    with pytest.raises(ValueError, match="cycle"):
+        system.validate([0, 3], [], [-1, 2, 1, -1], 3)
+
+
 @settings(max_examples=60, database=None)
 @given(gold_trees(1, 6, projective=True))
 def test_lr_spine_builds_every_projective_tree(heads):
@@ -185,6 +249,56 @@ def test_lr_spine_against_exhaustive(ex):
     c = ex.computation
     assert o.scores(c.stack, c.buffer, ex.heads, c.arcs) == \
         o.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs)
+
+
+def lr_spine_by_successors(stack, buffer, heads, arcs):
+    """sigma by composition, as the oracle computed it before it derived the
+    successors in C and bounded its tables: every legal transition applied
+    by the system, the spines by :func:`spines`, the right stack in Python,
+    and one whole table per successor (only the table code is shared with
+    the oracle, which runs it with bounds)."""
+    heads = tuple(heads)
+    n = len(heads) - 1
+    work = _lrspine.Work(heads)
+    out = {}
+    for t, s2, b2, a2, edge in get_system("lr_spine").successors(
+            tuple(stack), tuple(buffer), tuple(arcs)):
+        gain = 0 if edge is None else int(heads[edge[1]] == edge[0])
+        start = b2[0] if b2 else n + 1
+        # right stack: buffer nodes whose gold head is outside the buffer or
+        # that have a gold dependent among the stack roots or earlier fragment roots
+        fragment_roots, marked = [], {heads[x] for x in s2 if heads[x] >= start}
+        for b in range(start, n + 1):
+            if heads[b] < start or b in marked:
+                fragment_roots.append(b)
+                marked.add(heads[b])
+        lo, hi = child_bounds(a2)
+        trees = [spines(x, a2, lo, hi) for x in reversed(s2)]     # the top first
+        out[t] = gain + _lrspine.table_value(work, trees, fragment_roots,
+                                             n + 1 - start - len(fragment_roots), bound=False)
+    return out
+
+
+@settings(max_examples=500, database=None)
+@given(st.data())
+def test_lr_spine_equals_composition(data):
+    """The successors derived in C (spines spliced, right stack per
+    transition) and the bounded tables give the scores of applying each
+    transition and filling its whole table, along random and oracle-guided
+    computations."""
+    heads = data.draw(gold_trees(1, 12, projective=True))
+    o = get_oracle("lr_spine", "none", "spine_table")
+    system = get_system("lr_spine")
+    stack, buffer, arcs = system.initial(len(heads) - 1)
+    follow = data.draw(st.floats(0, 1))
+    rng = random.Random(data.draw(st.integers(0, 2**16)))
+    while not system.is_final(stack, buffer, arcs):
+        got = o.scores(stack, buffer, heads, arcs)
+        assert got == lr_spine_by_successors(stack, buffer, heads, arcs), (stack, buffer, arcs)
+        assert list(got) == system.legal(stack, buffer, arcs)
+        best = max(got.values())
+        legal = [t for t in got if got[t] == best or rng.random() > follow]
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, rng.choice(legal))
 
 
 # -- every configuration of computations over a shared UD dev file ---------------------
@@ -269,3 +383,22 @@ def test_lr_spine_ud_dev_file(ud_trees):
         assert promised == 0
         done += 1
     assert done > 500
+
+
+def test_lr_spine_ud_dev_file_equals_composition(ud_trees):
+    """The C successors against composition on every configuration of a
+    random and of an oracle-guided computation, for every projective
+    sentence of the file."""
+    rng = random.Random(7)
+    system = get_system("lr_spine")
+    o = get_oracle("lr_spine", "none", "spine_table")
+    compared = 0
+    for heads in ud_trees:
+        if not no_crossing(heads):
+            continue
+        for follow in (0.0, 0.8):
+            for stack, buffer, arcs in walk(system, heads, o, rng, follow):
+                assert o.scores(stack, buffer, heads, arcs) == \
+                    lr_spine_by_successors(stack, buffer, heads, arcs), (heads, stack, buffer)
+                compared += 1
+    assert compared > 10000

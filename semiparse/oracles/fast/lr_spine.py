@@ -20,23 +20,24 @@ roots of the stack trees (bottom first), ``buffer`` the remaining positions,
 ``arcs[d]`` the head built for ``d`` or -1.  The spines follow from ``arcs``
 (:func:`spines`).
 
-The oracle (method ``spine_table``, projective gold trees; the table in C,
-:mod:`._lrspine`) follows seed 000 section 6.2: the buffer is collapsed into
-the right stack of maximal gold fragments (each may take dependents only at
-its root), then a table over (stack trees absorbed, fragments absorbed)
-keeps, per spine pair of the tree built around the top, the most gold
-edges.  A combination attaches to the
-spine node that is the gold head when there is one, else to the deepest
-node.  The two reductions of section 6.3 keep the table small: spine nodes
-that can get no gold dependent from what remains are dropped, and a spine
-pair is dropped when another with the same root, no fewer spine nodes on
-either side and at least as many gold edges is present.
+The oracle (method ``spine_table``, projective gold trees) follows seed 000
+section 6.2, for each legal transition: the buffer is collapsed into the
+right stack of maximal gold fragments (each may take dependents only at its
+root), then a table over (stack trees absorbed, fragments absorbed) keeps,
+per spine pair of the tree built around the top, the most gold edges.  A
+combination attaches to the spine node that is the gold head when there is
+one, else to the deepest node.  The two reductions of section 6.3 keep the
+table small: spine nodes that can get no gold dependent from what remains
+are dropped, and a spine pair is dropped when another with the same root,
+no fewer spine nodes on either side and at least as many gold edges is
+present.  All of it is one C call (:func:`._lrspine.scores`): the spines of
+the stack trees are read off ``arcs`` once and each successor's top tree is
+spliced from them, and the tables are filled by branch and bound.
 """
-import numpy as np
-
 from ..registry import register_method, register_system
 from ..system import TransitionSystem
 from . import _lrspine
+from .arc_standard import _Cache
 
 
 def spines(root, arcs, lo_child=None, hi_child=None):
@@ -135,6 +136,19 @@ class LRSpine(TransitionSystem):
 
     def validate(self, stack, buffer, arcs, n):
         try:
+            stack, buffer = tuple(stack), tuple(buffer)
+            arcs = None if arcs is None else tuple(arcs)
+            ok = arcs is not None and _lrspine.accepts(stack, buffer, arcs, n)
+        except (TypeError, OverflowError):
+            ok = False
+        if ok:
+            return stack, buffer, arcs
+        return self.validate_slowly(stack, buffer, arcs, n)
+
+    def validate_slowly(self, stack, buffer, arcs, n):
+        """:meth:`validate` in Python: normalizes any integer type and says what
+        is wrong (the reference for the C acceptance test ``_lrspine.accepts``)."""
+        try:
             stack = tuple(int(x) for x in stack)
             buffer = tuple(int(x) for x in buffer)
         except (TypeError, ValueError):
@@ -186,39 +200,15 @@ SYSTEM = register_system(LRSpine())
 
 # -- the oracle -----------------------------------------------------------------
 
-_heads_cache = [None, None]
-
-
-def future_gold(stack, start, arcs, heads):
-    """Most gold edges a computation from the configuration can still add."""
-    if _heads_cache[0] is not heads:
-        _heads_cache[:] = [heads, np.asarray(heads, dtype=np.intc)]
-    n = len(heads) - 1
-    lo, hi = child_bounds(arcs)
-    # right stack: buffer nodes whose gold head is outside the buffer or that
-    # have a gold dependent among the stack roots or the earlier fragment roots
-    fragment_roots, marked = [], set()
-    for s in stack:
-        if heads[s] >= start:
-            marked.add(heads[s])
-    for b in range(start, n + 1):
-        if heads[b] < start or b in marked:
-            fragment_roots.append(b)
-            if heads[b] >= start:
-                marked.add(heads[b])
-    left = [spines(s, arcs, lo, hi) for s in reversed(stack)]   # the top tree first
-    return _lrspine.future_gold(left, fragment_roots, _heads_cache[1],
-                                n + 1 - start - len(fragment_roots))
+_work = _Cache(_lrspine.Work)
 
 
 def scores(stack, buffer, heads, arcs, strategy):
-    """sigma of every legal LR-spine transition (projective gold trees)."""
-    out = {}
-    n = len(heads) - 1
-    for t, s2, b2, a2, edge in SYSTEM.successors(tuple(stack), tuple(buffer), tuple(arcs)):
-        gain = 0 if edge is None else int(heads[edge[1]] == edge[0])
-        out[t] = gain + future_gold(s2, b2[0] if b2 else n + 1, a2, heads)
-    return out
+    """sigma of every legal LR-spine transition (projective gold trees), in C:
+    the successors are derived from the spines of the stack trees, one table
+    each (:func:`._lrspine.scores`)."""
+    return _lrspine.scores(_work.get(heads), tuple(stack),
+                           buffer[0] if buffer else len(heads), tuple(arcs))
 
 
 register_method("lr_spine", "spine_table", scores, strategies=("none",), projective_only=True,
