@@ -5,7 +5,10 @@
   from the initial one, by random transitions, optionally mixed with steps
   that follow an oracle;
 - :func:`oracle_examples`: (gold tree, strategy, configuration) triples, what
-  ``semiparse check`` draws.
+  ``semiparse check`` draws;
+- :func:`perturbed_configurations`: reachable configurations, often edited
+  into malformed ones, for testing a system's ``validate`` (with
+  :func:`validation_outcome`).
 
 All of them shrink towards small sentences and short computations.
 """
@@ -90,6 +93,49 @@ def computations(draw, system, n, heads=None, oracle=None, max_steps=None):
         stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, t)
         done.append(t)
     return Computation(stack, buffer, arcs, done)
+
+
+@st.composite
+def perturbed_configurations(draw, system, max_n=7):
+    """``(n, stack, buffer, arcs)`` for testing a system's ``validate``: a
+    configuration reached by random transitions, then often edited: a headed
+    position given another earlier head (cycles, trees with gaps), and
+    positions set, inserted or deleted anywhere in the stack, buffer or arcs
+    (out-of-range values, duplicates).  ``arcs`` is None in one draw in six."""
+    system = get_system(system)
+    n = draw(st.integers(0, max_n))
+    stack, buffer, arcs = system.initial(n)
+    for _ in range(draw(st.integers(0, 2 * n))):
+        legal = system.legal(stack, buffer, arcs)
+        if not legal:
+            break
+        stack, buffer, arcs = system.apply(stack, buffer, arcs, draw(st.sampled_from(legal)))[:3]
+    stack, buffer, arcs = list(stack), list(buffer), list(arcs)
+    headed = [d for d, h in enumerate(arcs) if h >= 0]
+    for _ in range(draw(st.sampled_from([0, 1, 1, 2])) if headed else 0):
+        arcs[draw(st.sampled_from(headed))] = draw(st.integers(0, len(arcs) - len(buffer) - 1))
+    position = st.integers(-2, n + 2)
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
+        target = draw(st.sampled_from([stack, buffer, arcs]))
+        edit = draw(st.sampled_from(["set", "insert", "delete"]))
+        if edit == "insert" or not target:
+            target.insert(draw(st.integers(0, len(target))), draw(position))
+        elif edit == "set":
+            target[draw(st.integers(0, len(target) - 1))] = draw(position)
+        else:
+            del target[draw(st.integers(0, len(target) - 1))]
+    return n, tuple(stack), tuple(buffer), draw(st.sampled_from([None] + [tuple(arcs)] * 5))
+
+
+def validation_outcome(check, configuration):
+    """What ``check`` (a system's ``validate``) makes of a configuration drawn by
+    :func:`perturbed_configurations`: the normalized tuples, or the message of
+    the ValueError it raised."""
+    n, stack, buffer, arcs = configuration
+    try:
+        return check(stack, buffer, arcs, n)
+    except ValueError as exc:
+        return str(exc)
 
 
 def configurations(system, n, heads=None, oracle=None):

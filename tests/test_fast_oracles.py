@@ -13,7 +13,8 @@ from semiparse.oracles import get_system, methods
 from semiparse.oracles.fast import _lrspine
 from semiparse.oracles.fast.lr_spine import child_bounds, spines
 from semiparse.projectivity import no_crossing
-from semiparse.testing import gold_trees, oracle_examples
+from semiparse.testing import (gold_trees, oracle_examples, perturbed_configurations,
+                               validation_outcome)
 
 # (system, method, strategies, projective gold only)
 FAST = [
@@ -170,52 +171,13 @@ def test_lr_spine_validate():
     assert system.validate([0, 2], [3], [-1, 2, -1, -1], 3) == ((0, 2), (3,), (-1, 2, -1, -1))
 
 
-@st.composite
-def near_lr_spine_configurations(draw):
-    """(n, stack, buffer, arcs): reachable LR-spine configurations, often
-    perturbed (a position or head set, inserted or deleted anywhere: cycles,
-    trees that do not cover consecutive positions, out-of-range values)."""
-    n = draw(st.integers(0, 9))
-    system = get_system("lr_spine")
-    stack, buffer, arcs = system.initial(n)
-    for _ in range(draw(st.integers(0, 2 * n))):
-        legal = system.legal(stack, buffer, arcs)
-        if not legal:
-            break
-        stack, buffer, arcs = system.apply(stack, buffer, arcs, draw(st.sampled_from(legal)))[:3]
-    stack, buffer, arcs = list(stack), list(buffer), list(arcs)
-    # a headed node gets another head before the buffer: a cycle, trees with
-    # gaps, or another fine configuration
-    headed = [d for d, h in enumerate(arcs) if h >= 0]
-    for _ in range(draw(st.sampled_from([0, 1, 1, 2])) if headed else 0):
-        arcs[draw(st.sampled_from(headed))] = draw(st.integers(0, len(arcs) - len(buffer) - 1))
-    position = st.integers(-2, n + 2)
-    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
-        target = draw(st.sampled_from([stack, buffer, arcs]))
-        edit = draw(st.sampled_from(["set", "insert", "delete"]))
-        if edit == "insert" or not target:
-            target.insert(draw(st.integers(0, len(target))), draw(position))
-        elif edit == "set":
-            target[draw(st.integers(0, len(target) - 1))] = draw(position)
-        else:
-            del target[draw(st.integers(0, len(target) - 1))]
-    return n, tuple(stack), tuple(buffer), draw(st.sampled_from([None] + [tuple(arcs)] * 5))
-
-
 @settings(max_examples=2000, database=None)
-@given(near_lr_spine_configurations())
+@given(perturbed_configurations("lr_spine", max_n=9))
 def test_lr_spine_c_acceptance_agrees_with_the_python_validator(example):
     n, stack, buffer, arcs = example
     system = get_system("lr_spine")
-    try:
-        expected = system.validate_slowly(stack, buffer, arcs, n)
-    except ValueError as exc:
-        expected = str(exc)
-    try:
-        got = system.validate(stack, buffer, arcs, n)
-    except ValueError as exc:
-        got = str(exc)
-    assert got == expected                   # the same result or the same message
+    expected = validation_outcome(system.validate_slowly, example)
+    assert validation_outcome(system.validate, example) == expected
     if arcs is not None:
         # neither too strict (the fast path would never be taken) nor too lax
         assert _lrspine.accepts(stack, buffer, arcs, n) == (not isinstance(expected, str))

@@ -24,6 +24,8 @@ meets an upper bound, once more without the pairs that cannot beat it.
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
+from .._configs cimport stack_and_buffer_top
+
 
 cdef struct Entry:
     int ls, nls, rs, nrs, value
@@ -933,31 +935,14 @@ cpdef bint accepts(tuple stack, tuple buffer, tuple arcs, Py_ssize_t n) except -
     in the buffer, no cycle, and the stack trees covering consecutive
     positions in stack order."""
     global _scratch, _scratch_cap
-    cdef Py_ssize_t k = len(stack), m = len(buffer), i, d, x, h, steps, prev = -1, bstart
+    cdef Py_ssize_t k = len(stack), m = len(buffer), i, d, x, h, steps, bstart
     cdef object item
     cdef int* p
     cdef int* heads
     cdef int* owner
-    if k == 0 or n < 0 or len(arcs) != n + 1:
+    if n < 0 or len(arcs) != n + 1 or stack_and_buffer_top(stack, buffer, n) < 0:
         return False
-    for i in range(k):
-        item = stack[i]
-        if type(item) is not int:
-            return False
-        x = item
-        if (i == 0 and x != 0) or x <= prev or x > n:
-            return False
-        prev = x
     bstart = n - m + 1
-    for i in range(m):
-        item = buffer[i]
-        if type(item) is not int:
-            return False
-        x = item
-        if x != bstart + i:
-            return False
-    if bstart <= prev:
-        return False
     if 2 * (n + 1) > _scratch_cap:
         p = <int*>realloc(_scratch, 2 * (n + 1) * sizeof(int))
         if p == NULL:

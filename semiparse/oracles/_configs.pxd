@@ -1,0 +1,1 @@
+cdef Py_ssize_t stack_and_buffer_top(tuple stack, tuple buffer, Py_ssize_t n) except -3
