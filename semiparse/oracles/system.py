@@ -25,7 +25,7 @@ except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
 
 import numpy as np
 
-from ._configs import accepts
+from . import _configs
 from ..grammar import load_grammar
 from ..resources import data_dir
 
@@ -41,11 +41,12 @@ class TransitionSystem:
 
     Required: the attributes ``name`` and ``transitions`` (tuple of names)
     and the methods :meth:`initial`, :meth:`legal`, :meth:`apply`,
-    :meth:`is_final`, :meth:`validate`.  The exhaustive search and
-    ``semiparse check`` use only these.  A system with strategies other than
-    ``"none"`` overrides :meth:`constraints`; a system with a completion
-    grammar sets ``grammar`` and overrides :meth:`completion` (and
-    :meth:`forbidden` for its strategies).
+    :meth:`is_final`, :meth:`validate_slowly` (or :meth:`validate`); an
+    optional fast :meth:`accepts` spares the common case the slow path.  The
+    exhaustive search and ``semiparse check`` use only these.  A system with
+    strategies other than ``"none"`` overrides :meth:`constraints`; a system
+    with a completion grammar sets ``grammar`` and overrides
+    :meth:`completion` (and :meth:`forbidden` for its strategies).
     """
 
     name = None
@@ -78,7 +79,27 @@ class TransitionSystem:
 
     def validate(self, stack, buffer, arcs, n):
         """Normalized ``(stack, buffer, arcs)`` for a sentence of ``n`` words, or
-        ValueError saying what is wrong."""
+        ValueError saying what is wrong.  :meth:`accepts` answers the common
+        case at once; anything it does not accept goes to
+        :meth:`validate_slowly`, which normalizes it or explains the error."""
+        try:
+            stack, buffer = tuple(stack), tuple(buffer)
+            arcs = None if arcs is None else tuple(arcs)
+            if self.accepts(stack, buffer, arcs, n):
+                return stack, buffer, arcs if self.needs_arcs else None
+        except (TypeError, OverflowError):
+            pass
+        return self.validate_slowly(stack, buffer, arcs, n)
+
+    def accepts(self, stack, buffer, arcs, n):
+        """Fast check of tuples of exact ints (``arcs`` may be None): True only
+        where :meth:`validate_slowly` would return them as they are.  The
+        default accepts nothing, so every call takes the slow path."""
+        return False
+
+    def validate_slowly(self, stack, buffer, arcs, n):
+        """:meth:`validate` in Python: normalizes any integer type and says what
+        is wrong (the reference for :meth:`accepts`)."""
         raise NotImplementedError
 
     def constraints(self, strategy, stack, buffer, arcs):
@@ -434,20 +455,11 @@ class RewriteSystem(TransitionSystem):
         # A stack node's head, if any, is fixed by the stack (the node below it).
         return stack, buffer, tuple(map(arcs.__getitem__, stack))
 
-    def validate(self, stack, buffer, arcs, n):
-        try:
-            stack, buffer = tuple(stack), tuple(buffer)
-            arcs = None if arcs is None else tuple(arcs)
-            ok = accepts(stack, buffer, arcs, n, self.stack_heads == "below")
-        except (TypeError, OverflowError):
-            ok = False
-        if ok and (arcs is not None or not self.needs_arcs):
-            return stack, buffer, arcs if self.needs_arcs else None
-        return self.validate_slowly(stack, buffer, arcs, n)
+    def accepts(self, stack, buffer, arcs, n):
+        return (arcs is not None or not self.needs_arcs) and _configs.accepts(
+            stack, buffer, arcs, n, self.stack_heads == "below")
 
     def validate_slowly(self, stack, buffer, arcs, n):
-        """:meth:`validate` in Python: normalizes any integer type and says
-        what is wrong (the reference for the C acceptance test)."""
         try:
             stack = tuple(map(operator.index, stack))
             buffer = tuple(map(operator.index, buffer))

@@ -134,20 +134,10 @@ class LRSpine(TransitionSystem):
         lo, hi = child_bounds(arcs)
         return stack, buffer, tuple(spines(s, arcs, lo, hi) for s in stack)
 
-    def validate(self, stack, buffer, arcs, n):
-        try:
-            stack, buffer = tuple(stack), tuple(buffer)
-            arcs = None if arcs is None else tuple(arcs)
-            ok = arcs is not None and _lrspine.accepts(stack, buffer, arcs, n)
-        except (TypeError, OverflowError):
-            ok = False
-        if ok:
-            return stack, buffer, arcs
-        return self.validate_slowly(stack, buffer, arcs, n)
+    def accepts(self, stack, buffer, arcs, n):
+        return arcs is not None and _lrspine.accepts(stack, buffer, arcs, n)
 
     def validate_slowly(self, stack, buffer, arcs, n):
-        """:meth:`validate` in Python: normalizes any integer type and says what
-        is wrong (the reference for the C acceptance test ``_lrspine.accepts``)."""
         try:
             stack = tuple(int(x) for x in stack)
             buffer = tuple(int(x) for x in buffer)
