@@ -7,8 +7,11 @@ plug into ``semiparse bench`` the same way from :mod:`semiparse.bench`.
 """
 import argparse
 import importlib
+import os
 import pkgutil
+import signal
 import sys
+import threading
 
 from . import __version__
 
@@ -45,17 +48,44 @@ def build_parser():
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main process so that ``finally`` blocks (and
+    the removal of temporary output files) run as they do on Ctrl-C."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     try:
         return args.func(args) or 0
     except (UserError, ValueError, OSError) as exc:
+        if isinstance(exc, BrokenPipeError):
+            return _reader_gone()
         # Mistakes in the input (bad files, bad values) are reported, not traced.
         print(f"semiparse {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return 130
+        return 128 + signal.SIGINT
+    except Terminated:
+        return 128 + signal.SIGTERM
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _reader_gone():
+    """Standard output's reader went away (``| head``): stop quietly with the
+    status of a process ended by SIGPIPE, as Unix tools do.  Standard output
+    is pointed at /dev/null so that Python's final flush stays silent."""
+    with open(os.devnull, "wb") as null:
+        os.dup2(null.fileno(), sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -23,12 +23,12 @@ import contextlib
 import io
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import conllu
 from conllu.parser import ParseException, parse_id_value, parse_int_value
+
+from .outputs import open_output as atomic_output  # the name documented before outputs.py existed
 
 ON_ERROR = ("fail", "skip", "keep")
 MARK_KEY = "OrigHead"
@@ -331,39 +331,3 @@ def apply_policy(sentences, on_error="fail", warn=None):
             if on_error == "skip":
                 continue
         yield sentence, not sentence.errors
-
-
-@contextlib.contextmanager
-def atomic_output(path, binary=False):
-    """A stream for ``path``: text (UTF-8, line endings written as given) or
-    ``binary``.
-
-    ``None`` or ``"-"`` is standard output.  A file is written to a temporary
-    file in the same directory and renamed over ``path`` only when the block
-    finishes without an exception, so a failure leaves no half-written file.
-    """
-    if path is None or str(path) == "-":
-        if binary:
-            yield sys.stdout.buffer
-            sys.stdout.buffer.flush()
-            return
-        out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=True)
-        try:
-            yield out
-        finally:
-            out.flush()
-            out.detach()
-        return
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            yield out
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise

@@ -6,6 +6,8 @@ sentences go to N worker processes (bounded memory, output order kept).
 import argparse
 import multiprocessing
 import os
+import signal
+import stat
 from itertools import islice
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from ..conllu_io import ON_ERROR, apply_policy, read_conllu
 
 BATCH = 512  # sentences per batch handed to the worker processes
 PROGRESS_MIN = 300  # files with more sentences than this get a progress bar
+MIN_PER_WORKER = 16  # sentences of the first batch per worker process started
 
 
 def add_input_options(parser):
@@ -83,8 +86,11 @@ def _count_sentences(path):
 
 
 def progress(path):
-    """A tqdm bar for files of more than a few hundred sentences (stderr, TTY only)."""
-    if path == "-":
+    """A tqdm bar for files of more than a few hundred sentences (stderr, TTY only).
+
+    Sentences are counted ahead only in regular files: a pipe or FIFO can be
+    read once, by the command itself."""
+    if path == "-" or not _is_regular(path):
         return tqdm(disable=True)
     total = _count_sentences(path)
     return tqdm(
@@ -98,14 +104,35 @@ def sentences(path, args):
     return apply_policy(read_conllu(path, multiple_roots=args.multiple_roots), args.on_error)
 
 
+def _is_regular(path):
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # the reader reports it
+
+
 def mapped(function, items, jobs):
-    """``map(function, items)`` lazily, in order; batches in a process pool when jobs > 1."""
+    """``map(function, items)`` lazily, in order; batches in a process pool when jobs > 1.
+
+    The pool has no more workers than cores, nor than items in the first
+    batch (a short file is not worth a thousand processes)."""
+    items = iter(items)
+    batch = list(islice(items, BATCH))
+    jobs = min(jobs, os.cpu_count() or 1, max(1, len(batch) // MIN_PER_WORKER))
     if jobs == 1:
+        yield from map(function, batch)
         yield from map(function, items)
         return
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with context.Pool(jobs) as pool:
-        items = iter(items)
-        while batch := list(islice(items, BATCH)):
+    with context.Pool(jobs, initializer=_quiet_worker) as pool:
+        while batch:
             yield from pool.map(function, batch, chunksize=max(1, len(batch) // (4 * jobs)))
+            batch = list(islice(items, BATCH))
+
+
+def _quiet_worker():
+    """Workers leave Ctrl-C to the main process (which stops the pool) and
+    die silently when it terminates them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 

@@ -12,7 +12,7 @@ import math
 import sys
 from pathlib import Path
 
-from ..conllu_io import atomic_output
+from ..outputs import check_output, open_output
 from ..projectivity import count_optimal_projectivizations
 from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
 
@@ -99,6 +99,8 @@ def total(stats):
 
 def run(args):
     files = expand_inputs(args.inputs)
+    if args.plot:
+        check_output(args.plot, files)
     stats = [file_statistics(path, args) for path in files]
     summary = total(stats)
     if args.plot:
@@ -164,6 +166,6 @@ def plot(stats, path):
     ax.set_title("Optimal projectivizations of non-projective trees")
     ax.legend(fontsize="small", markerscale=2)
     fig.tight_layout()
-    with atomic_output(path, binary=True) as out:
+    with open_output(path, binary=True) as out:
         fig.savefig(out, format="png", dpi=120)
     plt.close(fig)

@@ -1,7 +1,7 @@
 """``semiparse parse``: parse CoNLL-U input with a trained model."""
 import sys
 
-from ..conllu_io import atomic_output
+from ..outputs import check_output, open_output
 from ..train import Model, ModelError, read_trees
 from ..train.evaluate import steps_comment
 
@@ -29,6 +29,7 @@ def run(args):
 
     from ..train.data import render
 
+    check_output(args.output, [args.model, args.input])
     model = Model.load(args.model, system=args.system)
     if args.beam is not None and args.beam < 1:
         raise ValueError("--beam must be at least 1")
@@ -42,7 +43,7 @@ def run(args):
             if label not in reported:
                 reported.add(label)
                 print(f"semiparse parse: warning: {message}", file=sys.stderr)
-    with atomic_output(args.output) as out:
+    with open_output(args.output) as out:
         for tree in tqdm(trees, desc="parse", unit="sent", disable=args.quiet, file=sys.stderr):
             heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)
             text = render(tree, heads, labels)

@@ -9,7 +9,7 @@ import functools
 import random
 
 from ..cli import UserError
-from ..conllu_io import atomic_output
+from ..outputs import check_output, open_output
 from ..projectivity import TIE_BREAKS, projectivize
 from ._treebank import add_input_options, mapped, progress, sentences, use_single_root
 
@@ -53,6 +53,8 @@ def run(args):
         raise UserError("--seed only applies to --tie-break random")
     if args.unmark and args.tie_break != "first":
         raise UserError("--unmark restores the original trees: it takes no --tie-break")
+    # In place (-o IN) is safe: the input is read to its end before the rename.
+    check_output(args.output, [args.input], allow_input=True)
     worker = functools.partial(_tree, tie_break=args.tie_break, seed=args.seed, root=args.root)
     pending = collections.deque()
 
@@ -61,7 +63,7 @@ def run(args):
             pending.append(sentence)
             yield index, (sentence.heads if usable else None)
 
-    with atomic_output(args.output) as out, progress(args.input) as bar:
+    with open_output(args.output) as out, progress(args.input) as bar:
         stream = sentences(args.input, args)
         if args.unmark:
             for sentence, usable in stream:

@@ -1,6 +1,7 @@
 """``semiparse train``: train a transition-based parser with the project's oracles."""
 import sys
 
+from ..outputs import check_output
 from ..train import NONPROJ, ORACLES, SYSTEMS, TRAINERS, Trainer, read_trees
 from ..train.trainer import RESTARTS
 
@@ -42,6 +43,7 @@ def add_parser(subparsers):
 
 def run(args):
     log = lambda message: print(message, file=sys.stderr)
+    check_output(args.output, [args.train, args.dev])
     trees = read_trees(args.train)
     dev = read_trees(args.dev) if args.dev else None
     trainer = Trainer(

@@ -12,7 +12,7 @@ reported in :attr:`Treebank.skipped`.
 """
 from collections import Counter
 
-from ..conllu_io import atomic_output
+from ..outputs import open_output
 
 ON_ERROR = ("fail", "skip")
 
@@ -272,7 +272,7 @@ def _parse(lines, name, on_error):
 def write_ptb(trees, path, outer=True):
     """Write trees one per line, atomically; ``outer`` wraps each in PTB's
     unlabelled bracket ``( ... )`` (not added to an unlabelled root)."""
-    with atomic_output(path) as out:
+    with open_output(path) as out:
         for t in trees:
             _check_atoms(t)
             text = t.to_string()

@@ -9,10 +9,10 @@ weight rows ``weights`` (float32, one column per class).
 """
 import json
 import zipfile
-from pathlib import Path
 
 import numpy as np
 
+from ..outputs import open_output
 from . import _core
 from .features import ZHANG_NIVRE, compile_templates
 from .data import ROOT_WORD, stable_hash
@@ -166,7 +166,7 @@ class Model:
     # -- files -------------------------------------------------------------
 
     def save(self, path):
-        """Write the model (atomically: a temporary file renamed over ``path``)."""
+        """Write the model (atomically, see :func:`semiparse.outputs.open_output`)."""
         keys, weights = self.weights.export()
         meta = {
             "format": FORMAT,
@@ -179,20 +179,13 @@ class Model:
             "n_nonzero": int(np.count_nonzero(weights)),
             **{k: v for k, v in self.meta.items() if k not in ("format", "version")},
         }
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.tmp")
-        try:
-            with open(tmp, "wb") as stream:
-                np.savez_compressed(
-                    stream,
-                    meta=np.array(json.dumps(meta)),
-                    keys=keys,
-                    weights=weights.astype(np.float32),
-                )
-            tmp.replace(path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        with open_output(path, binary=True) as stream:
+            np.savez_compressed(
+                stream,
+                meta=np.array(json.dumps(meta)),
+                keys=keys,
+                weights=weights.astype(np.float32),
+            )
 
     @classmethod
     def load(cls, path, system=None):

@@ -1,0 +1,149 @@
+"""Output files that never lose data.
+
+Where an output goes decides how it is written:
+
+- ``None`` or ``"-"``: standard output, streamed.
+- a regular file, or a path where nothing exists yet (through symbolic
+  links: the file they lead to): written to a uniquely named temporary file
+  next to it and renamed over it only when everything was written, so a
+  failure, Ctrl-C or SIGTERM never leaves a half-written or replaced file,
+  and a symbolic link stays a link.  A replaced file keeps its permissions.
+- a FIFO, a character device or a socket: streamed straight into it (it
+  cannot be replaced without cutting off whoever reads it).
+
+:func:`check_output` runs before any work, so a mistake in an output path
+(missing directory, a directory, one of the inputs) costs nothing.  Every
+message names the path as the user gave it, never the temporary file.
+"""
+import contextlib
+import io
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+
+class OutputError(ValueError):
+    """An output path that cannot be written: ``PATH: reason``."""
+
+
+def is_stdout(path):
+    return path is None or str(path) == "-"
+
+
+def _is_stream(mode):
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+def _same_file(a, b):
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def check_output(path, inputs=(), allow_input=False):
+    """Raise :class:`OutputError` unless ``path`` can be written.
+
+    ``inputs``: the paths the same command reads; an output that is one of
+    them is refused (unless ``allow_input``: a command that reads its input
+    whole before the atomic rename may write in place).
+    """
+    if is_stdout(path):
+        return
+    target = Path(os.path.realpath(path))
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise OutputError(f"{path}: is a directory")
+    if info is not None and _is_stream(info.st_mode):
+        return
+    if not target.parent.exists():
+        raise OutputError(f"{path}: directory {target.parent} does not exist")
+    if not target.parent.is_dir():
+        raise OutputError(f"{path}: {target.parent} is not a directory")
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{path}: directory {target.parent} is not writable")
+    if info is None or allow_input:
+        return
+    for name in inputs:
+        if is_stdout(name):
+            continue
+        with contextlib.suppress(OSError):
+            if _same_file(info, os.stat(name)):
+                raise OutputError(f"{path}: is also an input of this command; choose another output")
+
+
+@contextlib.contextmanager
+def open_output(path, binary=False):
+    """A stream for ``path``, written as the module docstring says: text
+    (UTF-8, line endings written as given) or ``binary``."""
+    if is_stdout(path):
+        with _stdout(binary) as out:
+            yield out
+        return
+    target = Path(os.path.realpath(path))
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
+    if info is not None and _is_stream(info.st_mode):
+        with _opened(path, target, binary) as out:
+            yield out
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
+    try:
+        with _wrap(os.fdopen(fd, "wb"), binary) as out:
+            yield out
+        if info is not None:
+            mode = stat.S_IMODE(info.st_mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        try:
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def _opened(path, target, binary):
+    """Stream straight into a FIFO, device or socket."""
+    try:
+        raw = open(target, "wb")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
+    with _wrap(raw, binary) as out:
+        yield out
+
+
+def _wrap(raw, binary):
+    """``raw`` (a binary file) itself, or a UTF-8 text layer that owns it."""
+    return raw if binary else io.TextIOWrapper(raw, encoding="utf-8", newline="")
+
+
+@contextlib.contextmanager
+def _stdout(binary):
+    if binary:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=True)
+    try:
+        yield out
+        out.flush()
+    finally:
+        out.detach()
