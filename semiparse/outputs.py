@@ -36,6 +36,18 @@ def _is_stream(mode):
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
 
 
+def _resolve(path):
+    """``(target, stat or None)``: the file ``path`` leads to through links,
+    and what is there now."""
+    target = Path(os.path.realpath(path))
+    try:
+        return target, os.stat(target)
+    except FileNotFoundError:
+        return target, None
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
+
+
 def _same_file(a, b):
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
@@ -49,13 +61,7 @@ def check_output(path, inputs=(), allow_input=False):
     """
     if is_stdout(path):
         return
-    target = Path(os.path.realpath(path))
-    try:
-        info = os.stat(target)
-    except FileNotFoundError:
-        info = None
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
+    target, info = _resolve(path)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise OutputError(f"{path}: is a directory")
     if info is not None and _is_stream(info.st_mode):
@@ -84,13 +90,7 @@ def open_output(path, binary=False):
         with _stdout(binary) as out:
             yield out
         return
-    target = Path(os.path.realpath(path))
-    try:
-        info = os.stat(target)
-    except FileNotFoundError:
-        info = None
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
+    target, info = _resolve(path)
     if info is not None and _is_stream(info.st_mode):
         with _opened(path, target, binary) as out:
             yield out

@@ -180,17 +180,6 @@ def test_write_errors_name_the_users_path_not_the_temporary(tmp_path, monkeypatc
     assert str(error.value) == f"{target}: cannot write here: Permission denied"
 
 
-def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
-    target = tmp_path / "x.conllu"
-    target.write_text("old\n")
-    with pytest.raises(RuntimeError):
-        with open_output(target) as out:
-            out.write("half")
-            raise RuntimeError("stop")
-    assert target.read_text() == "old\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["x.conllu"]
-
-
 # -- signals and pipes -----------------------------------------------------------------------------
 
 def _big_input(tmp_path, sentences=40000):
