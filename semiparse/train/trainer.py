@@ -68,6 +68,8 @@ def prepare(trees, nonproj, oracle, log=None):
         raise ValueError(f"nonproj must be one of {', '.join(NONPROJ)}, not {nonproj!r}")
     if nonproj == "oracle" and oracle == "static":
         raise ValueError("the static oracle needs projective trees: use --nonproj skip or projectivize")
+    if not trees:
+        raise ValueError("no training trees given")
     out, n_nonproj = [], 0
     for tree in trees:
         if is_projective(tree.heads):
