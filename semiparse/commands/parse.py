@@ -4,6 +4,7 @@ import sys
 from ..outputs import check_output, open_output
 from ..train import Model, ModelError, read_trees
 from ..train.evaluate import steps_comment
+from ..train.model import check_beam
 
 
 def add_parser(subparsers):
@@ -30,9 +31,9 @@ def run(args):
     from ..train.data import render
 
     check_output(args.output, [args.model, args.input])
+    if args.beam is not None:
+        check_beam(args.beam)
     model = Model.load(args.model, system=args.system)
-    if args.beam is not None and args.beam < 1:
-        raise ValueError("--beam must be at least 1")
     trees = read_trees(args.input, need_heads=False)
     reported = set()
     for tree in trees:

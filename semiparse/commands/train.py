@@ -44,14 +44,14 @@ def add_parser(subparsers):
 def run(args):
     log = lambda message: print(message, file=sys.stderr)
     check_output(args.output, [args.train, args.dev])
-    trees = read_trees(args.train)
-    dev = read_trees(args.dev) if args.dev else None
-    trainer = Trainer(
+    trainer = Trainer(  # checks the hyper-parameters before any data is read
         system=args.system, oracle=args.oracle, trainer=args.trainer, epochs=args.epochs,
         seed=args.seed, beam=args.beam, explore_after=args.explore_after, explore_p=args.explore_p,
         rho=args.rho, alpha=args.alpha, lam=args.l1, restart=args.restart,
         progress=not args.quiet, log=log,
     )
+    trees = read_trees(args.train)
+    dev = read_trees(args.dev) if args.dev else None
     model = trainer.run(trees, dev=dev, nonproj=args.nonproj)
     model.save(args.output)
     log(f"saved {args.output}: {len(model.classes)} classes, {model.n_nonzero()} non-zero parameters")

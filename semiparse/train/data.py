@@ -51,6 +51,13 @@ def read_trees(path, need_heads=True):
     (otherwise the first problem is raised as ``FILE:LINE: reason``); without
     it HEAD may be ``_`` (input to be parsed).
     """
+    try:
+        return _read_trees(path, need_heads)
+    except OSError as exc:  # missing file, a directory, unreadable: PATH: reason
+        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _read_trees(path, need_heads):
     trees = []
     for sentence in conllu_io.read_conllu(path, multiple_roots="warn"):
         structural = [e for e in sentence.errors if not _tree_only(e.reason)]

@@ -59,23 +59,30 @@ def steps_comment(system, steps):
 
 
 def _read_steps(tree):
-    """(system, [(move, label, probability)]) from a sentence's comment lines, or None."""
-    system, steps = None, None
-    for line in tree.source.lines:
+    """(system, [(move, label, probability)], FILE:LINE of the steps comment)
+    from a sentence's comment lines, or None.  A step whose probability is
+    not a number in [0, 1] is a ``FILE:LINE: reason`` error."""
+    system, steps, where = None, None, None
+    for index, line in enumerate(tree.source.lines):
         if line.startswith(f"# {SYSTEM_KEY} = "):
             system = line.split("=", 1)[1].strip()
         elif line.startswith(f"# {STEPS_KEY} ="):
+            where = f"{tree.source.file}:{tree.source.first_line + index}"
             steps = []
             for entry in line.split("=", 1)[1].split():
                 name, _, prob = entry.rpartition("=")
                 move, _, label = name.partition(":")
                 try:
-                    steps.append((move, label or None, float(prob)))
+                    p = float(prob)
                 except ValueError:
-                    raise ValueError(f"{tree.where}: bad step {entry!r} in {STEPS_KEY}") from None
+                    p = None
+                if not name or p is None or not 0.0 <= p <= 1.0:  # also rejects NaN
+                    raise ValueError(f"{where}: bad step {entry!r} in {STEPS_KEY}: "
+                                     "expected MOVE[:LABEL]=PROBABILITY with a probability in [0, 1]")
+                steps.append((move, label or None, p))
     if system is None or steps is None:
         return None
-    return system, steps
+    return system, steps, where
 
 
 def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
@@ -100,7 +107,7 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
                 f"{out.where}: no '{STEPS_KEY}' comment: parse with an rda model "
                 "and 'semiparse parse --probabilities'"
             )
-        system, steps = recorded
+        system, steps, where = recorded
         if system not in _core.SYSTEMS:
             raise ValueError(f"{out.where}: unknown system {system!r} in {SYSTEM_KEY}")
         if system not in oracles:
@@ -114,7 +121,7 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
             except ValueError:
                 code = None
             if code is None or not state.valid(code):
-                raise ValueError(f"{out.where}: step {move!r} is not a valid move of {system} here")
+                raise ValueError(f"{where}: step {move!r} is not a valid move of {system} here")
             optimal = oracles[system].optimal(state.stack, state.buffer, list(gold.heads), arcs=state.arcs)
             ok = move in optimal
             arc = _core.arc_of(state, code)

@@ -8,6 +8,7 @@ a JSON header ``meta``, the sorted feature keys ``keys`` (uint64) and the
 weight rows ``weights`` (float32, one column per class).
 """
 import json
+import os
 import zipfile
 
 import numpy as np
@@ -34,6 +35,12 @@ class ModelError(ValueError):
     """A model file that cannot be used: ``FILE: reason``."""
 
 
+def check_beam(beam):
+    """Raise ValueError unless ``beam`` is a usable beam size (an integer >= 1)."""
+    if isinstance(beam, bool) or not isinstance(beam, (int, np.integer)) or beam < 1:
+        raise ValueError(f"beam size must be an integer >= 1, got {beam!r}")
+
+
 class Model:
     """A labelled transition-based parser: system, labels, templates, weights."""
 
@@ -43,8 +50,7 @@ class Model:
         labels = list(labels)
         if not labels or len(set(labels)) != len(labels) or None in labels:
             raise ValueError("labels must be a non-empty list of distinct strings")
-        if beam < 1:
-            raise ValueError("beam size must be at least 1")
+        check_beam(beam)
         self.system = system
         self.code = _core.SYSTEMS[system]
         self.labels = labels
@@ -108,6 +114,7 @@ class Model:
         """``(heads, labels, steps)`` of the best parse; ``steps`` lists
         ``(class name, probability)`` when asked (greedy decoding only)."""
         beam = self.beam if beam is None else beam
+        check_beam(beam)
         sent = self.sentence(tree)
         if beam > 1 and not with_probabilities:
             state = self.beam_search(sent, beam)
@@ -195,6 +202,8 @@ class Model:
         :class:`ModelError` naming the file and the reason.
         """
         path = str(path)
+        if os.path.isdir(path):
+            raise ModelError(f"{path}: is a directory, not a model file")
         try:
             with np.load(path, allow_pickle=False) as archive:
                 names = set(archive.files)
@@ -226,6 +235,8 @@ class Model:
                 raise ValueError("its class list does not match its system and labels")
             if keys.dtype != np.uint64 or weights.ndim != 2 or len(keys) != len(weights):
                 raise ValueError("its weight arrays are malformed")
+            if weights.dtype.kind not in "fiu" or not np.isfinite(weights).all():
+                raise ValueError("its weights are not all finite numbers (NaN or infinity)")
             model.weights.load(np.ascontiguousarray(keys),
                                np.ascontiguousarray(weights, dtype=np.float64).reshape(len(keys), -1))
         except (KeyError, TypeError, ValueError) as exc:

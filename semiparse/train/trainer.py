@@ -68,6 +68,8 @@ def prepare(trees, nonproj, oracle, log=None):
         raise ValueError(f"nonproj must be one of {', '.join(NONPROJ)}, not {nonproj!r}")
     if nonproj == "oracle" and oracle == "static":
         raise ValueError("the static oracle needs projective trees: use --nonproj skip or projectivize")
+    if not trees:
+        raise ValueError("no training trees given")
     out, n_nonproj = [], 0
     for tree in trees:
         if is_projective(tree.heads):
@@ -88,6 +90,34 @@ def prepare(trees, nonproj, oracle, log=None):
     return out
 
 
+# Hyper-parameters: command-line option, integer (or finite real), range test and its wording.
+SETTINGS = {
+    "epochs": ("--epochs", True, lambda v: v >= 1, " >= 1"),
+    "seed": ("--seed", True, lambda v: True, ""),
+    "beam": ("--beam", True, lambda v: v >= 1, " >= 1"),
+    "explore_after": ("--explore-after", True, lambda v: v >= 0, " >= 0"),
+    "explore_p": ("--explore-p", False, lambda v: 0 <= v <= 1, " in [0, 1]"),
+    "rho": ("--rho", False, lambda v: v >= 0, " >= 0"),
+    "alpha": ("--alpha", False, lambda v: v > 0, " > 0"),
+    "lam": ("--l1", False, lambda v: v >= 0, " >= 0"),
+}
+
+
+def _check_settings(**values):
+    """Raise ValueError naming the first hyper-parameter out of its range: a
+    NaN or a negative rate would otherwise train an empty or broken model
+    without complaint.  ``lam`` may be None (its default is computed)."""
+    for name, value in values.items():
+        if name == "lam" and value is None:
+            continue
+        option, integer, in_range, wording = SETTINGS[name]
+        whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        real = isinstance(value, (float, np.floating)) and np.isfinite(value)
+        if not (whole or (real and not integer)) or not in_range(value):
+            kind = "an integer" if integer else "a finite number"
+            raise ValueError(f"{name} ({option}) must be {kind}{wording}, got {value!r}")
+
+
 class Trainer:
     """One training run; :meth:`run` returns the finished :class:`Model`."""
 
@@ -106,8 +136,8 @@ class Trainer:
             raise ValueError("the beam trainers support arc_standard, arc_hybrid and arc_eager")
         if restart == "negative" and oracle != "dynamic":
             raise ValueError("--restart negative explores wrong configurations: it needs --oracle dynamic")
-        if epochs < 1 or beam < 1 or not 0.0 <= explore_p <= 1.0:
-            raise ValueError("epochs and beam must be positive and explore_p in [0, 1]")
+        _check_settings(epochs=epochs, seed=seed, beam=beam, explore_after=explore_after,
+                        explore_p=explore_p, rho=rho, alpha=alpha, lam=lam)
         self.system, self.oracle_name, self.trainer = system, oracle, trainer
         self.epochs, self.seed, self.beam = epochs, seed, beam
         self.explore_after, self.explore_p = explore_after, explore_p
