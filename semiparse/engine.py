@@ -71,9 +71,9 @@ def sample(grammar, terminals, weights, rng=None):
 
     Uniform over optimal derivations, which are the trees themselves for
     grammars without spurious ambiguity (all shipped ones).  rng: a
-    ``random.Random`` (or None for a fresh one).  Counts are carried in double
-    precision, so the draw is uniform up to rounding (exact below 2**51
-    optimal trees).  Returns None when no tree exists.
+    ``random.Random`` (or None for a fresh one).  Counts are carried as
+    doubles, or as logs once they pass the range of a double, so the draw is
+    uniform up to rounding at any length.  Returns None when no tree exists.
     """
     grammar = load_grammar(grammar)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
