@@ -7,11 +7,12 @@ import pytest
 import sympy
 
 from semiparse import _cky
-from semiparse.engine import parse
+from semiparse.engine import count_projective, parse, sample
 from semiparse.grammar import load_grammar
 from semiparse.projectivity import (
     _grammar,
     _terminals,
+    count_optimal_projectivizations,
     gold_weights,
     is_projective,
     projectivize,
@@ -64,3 +65,104 @@ def test_sampling_is_uniform_with_double_and_log_counts(log_counts):
     for tree in draws:
         assert is_projective(list(tree)) and sum(tree[d] == gold[d] for d in range(1, 7)) == best
     assert _chi_square_p(list(draws.values()), 150) > 1e-3
+
+
+# -- item: misuse of the Python API is a ValueError ------------------------------------
+
+W3 = np.zeros((3, 3))
+
+
+@pytest.mark.parametrize(
+    "heads,message",
+    [
+        (None, "sequence of integers"),
+        (5, "sequence of integers"),
+        ("-100", "sequence of integers"),
+        ((h for h in [-1, 0]), "sequence of integers"),
+        ([-1, True, 0], r"heads\[1\] = True"),
+        ([-1, 0.5], r"heads\[1\] = 0.5"),
+        ([-1, 0.0], r"heads\[1\] = 0.0"),
+        ([-1, "0"], r"heads\[1\] = '0'"),
+        ([-1, [0]], r"heads\[1\] = \[0\]"),
+        (np.array([-1.0, 0.0]), r"heads\[0\] = -1.0"),
+        (np.array([-1, 0, 1], dtype=bool), "heads\\[0\\] = True"),
+        (np.ma.masked_array([-1, 0], mask=[0, 1]), "masked array"),
+        (np.array([[-1, 0]]), "sequence of integers"),
+    ],
+)
+def test_bad_heads_are_value_errors(heads, message):
+    for call in (projectivize, count_optimal_projectivizations, is_projective):
+        with pytest.raises(ValueError, match=message):
+            call(heads)
+
+
+def test_bad_projectivize_options_are_value_errors():
+    with pytest.raises(ValueError, match="single_root must be True or False"):
+        projectivize([-1, 0], single_root="yes")
+    with pytest.raises(ValueError, match="unknown engine"):
+        projectivize([-1, 0], engine=5)
+    with pytest.raises(ValueError, match="seed must be None, an int or a random.Random"):
+        projectivize([-1, 2, 0, 1], "random", seed="abc")
+
+
+def test_numpy_integer_heads_give_python_ints():
+    heads = np.array([-1, 2, 0, 1], dtype=np.int16)
+    for tie_break in ("first", "closest", "random"):
+        out = projectivize(heads, tie_break, seed=1)
+        assert all(type(h) is int for h in out)
+    numpy_ints = list(heads.astype(np.int64))
+    for tie_break in ("first", "closest", "random"):
+        out = projectivize(numpy_ints, tie_break, seed=1)
+        assert all(type(h) is int for h in out)
+    assert all(type(h) is int for h in projectivize([np.int64(-1), np.int64(0)]))  # projective path
+    score, count = count_optimal_projectivizations(numpy_ints)
+    assert type(score) is int and type(count) is int
+    assert is_projective(np.array([-1, 0, 1], dtype=np.int8))
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("projective", None, W3), "terminals must be a string or a list"),
+        (("projective", (t for t in "sss"), W3), "cannot be re-read"),
+        (("projective", ["s", 1, "s"], W3), "terminal names"),
+        ((None, "sss", W3), "grammar must be a Grammar"),
+        ((5, "sss", W3), "grammar must be a Grammar"),
+        (("projective", "sss", W3.astype(complex)), "real numbers"),
+        (("projective", "sss", [["0"] * 3] * 3), "real numbers"),
+        (("projective", "sss", None), "real numbers"),
+        (("projective", "sss", [[0, 0], [0]]), "real numbers"),
+        (("projective", "sss", np.ma.masked_array(W3, mask=np.eye(3))), r"w.filled\(-np.inf\)"),
+    ],
+)
+def test_bad_parse_inputs_are_value_errors(args, message):
+    with pytest.raises(ValueError, match=message):
+        parse(*args)
+    with pytest.raises(ValueError, match=message):
+        sample(*args)
+
+
+def test_k_only_for_kbest_and_rng_only_an_rng():
+    with pytest.raises(ValueError, match="only for the kbest semiring"):
+        parse("projective", "sss", W3, "maxplus", k=3)
+    with pytest.raises(ValueError, match="positive integer k"):
+        parse("projective", "sss", W3, "kbest", k=True)
+    for rng in (5, 0, "seed", np.random.default_rng(1)):
+        with pytest.raises(ValueError, match="rng must be a random.Random or None"):
+            sample("projective", "sss", W3, rng)
+    with pytest.raises(ValueError, match="word count"):
+        count_projective(True)
+
+
+def test_results_are_python_ints():
+    w = np.arange(16, dtype=float).reshape(4, 4)
+    for engine in ("auto", "python"):
+        assert all(type(h) is int for h in parse("projective", "ssss", w, "viterbi", engine=engine).heads)
+    result = parse("projective", "ssss", w, "kbest", k=np.int64(3))
+    assert len(result.trees) == 3
+    assert all(type(h) is int for _, heads in result.trees for h in heads)
+    assert all(type(h) is int for h in sample("projective", "ssss", w, random.Random(1)))
+    score, count = parse("projective", "ssss", w, "maxcount").value
+    assert type(count) is int
+    assert type(parse("projective", "ssss", w, "counting").value) is int
+    assert type(count_projective(np.int32(3))) is int
