@@ -5,6 +5,8 @@ from collections import Counter
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from semiparse import _cky
 from semiparse.engine import count_projective, parse, sample
@@ -166,3 +168,75 @@ def test_results_are_python_ints():
     assert type(count) is int
     assert type(parse("projective", "ssss", w, "counting").value) is int
     assert type(count_projective(np.int32(3))) is int
+
+
+# -- junk thrown at the public functions: a result or ValueError, nothing else ----------
+
+def _array(shape, dtype, fill):
+    if dtype == "U2":
+        return np.full(shape, "x", dtype=dtype)
+    with np.errstate(invalid="ignore"):  # NaN or inf cast to an integer dtype
+        return np.full(shape, fill).astype(dtype)
+
+
+def _junk_arrays():
+    return st.builds(
+        _array,
+        st.sampled_from([(), (0,), (3,), (3, 3), (2, 3), (4, 4), (3, 3, 1)]),
+        st.sampled_from([np.int64, np.float64, np.complex128, bool, object, "U2"]),
+        st.sampled_from([0, -1, 1, 2, np.nan, np.inf, -np.inf]),
+    )
+
+
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 5), st.floats(allow_nan=True),
+    st.text(max_size=4), st.sampled_from([complex(1, 1), np.int64(1), np.float64(0.5)]),
+)
+JUNK = st.recursive(
+    st.one_of(SCALARS, _junk_arrays()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.builds(lambda xs: (x for x in xs), st.lists(inner, max_size=4)),  # a generator
+        st.builds(lambda a: np.ma.masked_array(a, mask=np.zeros(a.shape, bool)), _junk_arrays()),
+    ),
+    max_leaves=6,
+)
+HEADS = st.one_of(JUNK, st.lists(st.integers(-2, 4), max_size=5), st.just([-1, 2, 0, 1]))
+
+
+def _value_error_or_result(call, *args, **kwargs):
+    try:
+        return call(*args, **kwargs)
+    except ValueError:
+        return None
+
+
+@settings(max_examples=300)
+@given(HEADS, st.one_of(JUNK, st.sampled_from(["first", "closest", "random"])),
+       st.one_of(JUNK, st.booleans()), st.one_of(JUNK, st.just("auto")))
+def test_projectivity_functions_give_results_or_value_errors(heads, tie_break, single_root, engine):
+    for call, kwargs in (
+        (projectivize, dict(tie_break=tie_break, single_root=single_root, engine=engine, seed=1)),
+        (count_optimal_projectivizations, dict(single_root=single_root, engine=engine)),
+        (is_projective, {}),
+    ):
+        out = _value_error_or_result(call, heads, **kwargs)
+        if call is projectivize and out is not None:
+            assert is_projective(out) and all(type(h) is int for h in out)
+
+
+@settings(max_examples=300)
+@given(
+    st.one_of(JUNK, st.just("projective")),
+    st.one_of(JUNK, st.just("sss"), st.just(["s", "s", "s"])),
+    st.one_of(JUNK, st.just(np.zeros((3, 3)))),
+    st.one_of(JUNK, st.sampled_from(["maxplus", "viterbi", "kbest", "counting"])),
+    st.one_of(st.none(), JUNK),
+    st.one_of(JUNK, st.sampled_from(["auto", "python"])),
+)
+def test_engine_functions_give_results_or_value_errors(grammar, terminals, weights, semiring, k, engine):
+    _value_error_or_result(parse, grammar, terminals, weights, semiring, k=k, engine=engine)
+    _value_error_or_result(sample, grammar, terminals, weights)
+    _value_error_or_result(sample, grammar, terminals, weights, semiring)  # junk where the rng goes
+    _value_error_or_result(count_projective, k)
