@@ -100,7 +100,7 @@ def _rng(seed):
     raise ValueError(f"seed must be None, an int or a random.Random, got {seed!r}")
 
 
-def _single_root_checked(heads, single_root, engine):
+def _check_options(heads, single_root, engine):
     """Check the options shared by projectivize and the counts."""
     from .engine import check_engine
 
@@ -235,7 +235,7 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
     if tie_break == "random" and engine == "python":
         raise ValueError("tie_break='random' samples with the Cython engine: use engine='auto'")
     heads = _checked(heads)
-    _single_root_checked(heads, single_root, engine)
+    _check_options(heads, single_root, engine)
     if no_crossing(heads):
         return heads
     from .engine import parse, sample
@@ -260,7 +260,7 @@ def count_optimal_projectivizations(heads, single_root=False, engine="auto"):
     the exact number of projective trees keeping that many (``engine`` as
     for :func:`projectivize`)."""
     heads = _checked(heads)
-    _single_root_checked(heads, single_root, engine)
+    _check_options(heads, single_root, engine)
     if no_crossing(heads):
         return len(heads) - 1, 1
     from .engine import parse
