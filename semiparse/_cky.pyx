@@ -44,6 +44,10 @@ ctypedef struct MaxCountMod:
     double s
     uint64_t c
 
+ctypedef struct MaxLogCount:  # best score and the log of its count: no overflow at any length
+    double s
+    double c
+
 ctypedef fused V:
     MaxPlus
     LogSum
@@ -51,6 +55,7 @@ ctypedef fused V:
     CountMod
     MaxCountF
     MaxCountMod
+    MaxLogCount
 
 
 cdef inline V v_zero(V tag) noexcept nogil:
@@ -58,6 +63,9 @@ cdef inline V v_zero(V tag) noexcept nogil:
         tag.s = -INFINITY
     elif V is CountF or V is CountMod:
         tag.c = 0
+    elif V is MaxLogCount:
+        tag.s = -INFINITY
+        tag.c = -INFINITY
     else:
         tag.s = -INFINITY
         tag.c = 0
@@ -69,6 +77,9 @@ cdef inline V v_one(V tag) noexcept nogil:
         tag.s = 0.0
     elif V is CountF or V is CountMod:
         tag.c = 1
+    elif V is MaxLogCount:
+        tag.s = 0.0
+        tag.c = 0.0
     else:
         tag.s = 0.0
         tag.c = 1
@@ -83,28 +94,40 @@ cdef inline V v_edge(V tag, double score) noexcept nogil:
         tag.s = score
     elif V is CountF or V is CountMod:
         tag.c = 1
+    elif V is MaxLogCount:
+        tag.s = score
+        tag.c = 0.0
     else:
         tag.s = score
         tag.c = 1
     return tag
 
 
+cdef inline double log_add(double a, double b) noexcept nogil:
+    """log(exp(a) + exp(b)) without overflow (-inf is log 0)."""
+    if a == -INFINITY:
+        return b
+    if b == -INFINITY:
+        return a
+    if a >= b:
+        return a + log1p(exp(b - a))
+    return b + log1p(exp(a - b))
+
+
 cdef inline V v_plus(V a, V b, uint64_t p) noexcept nogil:
-    cdef double hi, lo
     if V is MaxPlus:
         if b.s > a.s:
             a.s = b.s
         return a
     elif V is LogSum:
-        if a.s == -INFINITY:
-            return b
-        if b.s == -INFINITY:
+        a.s = log_add(a.s, b.s)
+        return a
+    elif V is MaxLogCount:
+        if a.s > b.s:
             return a
-        if a.s >= b.s:
-            hi, lo = a.s, b.s
-        else:
-            hi, lo = b.s, a.s
-        a.s = hi + log1p(exp(lo - hi))
+        if b.s > a.s:
+            return b
+        a.c = log_add(a.c, b.c)
         return a
     elif V is CountF:
         a.c = a.c + b.c
@@ -139,6 +162,8 @@ cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
         a.s = a.s + b.s
         if V is MaxCountF:
             a.c = a.c * b.c
+        elif V is MaxLogCount:
+            a.c = a.c + b.c
         else:
             a.c = (a.c * b.c) % p
     return a
@@ -273,20 +298,43 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
 
 
 # --- backtrace -----------------------------------------------------------------
-# Over a max-plus chart (first best derivation) or a max-count chart (first,
-# or sampled in proportion to counts).  In a max-plus chart every finite
-# entry stands for at least one derivation, so its count is taken as 1.
+# Over a max-plus chart (first best derivation), or a chart of best scores with
+# their counts (a best derivation sampled in proportion to counts): counts as
+# doubles while the total count fits one, else as logs.  In a log chart each
+# choice weighs its alternatives relative to a reference log count (that of
+# the item being expanded), so weights stay in [0, 1] however many
+# derivations there are.  In a max-plus chart every finite entry stands for
+# at least one derivation, so each alternative weighs 1.
 
 ctypedef fused BV:
     MaxPlus
     MaxCountF
+    MaxLogCount
+
+# Mass drawn in a choice, as a share of its total: keeps the cumulative walk
+# of `pick` inside the total despite rounding (a bias below 1e-12).
+cdef double SHRINK = 1.0 - 1e-12
 
 
-cdef inline double count(BV x) noexcept nogil:
+cdef inline double weight(BV x, BV y, double ref) noexcept nogil:
+    """Number of derivations of the product x * y (relative to exp(ref) in a
+    log chart)."""
     if BV is MaxPlus:
-        return 1.0 if x.s > -INFINITY else 0.0
+        return 1.0 if x.s > -INFINITY and y.s > -INFINITY else 0.0
+    elif BV is MaxCountF:
+        return x.c * y.c
     else:
+        if x.c == -INFINITY or y.c == -INFINITY:
+            return 0.0
+        return exp((x.c + y.c) - ref)
+
+
+cdef inline double log_count(BV x) noexcept nogil:
+    """The reference for `weight` (only a log chart needs one)."""
+    if BV is MaxLogCount:
         return x.c
+    else:
+        return 0.0
 
 cdef enum:
     ITEM_L, ITEM_R, ITEM_IL, ITEM_IR
@@ -310,13 +358,13 @@ cdef inline bint pick(double s, double c, double target, double* r, bint sample)
 
 
 cdef double mass(const BV* a, const BV* b, int n, double extra,
-                 double target) noexcept nogil:
-    """Total count of the n products a[x] * b[x] (* extra score) reaching target."""
+                 double target, double ref) noexcept nogil:
+    """Total weight of the n products a[x] * b[x] (* extra score) reaching target."""
     cdef int x
     cdef double t = 0
     for x in range(n):
         if (a[x].s + b[x].s) + extra == target:
-            t += count(a[x]) * count(b[x])
+            t += weight(a[x], b[x], ref)
     return t
 
 
@@ -341,7 +389,7 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
     cdef int cap = 8 * N + 8
     cdef int* stack = <int*> malloc(5 * cap * sizeof(int))
     cdef int top = 0, n_u = 0, kind, a, b, i, j, k, d, q, bd, cd, found = 1
-    cdef double target, extra, r
+    cdef double target, extra, r, ref
     cdef BV x, y
     cdef double best_s, best_c
     cdef const BV* row1
@@ -349,24 +397,32 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
     if stack == NULL:
         return -1
 
-    # The root: the best of L[B][0][0] * R[C][0][N-1] over start rules (B, C).
-    best_s, best_c, r = -INFINITY, 0, 0
+    # The root: the best of L[B][0][0] * R[C][0][N-1] over start rules (B, C),
+    # weighed relative to the largest log count among them.
+    best_s, ref = -INFINITY, -INFINITY
     for q in range(g.nroot):
         x = Lf[g.root[2 * q] * NN]
         y = Rf[g.root[2 * q + 1] * NN + N - 1]
-        if count(x) > 0 and count(y) > 0 and x.s + y.s >= best_s:
+        if x.s > -INFINITY and y.s > -INFINITY and x.s + y.s >= best_s:
             if x.s + y.s > best_s:
-                best_s, best_c = x.s + y.s, 0
-            best_c += count(x) * count(y)
-    if best_c <= 0:
+                best_s, ref = x.s + y.s, -INFINITY
+            if log_count(x) + log_count(y) > ref:
+                ref = log_count(x) + log_count(y)
+    if best_s == -INFINITY:
         free(stack)
         return -1
-    r = u[n_u] * best_c
+    best_c = 0
+    for q in range(g.nroot):
+        x = Lf[g.root[2 * q] * NN]
+        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        if x.s + y.s == best_s:
+            best_c += weight(x, y, ref)
+    r = u[n_u] * best_c * SHRINK
     n_u += 1
     for q in range(g.nroot):
         x = Lf[g.root[2 * q] * NN]
         y = Rf[g.root[2 * q + 1] * NN + N - 1]
-        if pick(x.s + y.s, count(x) * count(y), best_s, &r, sample):
+        if pick(x.s + y.s, weight(x, y, ref), best_s, &r, sample):
             push(stack, &top, ITEM_R, g.root[2 * q + 1], 0, 0, N - 1)
             break
 
@@ -384,33 +440,35 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
             # sum_k R[b][i][k] * L[a][k+1][j], times the (fixed) edge
             if kind == ITEM_IL:
                 heads[i] = j
-                target = IL[(a * nr + b) * NN + j * N + i].s
+                x = IL[(a * nr + b) * NN + j * N + i]
                 extra = W[j * N + i].s
             else:
                 heads[j] = i
-                target = IR[(a * nr + b) * NN + i * N + j].s
+                x = IR[(a * nr + b) * NN + i * N + j]
                 extra = W[i * N + j].s
+            target, ref = x.s, log_count(x)
             row1 = Rf + b * NN + i * N
             row2 = Lb + a * NN + j * N + 1
             if sample:
-                r = u[n_u] * mass(row1 + i, row2 + i, j - i, extra, target)
+                r = u[n_u] * mass(row1 + i, row2 + i, j - i, extra, target, ref) * SHRINK
                 n_u += 1
             for k in range(i, j):
-                if pick((row1[k].s + row2[k].s) + extra, count(row1[k]) * count(row2[k]), target, &r, sample):
+                if pick((row1[k].s + row2[k].s) + extra, weight(row1[k], row2[k], ref), target, &r, sample):
                     push(stack, &top, ITEM_R, b, 0, i, k)
                     push(stack, &top, ITEM_L, a, 0, k + 1, j)
                     found = 1
                     break
         elif kind == ITEM_L:
-            target = Lf[a * NN + i * N + j].s
+            x = Lf[a * NN + i * N + j]
+            target, ref = x.s, log_count(x)
             if sample:
                 r = 0
                 for q in range(g.nlc):
                     if g.lc[4 * q] == a:
                         r += mass(Lf + g.lc[4 * q + 1] * NN + i * N + i,
                                   IL + (g.lc[4 * q + 2] * nr + g.lc[4 * q + 3]) * NN + j * N + i,
-                                  j - i, 0, target)
-                r *= u[n_u]
+                                  j - i, 0, target, ref)
+                r *= u[n_u] * SHRINK
                 n_u += 1
             for q in range(g.nlc):
                 if g.lc[4 * q] != a:
@@ -419,7 +477,7 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
                 row1 = Lf + bd * NN + i * N
                 row2 = IL + (b * nr + cd) * NN + j * N
                 for d in range(i, j):
-                    if pick(row1[d].s + row2[d].s, count(row1[d]) * count(row2[d]), target, &r, sample):
+                    if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
                         push(stack, &top, ITEM_L, bd, 0, i, d)
                         push(stack, &top, ITEM_IL, b, cd, d, j)
                         found = 1
@@ -427,14 +485,15 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
                 if found:
                     break
         else:
-            target = Rf[a * NN + i * N + j].s
+            x = Rf[a * NN + i * N + j]
+            target, ref = x.s, log_count(x)
             if sample:
                 r = 0
                 for q in range(g.nrc):
                     if g.rc[4 * q] == a:
                         r += mass(IR + (g.rc[4 * q + 2] * nr + g.rc[4 * q + 1]) * NN + i * N + i + 1,
-                                  Rb + g.rc[4 * q + 3] * NN + j * N + i + 1, j - i, 0, target)
-                r *= u[n_u]
+                                  Rb + g.rc[4 * q + 3] * NN + j * N + i + 1, j - i, 0, target, ref)
+                r *= u[n_u] * SHRINK
                 n_u += 1
             for q in range(g.nrc):
                 if g.rc[4 * q] != a:
@@ -443,7 +502,7 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
                 row1 = IR + (bd * nr + b) * NN + i * N
                 row2 = Rb + cd * NN + j * N
                 for d in range(i + 1, j + 1):
-                    if pick(row1[d].s + row2[d].s, count(row1[d]) * count(row2[d]), target, &r, sample):
+                    if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
                         push(stack, &top, ITEM_IR, bd, b, i, d)
                         push(stack, &top, ITEM_R, cd, 0, d, j)
                         found = 1
@@ -525,19 +584,22 @@ def inside(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr
 
 
 def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const double[:, ::1] w,
-              const double[::1] uniforms=None):
+              const double[::1] uniforms=None, bint log_counts=False):
     """``(score, heads)`` of a best tree; ``heads`` is None when there is none.
 
     Without ``uniforms`` the first best derivation in chart order is returned
     (the one the generic Viterbi semiring keeps), from a max-plus chart; with
     ``uniforms`` (at least ``8 * N + 8`` numbers in [0, 1)) a best tree is
-    drawn from a max-count chart with probability proportional to derivation
-    counts, i.e. uniformly among best derivations.
+    drawn from a chart of best scores and their counts with probability
+    proportional to derivation counts, i.e. uniformly among best derivations:
+    counts are doubles while the total fits one, else logs (any length;
+    ``log_counts`` takes logs at once, so tests can compare both ways).
     """
     cdef int N = w.shape[0], status
     cdef Chart ch
     cdef MaxPlus mp, mp_value
     cdef MaxCountF mc, mc_value
+    cdef MaxLogCount ml
     cdef double score
     cdef int[::1] heads = np.full(N, -1, dtype=np.intc)
     cdef bint sample = uniforms is not None
@@ -550,14 +612,20 @@ def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const d
         if uniforms.shape[0] < 8 * N + 8:
             raise ValueError("best_tree needs 8 * N + 8 uniforms")
         u = &uniforms[0]
-    if chart_alloc(&ch, sizeof(MaxCountF) if sample else sizeof(MaxPlus),
+    if chart_alloc(&ch, sizeof(MaxCountF) if sample else sizeof(MaxPlus),  # MaxLogCount: same size
                    N, rules.n_left, rules.n_right) < 0:
         raise MemoryError(f"chart for {N} positions does not fit in memory")
     with nogil:
         if sample:
             mc_value = fill(mc, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
             score = mc_value.s
-            status = backtrace(mc, &ch, &rules.g, &heads[0], u, True) if mc_value.c > 0 else -1
+            if score == -INFINITY:
+                status = -1
+            elif mc_value.c < INFINITY and not log_counts:
+                status = backtrace(mc, &ch, &rules.g, &heads[0], u, True)
+            else:  # too many best trees for a double: count again in logs
+                fill(ml, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+                status = backtrace(ml, &ch, &rules.g, &heads[0], u, True)
         else:
             mp_value = fill(mp, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
             score = mp_value.s

@@ -13,6 +13,7 @@ modulo enough primes below 2**31 and rebuilds the integer by the Chinese
 remainder theorem.
 """
 import math
+import os
 import random as _random
 from dataclasses import dataclass, field
 
@@ -20,7 +21,7 @@ import numpy as np
 
 from . import _cky
 from . import semiring as sr
-from .grammar import load_grammar
+from .grammar import Grammar, load_grammar
 
 NEG_INF = float("-inf")
 _EXACT_DOUBLE = 2.0 ** 51
@@ -48,17 +49,18 @@ def parse(grammar, terminals, weights, semiring="maxplus", k=None, engine="auto"
     :func:`~semiparse.grammar.load_grammar`.  terminals: a string (one
     character per terminal) or a sequence of terminal names.  weights: an
     ``(m+1) x (m+1)`` array, ``weights[h, d]`` the score of the edge
-    ``h -> d``, ``-inf`` forbidding it.  semiring: a name from
+    ``h -> d``, ``-inf`` forbidding it (real numbers: complex and masked
+    arrays are refused).  A generator of terminals is refused too (ValueError):
+    give a string, list or tuple.  semiring: a name from
     ``semiparse.semiring.NAMES`` (``"kbest"`` with ``k``) or a semiring
     object.  engine: ``"auto"`` (Cython where the semiring has a kernel),
     ``"cython"`` or ``"python"``.
     """
-    grammar = load_grammar(grammar)
+    grammar = _loaded(grammar)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
     ring = sr.get(semiring, k)
     kernel = getattr(ring, "cython_kernel", None)
-    if engine not in ("auto", "cython", "python"):
-        raise ValueError(f"unknown engine {engine!r}: expected 'auto', 'cython' or 'python'")
+    check_engine(engine)
     if engine == "cython" and kernel is None:
         raise ValueError(f"semiring {ring!r} has no Cython kernel: use engine='python'")
     if engine == "python" or kernel is None:
@@ -71,16 +73,25 @@ def sample(grammar, terminals, weights, rng=None):
 
     Uniform over optimal derivations, which are the trees themselves for
     grammars without spurious ambiguity (all shipped ones).  rng: a
-    ``random.Random`` (or None for a fresh one).  Counts are carried in double
-    precision, so the draw is uniform up to rounding (exact below 2**51
-    optimal trees).  Returns None when no tree exists.
+    ``random.Random`` (or None for a fresh one).  Counts are carried as
+    doubles, or as logs once they pass the range of a double, so the draw is
+    uniform up to rounding at any length.  Returns None when no tree exists.
     """
-    grammar = load_grammar(grammar)
+    if rng is None:
+        rng = _random.Random()
+    elif not isinstance(rng, _random.Random):
+        raise ValueError(f"rng must be a random.Random or None, got {rng!r}")
+    grammar = _loaded(grammar)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
-    rng = rng or _random.Random()
     uniforms = np.array([rng.random() for _ in range(8 * len(ids) + 8)])
     _, heads = _cky.best_tree(grammar.compiled, pl, pr, w, uniforms)
     return None if heads is None else heads.tolist()
+
+
+def check_engine(engine):
+    """ValueError unless ``engine`` names an engine ``parse`` knows."""
+    if not (isinstance(engine, str) and engine in ("auto", "cython", "python")):
+        raise ValueError(f"unknown engine {engine!r}: expected 'auto', 'cython' or 'python'")
 
 
 def count_projective(n):
@@ -89,18 +100,44 @@ def count_projective(n):
     The root (position 0) may take several children.  Computed with the
     counting semiring and ``projective.grammar``.
     """
-    if not isinstance(n, (int, np.integer)) or n < 0:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"count_projective needs a word count n >= 0, got {n!r}")
     return parse("projective", "s" * (n + 1), np.zeros((n + 1, n + 1)), "counting").value
 
 
 # -- input checks ------------------------------------------------------------
 
+def _loaded(grammar):
+    if not isinstance(grammar, (Grammar, str, os.PathLike)):
+        raise ValueError(f"grammar must be a Grammar, a shipped name or a path, got {grammar!r}")
+    return load_grammar(grammar)
+
+
 def _check_input(grammar, terminals, weights):
+    """``(encoded terminals, weights as a contiguous float64 array)`` for a
+    loaded grammar, or ValueError saying which argument is wrong and what was
+    expected."""
+    if isinstance(terminals, np.ndarray) and terminals.ndim == 1:
+        terminals = terminals.tolist()
+    if not isinstance(terminals, (str, list, tuple)):
+        raise ValueError(f"terminals must be a string or a list of terminal names, got "
+                         f"{type(terminals).__name__} (a generator or iterator cannot be re-read)")
+    if not all(isinstance(t, str) for t in terminals):
+        raise ValueError(f"terminals must be terminal names (strings), got {terminals!r}")
     if len(terminals) == 0:
         raise ValueError("empty input: expected at least one terminal (the root)")
     encoded = grammar.encode(terminals)
-    w = np.asarray(weights, dtype=np.float64)
+    if np.ma.isMaskedArray(weights):
+        raise ValueError("weights is a masked array, whose mask would be ignored: fill it first, "
+                         "e.g. w.filled(-np.inf)")
+    try:
+        w = np.asarray(weights)
+    except ValueError:
+        w = None
+    if w is None or w.dtype.kind not in "iuf":
+        raise ValueError(f"weights must be an array of real numbers (ints or floats), got "
+                         f"{type(weights).__name__}" + ("" if w is None else f" of dtype {w.dtype}"))
+    w = w.astype(np.float64, copy=False)
     m1 = len(encoded[0])
     if w.shape != (m1, m1):
         raise ValueError(f"weights have shape {w.shape}: expected ({m1}, {m1}) for "

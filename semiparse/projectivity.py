@@ -68,20 +68,45 @@ def _terminals(m, single_root):
 
 
 def _checked(heads):
-    """``heads`` as a new list of ints, after checking it is a tree rooted at 0."""
-    heads = heads.tolist() if isinstance(heads, np.ndarray) else list(heads)
+    """``heads`` as a new list of Python ints, after checking it is a tree
+    rooted at 0.  Accepts a list, tuple or 1-D array of integers (numpy
+    integer types included); refuses bools, floats and strings rather than
+    converting them."""
+    if np.ma.isMaskedArray(heads):
+        raise ValueError("heads is a masked array, whose mask would be ignored: fill it first")
+    if isinstance(heads, np.ndarray) and heads.ndim == 1:
+        heads = heads.tolist()
+    if not isinstance(heads, (list, tuple, range)):
+        raise ValueError(f"heads must be a sequence of integers (list, tuple or 1-D array), "
+                         f"got {type(heads).__name__}")
+    for d, h in enumerate(heads):
+        if isinstance(h, bool) or not isinstance(h, (int, np.integer)):
+            raise ValueError(f"heads must be a sequence of integers, got heads[{d}] = {h!r}")
+    heads = [int(h) for h in heads]
     if not heads or heads[0] != -1:
         raise ValueError(f"heads must start with -1 (heads[0] is the root), got {heads[:3]!r}...")
-    try:
-        if is_tree(heads):
-            return heads
-        problems = [reason for _, reason, roots_only in tree_problems(heads) if not roots_only]
-    except TypeError:
-        raise ValueError(f"heads must be a sequence of integers, got {heads!r}") from None
+    if is_tree(heads):
+        return heads
+    problems = [reason for _, reason, roots_only in tree_problems(heads) if not roots_only]
     raise ValueError(f"heads is not a tree: {problems[0]}")
 
 
-def _single_root_checked(heads, single_root):
+def _rng(seed):
+    """A ``random.Random`` from ``seed``: None, an int or a ``random.Random``."""
+    if isinstance(seed, _random.Random):
+        return seed
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+        return _random.Random(None if seed is None else int(seed))
+    raise ValueError(f"seed must be None, an int or a random.Random, got {seed!r}")
+
+
+def _check_options(heads, single_root, engine):
+    """Check the options shared by projectivize and the counts."""
+    from .engine import check_engine
+
+    check_engine(engine)
+    if not isinstance(single_root, (bool, np.bool_)):
+        raise ValueError(f"single_root must be True or False, got {single_root!r}")
     if single_root and heads.count(0) != 1:
         raise ValueError("single_root=True needs a gold tree with exactly one word attached to 0")
 
@@ -210,15 +235,14 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
     if tie_break == "random" and engine == "python":
         raise ValueError("tie_break='random' samples with the Cython engine: use engine='auto'")
     heads = _checked(heads)
-    _single_root_checked(heads, single_root)
+    _check_options(heads, single_root, engine)
     if no_crossing(heads):
         return heads
     from .engine import parse, sample
 
-    g = _grammar(single_root)
+    g = _grammar(bool(single_root))
     if tie_break == "random":
-        rng = seed if isinstance(seed, _random.Random) else _random.Random(seed)
-        return sample(g, _terminals(len(heads), single_root), gold_weights(heads), rng)
+        return sample(g, _terminals(len(heads), single_root), gold_weights(heads), _rng(seed))
     kept, small = contract(heads)
     if tie_break == "closest":
         w = closest_weights(small, penalty=len(heads))  # the original n + 1
@@ -236,12 +260,12 @@ def count_optimal_projectivizations(heads, single_root=False, engine="auto"):
     the exact number of projective trees keeping that many (``engine`` as
     for :func:`projectivize`)."""
     heads = _checked(heads)
-    _single_root_checked(heads, single_root)
+    _check_options(heads, single_root, engine)
     if no_crossing(heads):
         return len(heads) - 1, 1
     from .engine import parse
 
-    g = _grammar(single_root)
+    g = _grammar(bool(single_root))
     score, count = parse(
         g, _terminals(len(heads), single_root), gold_weights(heads), "maxcount", engine=engine
     ).value

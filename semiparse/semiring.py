@@ -13,6 +13,7 @@ by :func:`edges_of`: ``times`` is then O(1) instead of copying edge lists.
 """
 import heapq
 import math
+import numbers
 from itertools import islice
 
 NEG_INF = float("-inf")
@@ -164,9 +165,9 @@ class KBest(Semiring):
     cython_kernel = None
 
     def __init__(self, k):
-        if not isinstance(k, int) or k < 1:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(f"kbest needs a positive integer k, got {k!r}")
-        self.k = k
+        self.k = int(k)
         self.zero = ()
         self.one = ((0.0, ()),)
 
@@ -248,7 +249,12 @@ NAMES = tuple(sorted(list(_BY_NAME) + ["kbest"]))
 
 
 def get(semiring, k=None):
-    """A semiring object from a name (``"kbest"`` needs ``k``) or an object."""
+    """A semiring object from a name (``"kbest"`` needs ``k``) or an object.
+
+    ``k`` is refused for any other semiring, so that it is never silently ignored.
+    """
+    if k is not None and not (isinstance(semiring, str) and semiring == "kbest"):
+        raise ValueError(f"k={k!r} is only for the kbest semiring, not {semiring!r}")
     if isinstance(semiring, str):
         if semiring == "kbest":
             return KBest(1 if k is None else k)
