@@ -13,7 +13,7 @@ import sys
 import tracemalloc
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from semiparse import cli, is_projective
@@ -249,3 +249,164 @@ def test_a_huge_comment_block_costs_about_its_size(tmp_path):
     assert sentence.heads == [-1, 0] and sentence.line_of(1) == 200_001
     assert sentence.render([-1, 0]).encode() == data
     assert len(sentence.lines) == 200_002 and sentence.word_lines == [200_000]
+
+
+# Fuzzing ------------------------------------------------------------------
+
+
+def kinds(sentence):
+    """What makes a real sentence interesting for the fuzz test."""
+    ids = [line.split("\t", 1)[0] for line in sentence.lines if line[:1].isdigit()]
+    found = {"multiword" if any("-" in i for i in ids) else None,
+             "empty node" if any("." in i for i in ids) else None,
+             "non-projective" if not is_projective(sentence.heads) else None}
+    return (found - {None}) or {"plain"}
+
+
+@pytest.fixture(scope="session")
+def real_sentences(ud_files):
+    """A few dozen short sentences of the shared treebanks (bytes, comments
+    included): some with multiword tokens, empty nodes, non-projective
+    trees, some plain."""
+    wanted = {"multiword": 8, "empty node": 3, "non-projective": 12, "plain": 8}
+    picked = []
+    for path in ud_files:
+        for sentence in read_conllu(path):
+            if sentence.heads is None or not 2 <= len(sentence) <= 40:
+                continue
+            found = kinds(sentence)
+            kind = next((k for k in found if wanted.get(k)), None)
+            # Empty nodes are rare (in longer sentences): any length will do.
+            if kind and (len(sentence) <= 14 or "empty node" in found):
+                wanted[kind] -= 1
+                picked.append(sentence.raw)
+        if not any(wanted.values()):
+            break
+    assert not any(wanted.values()), wanted
+    return picked
+
+
+@pytest.fixture(scope="module")
+def fuzz_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("fuzz")
+
+
+@pytest.fixture(scope="module")
+def parser_built_once():
+    """``cli.main`` builds its argument parser anew at each call, which is
+    most of the time of a call on a small file: build it once here."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "build_parser", functools.lru_cache(maxsize=None)(cli.build_parser))
+        yield
+
+
+VALUES = st.sampled_from([b"0", b"1", b"2", b"3", b"-1", b"_", b"", b"x", b"1.1", b"1-2", b"01", b"99",
+                          b"+1", b" 1", b"\xd9\xa1"])
+
+
+def mutate(data, draw):
+    """One random byte-level change of ``data`` (LF or other endings)."""
+    lines = data.splitlines(keepends=True) or [b""]
+    i = draw(st.integers(0, len(lines) - 1))
+    line = lines[i]
+    body = line.rstrip(b"\r\n")
+    eol, cols = line[len(body):], body.split(b"\t")
+    k, m = draw(st.integers(0, len(cols) - 1)), draw(st.integers(0, len(cols) - 1))
+    op = draw(st.sampled_from([
+        "drop line", "duplicate line", "swap lines", "drop column", "duplicate column", "swap columns",
+        "head", "id", "endings", "line ending", "bom", "latin-1", "invalid bytes", "byte", "truncate",
+    ]))
+    if op == "drop line":
+        del lines[i]
+    elif op == "duplicate line":
+        lines.insert(i, line)
+    elif op == "swap lines":
+        j = draw(st.integers(0, len(lines) - 1))
+        lines[i], lines[j] = lines[j], lines[i]
+    elif op in ("drop column", "duplicate column", "swap columns", "head", "id"):
+        if op == "drop column":
+            del cols[k]
+        elif op == "duplicate column":
+            cols.insert(k, cols[k])
+        elif op == "swap columns":
+            cols[k], cols[m] = cols[m], cols[k]
+        else:
+            cols[6 if op == "head" and len(cols) > 6 else 0] = draw(VALUES)
+        lines[i] = b"\t".join(cols) + eol
+    elif op == "endings":
+        new = draw(st.sampled_from([b"\n", b"\r\n", b"\r"]))
+        lines = [x.rstrip(b"\r\n") + new for x in lines]
+    elif op == "line ending":
+        lines[i] = body + draw(st.sampled_from([b"\n", b"\r\n", b"\r", b""]))
+    data = b"".join(lines)
+    at = draw(st.integers(0, len(data)))
+    if op == "bom":
+        data = b"\xef\xbb\xbf" + data
+    elif op == "latin-1":
+        data = data.decode("utf-8", "surrogateescape").encode("latin-1", "replace")
+    elif op == "invalid bytes":
+        data = data[:at] + draw(st.sampled_from([b"\xff", b"\xc3", b"\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"])) + data[at:]
+    elif op == "byte":
+        data = data[:at] + draw(st.sampled_from([b"\t", b"\r", b"\n", b"\x00", b" ", b"#", b"\x85"])) + data[at:]
+    elif op == "truncate":
+        data = data[:at]
+    return data
+
+
+def assert_only_heads_differ(before, after):
+    """``after`` is ``before`` with some HEAD columns changed, nothing else."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    assert len(old) == len(new)
+    for a, b in zip(old, new):
+        if a != b:
+            a, b = a.split(b"\t"), b.split(b"\t")
+            assert len(a) == len(b) == 10 and a[:6] == b[:6] and a[7:] == b[7:], (a, b)
+
+
+def assert_one_error_line(err, command, path, data):
+    """``semiparse COMMAND: error: PATH:LINE: reason``, one line, LINE in the file."""
+    match = re.fullmatch(rf"semiparse {command}: error: {re.escape(str(path))}:(\d+): [^\n]+\n", err)
+    assert match, err
+    assert 1 <= int(match.group(1)) <= len(data.splitlines()) + 1
+
+
+@settings(max_examples=2000)
+@given(st.data())
+def test_fuzz_mutated_real_sentences(fuzz_dir, real_sentences, parser_built_once, writer_keeps_bytes, data):
+    chosen = data.draw(st.lists(st.sampled_from(real_sentences), min_size=1, max_size=3))
+    text = b"".join(chosen)
+    for _ in range(data.draw(st.integers(1, 4))):
+        text = mutate(text, data.draw)
+    source, out = fuzz_dir / "in.conllu", fuzz_dir / "out.conllu"
+    source.write_bytes(text)
+
+    read = list(read_conllu(source))  # the reader records problems, never raises
+    assert b"".join(s.raw for s in read) == text
+    errors = [e for s in read for e in s.errors]
+    event("errors" if errors else "no errors")
+
+    status, printed, err = run("projectivize", source, "-o", out)
+    if errors:
+        assert status == 2 and err == f"semiparse projectivize: error: {errors[0]}\n"
+        assert_one_error_line(err, "projectivize", source, text)
+    else:
+        assert (status, printed, err) == (0, "", "")
+        assert_only_heads_differ(text, out.read_bytes())
+        assert all(is_projective(s.heads) for s in read_conllu(out) if len(s))
+
+    status, printed, err = run("count", source)
+    if errors:
+        assert status == 2 and printed == ""
+        assert_one_error_line(err, "count", source, text)
+    else:
+        assert status == 0 and err == "" and str(source) in printed
+
+    valid = all(not e.reason.startswith("not valid UTF-8") for e in errors)
+    event("valid UTF-8" if valid else "invalid UTF-8")
+    if valid or writer_keeps_bytes:
+        status, printed, err = run("projectivize", "--on-error", "keep", source, "-o", out)
+        assert status == 0, err
+        assert_only_heads_differ(text, out.read_bytes())
+        for line in err.splitlines():
+            assert line.startswith(f"{source}:") and line.endswith(" (sentence copied unchanged)"), line
+    assert run("count", "--on-error", "keep", source)[0] == 0
