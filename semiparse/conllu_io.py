@@ -149,7 +149,7 @@ class Sentence:
                     )
                 cols[MISC] = "|".join(entries + [f"{MARK_KEY}={self.heads[d]}"])
             changed[d] = cols
-        return self._with_columns(changed) if changed else self.text()
+        return self._with_columns(changed)
 
     def unmarked(self, on_error="fail", warn=None):
         """``(text, heads)``: every word with ``OrigHead=H`` in MISC gets HEAD
@@ -191,7 +191,7 @@ class Sentence:
             return "", None
         if errors:
             return self.text(), self.heads
-        return (self._with_columns(changed) if changed else self.text()), heads
+        return self._with_columns(changed), heads
 
 
 _LINE = re.compile(rb"[^\r\n]+(?:\r\n|\r|\n)?|\r\n|\r|\n")  # one line, as bytes.splitlines cuts
