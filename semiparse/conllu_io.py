@@ -1,9 +1,10 @@
 """Streaming CoNLL-U reading and writing that changes nothing but HEADs.
 
 A file is read one sentence at a time (memory does not grow with the number
-of sentences).  Every sentence keeps its raw lines, so writing it back
-reproduces the input byte for byte -- comments, multiword-token ranges, empty
-nodes, DEPS, MISC, labels, line endings, blank lines -- except the HEAD
+of sentences).  Lines may end in ``\\n``, ``\\r\\n`` or a lone ``\\r``, even
+mixed.  Every sentence keeps its raw bytes, so writing it back reproduces
+the input byte for byte -- comments, multiword-token ranges, empty nodes,
+DEPS, MISC, labels, line endings, blank lines -- except the HEAD
 column of the words whose head was changed (and, with ``mark=True``, an
 ``OrigHead=H`` entry in their MISC column so that the change can be undone).
 
@@ -20,8 +21,10 @@ them on the sentence (``Sentence.errors``) and :func:`apply_policy` decides
 it unchanged), so one bad tree need not stop a whole treebank.
 """
 import contextlib
+import functools
 import io
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -29,6 +32,10 @@ import conllu
 from conllu.parser import ParseException, parse_id_value, parse_int_value
 
 from .outputs import open_output as atomic_output  # the name documented before outputs.py existed
+
+# The same few IDs and heads recur on every sentence: remember the parses.
+_id_value = functools.lru_cache(maxsize=4096)(parse_id_value)
+_int_value = functools.lru_cache(maxsize=4096)(parse_int_value)
 
 ON_ERROR = ("fail", "skip", "keep")
 MARK_KEY = "OrigHead"
@@ -45,19 +52,27 @@ class ConlluError(ValueError):
 
 @dataclass
 class Sentence:
-    """One sentence as read: raw lines plus the basic tree.
+    """One sentence as read: its raw bytes plus the basic tree.
 
-    ``lines`` are the exact input lines (line endings included) from the
+    ``raw`` holds the exact input bytes (line endings included) from the
     first line of the sentence up to and including the blank line(s) after
-    it.  ``word_lines[d - 1]`` is the index in ``lines`` of word ``d``.
+    it, as one block: a sentence with a million comment lines costs the
+    size of those lines, not a Python string for each.  ``spans[d - 1]`` is
+    the byte range of word ``d``'s line without its line ending, and
+    ``word_lines[d - 1]`` the index of that line in :attr:`lines`.
     ``heads`` (``heads[0] == -1``) is ``None`` when the tree is unusable;
     ``errors`` then says why.  ``warnings`` are problems that do not stop
     processing.
+
+    Text is decoded as UTF-8 with ``surrogateescape``: a sentence that is
+    not valid UTF-8 (an error) still gives back its exact bytes when
+    encoded the same way.
     """
 
     file: str
     first_line: int
-    lines: list
+    raw: bytes
+    spans: list
     word_lines: list
     heads: list = None
     errors: list = field(default_factory=list)
@@ -67,17 +82,46 @@ class Sentence:
         """Number of words (not counting the root)."""
         return len(self.word_lines)
 
+    @property
+    def lines(self):
+        """The input lines (line endings included), decoded; built on demand."""
+        return [_decode(line) for line in self.raw.splitlines(keepends=True)]
+
     def line_of(self, word):
         """1-based line number in the file of word ``word`` (1..n)."""
         return self.first_line + self.word_lines[word - 1]
 
     def text(self):
         """The sentence exactly as read."""
-        return "".join(self.lines)
+        return _decode(self.raw)
+
+    def comments(self):
+        """The comment lines before the first word line, without line endings."""
+        for match in _LINE.finditer(self.raw):
+            line = match.group().rstrip(b"\r\n")
+            if not line.startswith(b"#"):
+                return
+            yield _decode(line)
 
     def tokenlist(self):
         """The sentence parsed by ``conllu`` (all columns, metadata)."""
         return conllu.parse_token_and_metadata(self.text())
+
+    def columns(self, word):
+        """The 10 columns of word ``word`` (1..n)."""
+        start, stop = self.spans[word - 1]
+        return _decode(self.raw[start:stop]).split("\t")
+
+    def _with_columns(self, changed):
+        """The sentence's text with the words in ``changed`` (word -> columns)
+        rewritten; every other byte as read."""
+        pieces, done = [], 0
+        for d in sorted(changed):
+            start, stop = self.spans[d - 1]
+            pieces += [self.raw[done:start], _encode_text("\t".join(changed[d]))]
+            done = stop
+        pieces.append(self.raw[done:])
+        return _decode(b"".join(pieces))
 
     def render(self, heads=None, mark=False):
         """The sentence's text with the HEADs of words whose head differs in
@@ -90,13 +134,11 @@ class Sentence:
                 f"{self.file}:{self.first_line}: {len(heads) - 1} heads given "
                 f"for a sentence of {len(self)} words"
             )
-        lines = list(self.lines)
+        changed = {}
         for d in range(1, len(heads)):
             if heads[d] == self.heads[d]:
                 continue
-            index = self.word_lines[d - 1]
-            body, eol = _split_eol(lines[index])
-            cols = body.split("\t")
+            cols = self.columns(d)
             cols[HEAD] = str(int(heads[d]))
             if mark:
                 entries = [] if cols[MISC] == "_" else cols[MISC].split("|")
@@ -106,18 +148,21 @@ class Sentence:
                         f"MISC already holds {MARK_KEY} (run with --unmark first)",
                     )
                 cols[MISC] = "|".join(entries + [f"{MARK_KEY}={self.heads[d]}"])
-            lines[index] = "\t".join(cols) + eol
-        return "".join(lines)
+            changed[d] = cols
+        return self._with_columns(changed)
 
-    def unmarked(self):
+    def unmarked(self, on_error="fail", warn=None):
         """``(text, heads)``: every word with ``OrigHead=H`` in MISC gets HEAD
-        ``H`` back and loses that entry (MISC becomes ``_`` when empty)."""
-        lines = list(self.lines)
+        ``H`` back and loses that entry (MISC becomes ``_`` when empty).
+
+        A bad ``OrigHead`` value, or restored heads that are not a tree
+        (cycle, self-loop), is an error of this sentence under ``on_error``
+        as in :func:`apply_policy`: ``fail`` raises it, ``keep`` gives the
+        sentence unchanged, ``skip`` gives ``("", None)``."""
         heads = None if self.heads is None else list(self.heads)
+        changed, errors = {}, []
         for d in range(1, len(self) + 1):
-            index = self.word_lines[d - 1]
-            body, eol = _split_eol(lines[index])
-            cols = body.split("\t")
+            cols = self.columns(d)
             if len(cols) != 10 or MARK_KEY not in cols[MISC]:
                 continue
             entries = cols[MISC].split("|")
@@ -130,20 +175,34 @@ class Sentence:
             except ParseException:
                 original = None
             if original is None or not 0 <= original <= len(self):
-                raise ConlluError(
-                    self.file, self.line_of(d), f"bad {MARK_KEY} value in MISC {cols[MISC]!r}"
-                )
+                errors.append(ConlluError(self.file, self.line_of(d), f"bad {MARK_KEY} value in MISC {cols[MISC]!r}"))
+                continue
             cols[HEAD] = str(original)
             cols[MISC] = "|".join(kept) or "_"
-            lines[index] = "\t".join(cols) + eol
+            changed[d] = cols
             if heads is not None:
                 heads[d] = original
-        return "".join(lines), heads
+        if not errors and heads is not None and not is_tree(heads):
+            errors = [
+                ConlluError(self.file, self.line_of(word), f"after restoring {MARK_KEY}: {reason}")
+                for word, reason, roots_only in tree_problems(heads) if not roots_only
+            ]
+        if errors and not _tolerated(errors, on_error, warn):
+            return "", None
+        if errors:
+            return self.text(), self.heads
+        return self._with_columns(changed), heads
 
 
-def _split_eol(line):
-    body = line.rstrip("\r\n")
-    return body, line[len(body):]
+_LINE = re.compile(rb"[^\r\n]+(?:\r\n|\r|\n)?|\r\n|\r|\n")  # one line, as bytes.splitlines cuts
+
+
+def _decode(data):
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _encode_text(text):
+    return text.encode("utf-8", "surrogateescape")
 
 
 def is_tree(heads):
@@ -212,100 +271,157 @@ def tree_problems(heads):
 def read_conllu(source, name=None, multiple_roots="error"):
     """Yield the :class:`Sentence` objects of a CoNLL-U file, one at a time.
 
-    ``source``: a path, ``"-"`` (standard input) or a binary or text file
-    object.  ``name`` is the file name used in messages.  ``multiple_roots``:
+    ``source``: a path, ``"-"`` (standard input), a binary or text file
+    object or an iterable of byte strings.  ``name`` is the file name used in messages.  ``multiple_roots``:
     ``"error"`` (UD: exactly one word attached to 0) or ``"warn"`` (accept
     the tree -- every algorithm here handles a root with several children --
     and record a warning).
     """
     if multiple_roots not in ("error", "warn"):
         raise ValueError(f"multiple_roots must be 'error' or 'warn', not {multiple_roots!r}")
-    with _open_binary(source) as (stream, default_name):
-        yield from _sentences(stream, name or default_name, multiple_roots)
+    with _open_binary(source) as (chunks, default_name):
+        yield from _sentences(chunks, name or default_name, multiple_roots)
 
 
 @contextlib.contextmanager
 def _open_binary(source):
     if source == "-" or source is None:
-        yield sys.stdin.buffer, "<stdin>"
+        yield _chunks(sys.stdin.buffer), "<stdin>"
     elif isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as stream:
-            yield stream, str(source)
+            yield _chunks(stream), str(source)
     elif isinstance(source, io.TextIOBase):
-        yield getattr(source, "buffer", None) or _encode(source), getattr(source, "name", "<stream>")
-    else:
+        binary = getattr(source, "buffer", None)
+        chunks = _chunks(binary) if binary is not None else (line.encode("utf-8", "surrogateescape") for line in source)
+        yield chunks, getattr(source, "name", "<stream>")
+    elif hasattr(source, "read"):
+        yield _chunks(source), getattr(source, "name", "<stream>")
+    else:  # any iterable of bytes
         yield source, getattr(source, "name", "<stream>")
 
 
-def _encode(text_stream):
-    for line in text_stream:
-        yield line.encode("utf-8")
+CHUNK = 1 << 16
 
 
-def _sentences(stream, name, multiple_roots):
+def _chunks(stream):
+    """Blocks of bytes as they become available (``read1`` does not wait
+    for a full block, so a pipe is processed as it is written)."""
+    read = getattr(stream, "read1", None) or stream.read
+    return iter(lambda: read(CHUNK), b"")
+
+
+def _lines(chunks):
+    """The lines of a byte stream given in pieces, each with its line ending:
+    ``\\n``, ``\\r\\n`` or a lone ``\\r`` (old Mac files), as ``bytes.splitlines``."""
+    rest = b""
+    for chunk in chunks:
+        lines = (rest + chunk).splitlines(keepends=True)
+        # The last piece may continue in the next chunk (no ending yet, or
+        # a CR whose LF is still to come).
+        rest = lines.pop() if lines and not lines[-1].endswith(b"\n") else b""
+        yield from lines
+    if rest:
+        yield rest
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _sentences(chunks, name, multiple_roots):
     """Blocks of lines: a sentence's lines and the blank lines after it
-    (blank lines at the start of the file go with the first sentence)."""
-    lines, first, after_blank, content = [], 1, False, False
-    for number, raw in enumerate(stream, 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ConlluError(name, number, f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
-        blank = not line.strip()
-        if not blank and after_blank and content:
-            yield _build(name, first, lines, multiple_roots)
-            lines, first, content = [], number, False
-        lines.append(line)
+    (blank lines at the start of the file go with the first sentence).
+
+    A block's bytes grow in one buffer and only word lines are decoded and
+    parsed, so a block costs about its size in memory whatever its number of
+    lines."""
+    block = raw = None
+    after_blank = content = False
+    number = 0
+    for line in _lines(chunks):
+        number += 1
+        text = line[3:] if number == 1 and line.startswith(BOM) else line
+        blank = not text.strip()
+        if block is None or (not blank and after_blank and content):
+            if block is not None:
+                yield block.build(raw, multiple_roots)
+            block, raw, content = _Block(name, number), bytearray(), False
+        start = len(raw)
+        raw += line
         after_blank = blank
-        content = content or not blank
-    if lines:
-        yield _build(name, first, lines, multiple_roots)
+        if not blank:
+            content = True
+            if not text.startswith(b"#"):
+                block.word(number, start + len(line) - len(text), text)
+    if block is not None:
+        yield block.build(raw, multiple_roots)
 
 
-def _build(name, first, lines, multiple_roots):
-    sentence = Sentence(name, first, lines, [])
-    heads = [-1]
-    errors = sentence.errors
-    for index, line in enumerate(lines):
-        text = line.lstrip("\ufeff") if index == 0 and first == 1 else line
-        if not text.strip() or text.startswith("#"):
-            continue
-        number = first + index
-        cols = text.rstrip("\r\n").split("\t")
+class _Block:
+    """The word lines of a sentence being read, parsed as they come."""
+
+    def __init__(self, name, first):
+        self.name, self.first = name, first
+        self.spans, self.word_lines, self.heads, self.errors = [], [], [-1], []
+
+    def word(self, number, start, text):
+        """Line ``number`` (``text``, at byte ``start`` of the block): a word,
+        multiword range or empty node."""
+        body = text.rstrip(b"\r\n")
+        cols = body.decode("utf-8", "surrogateescape").split("\t")
         if len(cols) != 10:
-            errors.append(ConlluError(name, number, f"expected 10 tab-separated columns, found {len(cols)}"))
-            continue
+            return self._error(number, f"expected 10 tab-separated columns, found {len(cols)}")
         try:
-            token_id = parse_id_value(cols[0])
+            token_id = _id_value(cols[0])
         except ParseException:
-            errors.append(ConlluError(name, number, f"bad ID {cols[0]!r}"))
-            continue
+            return self._error(number, f"bad ID {cols[0]!r}")
         if not isinstance(token_id, int):  # multiword range or empty node: no basic head
-            continue
-        expected = len(heads)
-        if token_id != expected:
-            errors.append(ConlluError(name, number, f"word ID {token_id} out of sequence (expected {expected})"))
-            continue
-        sentence.word_lines.append(index)
-        if cols[HEAD] == "_":
-            errors.append(ConlluError(name, number, f"HEAD of word {token_id} is '_' (no basic tree)"))
-            heads.append(-1)
-            continue
+            return
+        heads = self.heads
+        if token_id != len(heads):
+            return self._error(number, f"word ID {token_id} out of sequence (expected {len(heads)})")
+        self.spans.append((start, start + len(body)))
+        self.word_lines.append(number - self.first)
+        head = cols[HEAD]
         try:
-            heads.append(parse_int_value(cols[HEAD]))
+            heads.append(_int_value(head) if head != "_" else -1)
         except ParseException:
-            errors.append(ConlluError(name, number, f"HEAD {cols[HEAD]!r} of word {token_id} is not an integer"))
             heads.append(-1)
-    if not errors and len(heads) > 1 and not (is_tree(heads) and heads.count(0) == 1):
-        for word, reason, roots_only in tree_problems(heads):
-            problem = ConlluError(name, sentence.line_of(word), reason)
-            if roots_only and multiple_roots == "warn":
-                sentence.warnings.append(problem)
-            else:
-                errors.append(problem)
-    if not errors:
-        sentence.heads = heads
-    return sentence
+            return self._error(number, f"HEAD {head!r} of word {token_id} is not an integer")
+        if head == "_":
+            self._error(number, f"HEAD of word {token_id} is '_' (no basic tree)")
+
+    def _error(self, number, reason):
+        self.errors.append(ConlluError(self.name, number, reason))
+
+    def build(self, raw, multiple_roots):
+        """The :class:`Sentence` of the block's bytes ``raw``."""
+        raw = bytes(raw)
+        sentence = Sentence(self.name, self.first, raw, self.spans, self.word_lines)
+        errors, heads = self.errors, self.heads
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            errors.append(self._utf8_error(raw, exc))
+            errors.sort(key=lambda e: e.line)
+        if not errors and len(heads) > 1 and not (is_tree(heads) and heads.count(0) == 1):
+            for word, reason, roots_only in tree_problems(heads):
+                problem = ConlluError(self.name, sentence.line_of(word), reason)
+                if roots_only and multiple_roots == "warn":
+                    sentence.warnings.append(problem)
+                else:
+                    errors.append(problem)
+        sentence.errors = errors
+        if not errors:
+            sentence.heads = heads
+        return sentence
+
+    def _utf8_error(self, raw, exc):
+        """The first invalid byte as ``FILE:LINE: not valid UTF-8 (...)``."""
+        before = (raw[:exc.start] + b"x").splitlines()
+        return ConlluError(
+            self.name, self.first + len(before) - 1,
+            f"not valid UTF-8 ({exc.reason} at byte {len(before[-1]) - 1})",
+        )
 
 
 def apply_policy(sentences, on_error="fail", warn=None):
@@ -318,16 +434,26 @@ def apply_policy(sentences, on_error="fail", warn=None):
     """
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
-    warn = warn or (lambda message: print(message, file=sys.stderr))
+    warn = warn or _stderr
     for sentence in sentences:
         for problem in sentence.warnings:
             warn(f"{problem.file}:{problem.line}: warning: {problem.reason}")
-        if sentence.errors:
-            if on_error == "fail":
-                raise sentence.errors[0]
-            action = "sentence skipped" if on_error == "skip" else "sentence copied unchanged"
-            for problem in sentence.errors:
-                warn(f"{problem} ({action})")
-            if on_error == "skip":
-                continue
+        if sentence.errors and not _tolerated(sentence.errors, on_error, warn):
+            continue
         yield sentence, not sentence.errors
+
+
+def _tolerated(errors, on_error, warn=None):
+    """Whether a sentence with ``errors`` is kept (copied unchanged) under
+    ``on_error``: ``fail`` raises the first error, ``skip`` and ``keep``
+    pass each one to ``warn``."""
+    if on_error == "fail":
+        raise errors[0]
+    action = "sentence skipped" if on_error == "skip" else "sentence copied unchanged"
+    for problem in errors:
+        (warn or _stderr)(f"{problem} ({action})")
+    return on_error == "keep"
+
+
+def _stderr(message):
+    print(message, file=sys.stderr)

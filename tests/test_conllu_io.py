@@ -159,7 +159,7 @@ def test_multiple_roots_can_be_a_warning():
 def test_invalid_utf8_names_the_line():
     data = b"1\tA\ta\tX\t_\t_\t0\troot\t_\t_\n\n1\t\xff\ta\tX\t_\t_\t0\troot\t_\t_\n"
     with pytest.raises(ConlluError, match=r"^x:3: not valid UTF-8"):
-        list(read_conllu(io.BytesIO(data), name="x"))
+        list(apply_policy(read_conllu(io.BytesIO(data), name="x"), "fail"))
 
 
 def is_tree(heads):

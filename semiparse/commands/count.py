@@ -6,10 +6,12 @@ optimal projectivizations (``--json`` lists them all; ``--plot`` draws them
 against sentence length, as seed 002 Figure 8).
 """
 import collections
+import contextlib
 import functools
 import json
 import math
 import sys
+import tempfile
 from pathlib import Path
 
 from ..outputs import check_output, open_output
@@ -21,7 +23,7 @@ def add_parser(subparsers):
     parser = subparsers.add_parser(
         "count",
         help="non-projectivity and number of optimal projectivizations per sentence",
-        description="Sentences, tokens, %% non-projective trees, gold edges lost by optimal "
+        description="Sentences, tokens, % non-projective trees, gold edges lost by optimal "
         "projectivization and the exact number of optimal projectivizations of each sentence.",
     )
     parser.add_argument("inputs", nargs="+", metavar="IN", help="CoNLL-U files or directories ('-' for stdin)")
@@ -39,8 +41,10 @@ def _analyse(heads, root):
     return count_optimal_projectivizations(heads, single_root=single)
 
 
-def file_statistics(path, args):
-    """Totals and per-sentence rows of one file."""
+def file_statistics(path, args, spool=None):
+    """Totals of one file.  Memory does not grow with the file: each
+    sentence's row ``[line, sent_id, length, lost, optimal_trees]`` goes to
+    ``spool`` (a text file, one JSON list a line) when one is given."""
     worker = functools.partial(_analyse, root=args.root)
     pending = collections.deque()
 
@@ -50,36 +54,46 @@ def file_statistics(path, args):
                 pending.append(sentence)
                 yield sentence.heads
 
-    rows = []
+    sentences_seen = tokens = lost = nonproj = most = 0
     with progress(path) as bar:
         for kept, count in mapped(worker, trees(sentences(path, args)), args.jobs):
             sentence = pending.popleft()
             n = len(sentence)
-            rows.append({"line": sentence.first_line, "sent_id": _sent_id(sentence), "length": n,
-                         "lost": n - kept, "optimal_trees": count})
+            sentences_seen += 1
+            tokens += n
+            lost += n - kept
+            nonproj += kept < n
+            most = max(most, count)
+            if spool is not None:
+                spool.write(json.dumps([sentence.first_line, _sent_id(sentence), n, n - kept, count]) + "\n")
             bar.update()
-    tokens = sum(r["length"] for r in rows)
-    lost = sum(r["lost"] for r in rows)
-    nonproj = sum(1 for r in rows if r["lost"])
     return {
         "file": str(path),
-        "sentences": len(rows),
+        "sentences": sentences_seen,
         "tokens": tokens,
         "non_projective": nonproj,
-        "non_projective_percent": _percent(nonproj, len(rows)),
+        "non_projective_percent": _percent(nonproj, sentences_seen),
         "edges_lost": lost,
         "edges_lost_percent": _percent(lost, tokens),
-        "max_optimal_trees": max((r["optimal_trees"] for r in rows), default=0),
-        "per_sentence": rows,
+        "max_optimal_trees": most,
     }
 
 
+ROW_KEYS = ("line", "sent_id", "length", "lost", "optimal_trees")
+
+
+def spooled_rows(spool, stats):
+    """For each file of ``stats`` in turn, an iterator over its rows (dicts)
+    read back from ``spool``; each must be used up before the next."""
+    spool.seek(0)
+    for s in stats:
+        yield (dict(zip(ROW_KEYS, json.loads(spool.readline()))) for _ in range(s["sentences"]))
+
+
 def _sent_id(sentence):
-    for line in sentence.lines:
+    for line in sentence.comments():
         if line.startswith("# sent_id"):
             return line.split("=", 1)[-1].strip()
-        if not line.startswith("#"):
-            break
     return None
 
 
@@ -88,7 +102,7 @@ def _percent(part, whole):
 
 
 def total(stats):
-    """Totals over several files (no per-sentence rows)."""
+    """Totals over several files."""
     keys = ("sentences", "tokens", "non_projective", "edges_lost")
     out = {"file": "TOTAL", **{k: sum(s[k] for s in stats) for k in keys}}
     out["non_projective_percent"] = _percent(out["non_projective"], out["sentences"])
@@ -97,33 +111,56 @@ def total(stats):
     return out
 
 
+ROWS = "\0per_sentence\0"  # stands for a file's rows in the JSON skeleton (no path holds NUL)
+
+
+def write_json(out, root, stats, summary, rows):
+    """The ``--json`` document, as ``json.dump(..., indent=1)`` of all of it
+    would write it, with each file's ``per_sentence`` list streamed from
+    ``rows`` (one iterator per file) instead of held in memory."""
+    skeleton = json.dumps(
+        {"root": root, "files": [{**s, "per_sentence": ROWS} for s in stats], "total": summary}, indent=1
+    )
+    parts = skeleton.split(json.dumps(ROWS))
+    out.write(parts[0])
+    for part, file_rows in zip(parts[1:], rows):
+        opening = "["
+        for row in file_rows:
+            out.write(opening + "\n" + "\n".join("    " + line for line in json.dumps(row, indent=1).splitlines()))
+            opening = ","
+        out.write("[]" if opening == "[" else "\n   ]")
+        out.write(part)
+    out.write("\n")
+
+
 def run(args):
     files = expand_inputs(args.inputs)
     if args.plot:
         check_output(args.plot, files)
-    stats = [file_statistics(path, args) for path in files]
-    summary = total(stats)
-    if args.plot:
-        plot(stats, args.plot)
-    if args.json:
-        json.dump({"root": args.root, "files": stats, "total": summary}, sys.stdout, indent=1)
-        print()
-        return 0
-    header = ("file", "sentences", "tokens", "non-proj", "%non-proj", "edges lost", "%lost", "max optimal trees")
-    table = [header] + [
-        (s["file"], s["sentences"], s["tokens"], s["non_projective"], f'{s["non_projective_percent"]:.2f}',
-         s["edges_lost"], f'{s["edges_lost_percent"]:.2f}', s["max_optimal_trees"])
-        for s in stats + ([summary] if len(stats) > 1 else [])
-    ]
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
-    for row in table:
-        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
-    if args.per_sentence:
-        print("\nfile:line\tsent_id\tlength\tlost\toptimal_trees")
-        for s in stats:
-            for r in s["per_sentence"]:
-                if r["lost"]:
-                    print(f'{s["file"]}:{r["line"]}\t{r["sent_id"] or "_"}\t{r["length"]}\t{r["lost"]}\t{r["optimal_trees"]}')
+    rows_wanted = args.json or args.per_sentence or args.plot
+    with tempfile.TemporaryFile("w+", encoding="utf-8") if rows_wanted else contextlib.nullcontext() as spool:
+        stats = [file_statistics(path, args, spool) for path in files]
+        summary = total(stats)
+        if args.plot:
+            plot(stats, spooled_rows(spool, stats), args.plot)
+        if args.json:
+            write_json(sys.stdout, args.root, stats, summary, spooled_rows(spool, stats))
+            return 0
+        header = ("file", "sentences", "tokens", "non-proj", "%non-proj", "edges lost", "%lost", "max optimal trees")
+        table = [header] + [
+            (s["file"], s["sentences"], s["tokens"], s["non_projective"], f'{s["non_projective_percent"]:.2f}',
+             s["edges_lost"], f'{s["edges_lost_percent"]:.2f}', s["max_optimal_trees"])
+            for s in stats + ([summary] if len(stats) > 1 else [])
+        ]
+        widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
+        for row in table:
+            print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        if args.per_sentence:
+            print("\nfile:line\tsent_id\tlength\tlost\toptimal_trees")
+            for s, file_rows in zip(stats, spooled_rows(spool, stats)):
+                for r in file_rows:
+                    if r["lost"]:
+                        print(f'{s["file"]}:{r["line"]}\t{r["sent_id"] or "_"}\t{r["length"]}\t{r["lost"]}\t{r["optimal_trees"]}')
     return 0
 
 
@@ -136,7 +173,7 @@ def treebank_of(path):
 BIN = 10  # words per length bin of the trend lines
 
 
-def plot(stats, path):
+def plot(stats, rows, path):
     """Seed 002 Figure 8: optimal projectivizations of each non-projective
     sentence against its length (log scale), one colour per treebank; lines
     join the geometric means of 10-word length bins (bins of 5+ sentences)."""
@@ -145,18 +182,20 @@ def plot(stats, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series = {}
-    for s in stats:
-        series.setdefault(treebank_of(s["file"]), []).extend(r for r in s["per_sentence"] if r["lost"])
+    series = {}  # treebank -> [(length, optimal trees)] of its non-projective sentences
+    for s, file_rows in zip(stats, rows):
+        series.setdefault(treebank_of(s["file"]), []).extend(
+            (r["length"], r["optimal_trees"]) for r in file_rows if r["lost"]
+        )
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, rows in sorted(series.items()):
-        if not rows:
+    for name, found in sorted(series.items()):
+        if not found:
             continue
-        points = ax.scatter([r["length"] for r in rows], [r["optimal_trees"] for r in rows],
-                            s=7, alpha=0.35, label=f"{name} ({len(rows)})")
+        points = ax.scatter([n for n, _ in found], [c for _, c in found],
+                            s=7, alpha=0.35, label=f"{name} ({len(found)})")
         bins = {}
-        for r in rows:
-            bins.setdefault(r["length"] // BIN, []).append(math.log(r["optimal_trees"]))
+        for n, c in found:
+            bins.setdefault(n // BIN, []).append(math.log(c))
         xs = sorted(b for b in bins if len(bins[b]) >= 5)
         ax.plot([b * BIN + BIN / 2 for b in xs], [math.exp(sum(bins[b]) / len(bins[b])) for b in xs],
                 color=points.get_facecolor()[0][:3], linewidth=1.5)

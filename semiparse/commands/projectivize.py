@@ -67,7 +67,7 @@ def run(args):
         stream = sentences(args.input, args)
         if args.unmark:
             for sentence, usable in stream:
-                out.write(sentence.unmarked()[0] if usable else sentence.text())
+                out.write(sentence.unmarked(args.on_error)[0] if usable else sentence.text())
                 bar.update()
             return 0
         for heads in mapped(worker, items(stream), args.jobs):
