@@ -3,6 +3,10 @@
 Where an output goes decides how it is written:
 
 - ``None`` or ``"-"``: standard output, streamed.
+
+Text is written as UTF-8 with ``errors="surrogateescape"``: bytes that were
+not valid UTF-8 in an input read the same way (a CoNLL-U sentence copied
+under ``--on-error keep``) go out exactly as they came in.
 - a regular file, or a path where nothing exists yet (through symbolic
   links: the file they lead to): written to a uniquely named temporary file
   next to it and renamed over it only when everything was written, so a
@@ -132,7 +136,7 @@ def _opened(path, target, binary):
 
 def _wrap(raw, binary):
     """``raw`` (a binary file) itself, or a UTF-8 text layer that owns it."""
-    return raw if binary else io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    return raw if binary else io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
 
 
 @contextlib.contextmanager
@@ -141,7 +145,8 @@ def _stdout(binary):
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=True)
+    out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape", newline="",
+                           write_through=True)
     try:
         yield out
         out.flush()

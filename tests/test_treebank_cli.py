@@ -167,9 +167,9 @@ def test_compare_pseudo_without_spacy_says_how_to_install(monkeypatch, capsys, g
 
 
 def test_count_with_jobs_and_sentence_prescan(gothic, capsys):
-    from semiparse.commands._treebank import _count_sentences
+    from semiparse.conllu_io import count_sentences
 
-    assert _count_sentences(gothic) == len(heads_of(gothic))
+    assert count_sentences(gothic) == len(heads_of(gothic))
     reports = []
     for jobs in ("1", "2"):
         assert main(["count", str(gothic), "--json", "--jobs", jobs]) == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..conllu_io import ON_ERROR, apply_policy, read_conllu
+from ..conllu_io import ON_ERROR, apply_policy, count_sentences, read_conllu
 
 BATCH = 512  # sentences per batch handed to the worker processes
 PROGRESS_MIN = 300  # files with more sentences than this get a progress bar
@@ -73,18 +73,6 @@ def use_single_root(root, heads):
     return root == "single" and heads.count(0) == 1
 
 
-def _count_sentences(path):
-    """Sentences in a file, cheaply (blank-line separated blocks)."""
-    count, blank = 0, True
-    with open(path, "rb") as stream:
-        for line in stream:
-            is_blank = not line.strip()
-            if blank and not is_blank:
-                count += 1
-            blank = is_blank
-    return count
-
-
 def progress(path):
     """A tqdm bar for files of more than a few hundred sentences (stderr, TTY only).
 
@@ -92,7 +80,7 @@ def progress(path):
     read once, by the command itself."""
     if path == "-" or not _is_regular(path):
         return tqdm(disable=True)
-    total = _count_sentences(path)
+    total = count_sentences(path)
     return tqdm(
         total=total, unit="sent", desc=Path(path).name, leave=False,
         disable=True if total <= PROGRESS_MIN else None,
