@@ -45,10 +45,8 @@ class Oracle:
 
     def _prepare(self, stack, buffer, heads, arcs):
         gold = self._gold
-        key = heads if isinstance(heads, tuple) else tuple(
-            heads.tolist() if hasattr(heads, "tolist") else heads)
-        if gold is None or (gold.heads is not key and gold.heads != key):
-            gold = self._gold = Gold(key)
+        if gold is None or (gold.heads is not heads and not _same_ints(gold.heads, heads)):
+            gold = self._gold = Gold(heads)
             self._fn = self._search = None
         stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
         return gold, stack, buffer, arcs
@@ -110,6 +108,16 @@ class Oracle:
     def method_for(self, heads):
         """Name of the method :meth:`scores` uses for the gold tree ``heads``."""
         return self._choose(Gold(heads))
+
+
+def _same_ints(cached, heads):
+    """Whether ``heads`` (a list, tuple or numpy array) holds exact ints equal to
+    the cached gold heads (``True`` or ``1.0`` compare equal to 1 but are not
+    heads)."""
+    if hasattr(heads, "tolist"):
+        heads = heads.tolist()
+    return (isinstance(heads, (tuple, list)) and len(heads) == len(cached)
+            and set(map(type, heads)) == {int} and tuple(heads) == cached)
 
 
 def best_of(scores):

@@ -34,6 +34,53 @@ NEG_INF = float("-inf")
 ROLES = ("root", "top", "below_top", "stack", "buffer")
 
 
+def int_tuple(values, what):
+    """``values`` as a tuple of Python ints, or ValueError saying that ``what``
+    (e.g. "heads must be a sequence of integer heads") fails and at which
+    element.  Integer types such as numpy's are normalized; bools, floats and
+    strings are refused, since ``int()`` would silently read ``True``, ``0.5``
+    or ``"3"`` as positions."""
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{what}, got the string {values!r}")
+    try:
+        values = tuple(values)
+    except TypeError:
+        raise ValueError(f"{what}, got {type(values).__name__}") from None
+    for i, x in enumerate(values):
+        if isinstance(x, (bool, np.bool_)) or not hasattr(type(x), "__index__"):
+            raise ValueError(f"{what}: element {i} is {x!r} ({type(x).__name__})")
+    return tuple(map(operator.index, values))
+
+
+def int_configuration(stack, buffer, arcs):
+    """``(stack, buffer, arcs)`` as tuples of Python ints (``arcs`` may be None),
+    or the ValueError of :func:`int_tuple`."""
+    return (int_tuple(stack, "stack must be a sequence of integer positions"),
+            int_tuple(buffer, "buffer must be a sequence of integer positions"),
+            None if arcs is None else
+            int_tuple(arcs, "arcs must be a sequence of integer heads (-1 for none)"))
+
+
+def find_cycle(heads):
+    """A cycle of ``heads`` (``heads[d]`` a position or negative for none) as the
+    list ``[x, ..., x]`` of its nodes, or None if following heads from every
+    node ends at a headless one."""
+    state = [0] * len(heads)  # 0 unseen, 1 on the current path, 2 ends headless
+    for d in range(len(heads)):
+        path, x = [], d
+        while x >= 0 and state[x] == 0:
+            state[x] = 1
+            path.append(x)
+            x = heads[x]
+        if x >= 0 and state[x] == 1:
+            return path[path.index(x):] + [x]
+        for y in path:
+            state[y] = 2
+    return None
+
+
 class TransitionSystem:
     """Base class of transition systems; subclass it for a system that is not a
     stack/buffer rewrite (and register the instance with
@@ -216,6 +263,12 @@ class RewriteSystem(TransitionSystem):
             self._fail(f"duplicate transition names in {self.transitions}", "[[transition]]")
         self._rule_of = {r.name: r for r in self._rules}
         self.needs_arcs = any(r.headed or r.headless for r in self._rules)
+        # Whether every transition that removes a node gives it a head (or
+        # requires one): then every position off the stack and buffer is headed.
+        self.pops_headed = all(
+            i in r.headed or (r.edge is not None and r.edge[1] == i)
+            for r in self._rules
+            for i in set(range(len(r.names))) - set(r.stack_after + r.buffer_after))
         inv = d.get("invariants", {})
         self.stack_heads = inv.get("stack_heads", "below" if self.needs_arcs else "none")
         if self.stack_heads not in ("none", "below"):
@@ -432,10 +485,8 @@ class RewriteSystem(TransitionSystem):
         if r is None:
             raise ValueError(f"unknown transition {t!r} for {self.name}: expected one of "
                              f"{', '.join(self.transitions)}")
-        stack, buffer = tuple(stack), tuple(buffer)
-        if arcs is not None:
-            arcs = tuple(arcs)
-        elif self.needs_arcs:
+        stack, buffer, arcs = int_configuration(stack, buffer, arcs)
+        if arcs is None and self.needs_arcs:
             raise ValueError(f"{self.name} needs arcs (the head of each position or -1)")
         if not r.test(stack, buffer, arcs):
             raise ValueError(f"transition {t} is not legal in configuration "
@@ -457,14 +508,10 @@ class RewriteSystem(TransitionSystem):
 
     def accepts(self, stack, buffer, arcs, n):
         return (arcs is not None or not self.needs_arcs) and _configs.accepts(
-            stack, buffer, arcs, n, self.stack_heads == "below")
+            stack, buffer, arcs, n, self.stack_heads == "below", self.pops_headed)
 
     def validate_slowly(self, stack, buffer, arcs, n):
-        try:
-            stack = tuple(map(operator.index, stack))
-            buffer = tuple(map(operator.index, buffer))
-        except TypeError:
-            raise ValueError("stack and buffer must be sequences of integer positions") from None
+        stack, buffer, arcs = int_configuration(stack, buffer, arcs)
         # Fast acceptance (C-level comparisons); the slow path says what is wrong.
         if not (stack and stack[0] == 0 and stack[-1] <= n
                 and all(map(operator.lt, stack, stack[1:]))
@@ -477,10 +524,6 @@ class RewriteSystem(TransitionSystem):
                 raise ValueError(f"{self.name} needs arcs: the head given to each position "
                                  f"so far, -1 for none")
             return stack, buffer, None
-        try:
-            arcs = tuple(map(operator.index, arcs))
-        except TypeError:
-            raise ValueError("arcs must be a sequence of integer heads (-1 for none)") from None
         if len(arcs) != n + 1:
             raise ValueError(f"arcs has length {len(arcs)}: expected n + 1 = {n + 1}")
         bad = [d for d, h in enumerate(arcs) if not -1 <= h <= n or h == d]
@@ -500,6 +543,17 @@ class RewriteSystem(TransitionSystem):
                             "a headed stack node's head is the node just below it")
                 raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} "
                                  f"{expected}")
+        if self.pops_headed:
+            on_stack = set(stack)
+            for d in range(1, buffer[0] if buffer else n + 1):
+                if arcs[d] < 0 and d not in on_stack:
+                    raise ValueError(f"position {d} has left the stack and buffer but has no "
+                                     f"head in arcs: {self.name} gives every node it removes "
+                                     f"a head")
+        cycle = find_cycle(arcs)
+        if cycle:
+            raise ValueError(f"arcs has a cycle ({' -> '.join(map(str, cycle))}): heads built "
+                             f"so far form a forest")
         return stack, buffer, arcs if self.needs_arcs else None
 
     def _explain(self, stack, buffer, n):
