@@ -10,7 +10,7 @@ computations, small n only), and any registered fast method.
 from .exhaustive import NEG_INF, Search
 from .gold import Gold
 from .grammar_path import grammar_scores
-from .registry import GRAMMAR_RANK, methods
+from .registry import GRAMMAR_RANK, system_methods
 from .system import load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
@@ -23,7 +23,7 @@ class Oracle:
         self.system = load_system(system)
         self.system.check_strategy(strategy)
         self.strategy = strategy
-        registered = {m.name: m for m in methods(self.system.name)}
+        registered = {m.name: m for m in system_methods(self.system)}
         if method not in BUILTIN and method not in registered:
             raise ValueError(f"unknown oracle method {method!r} for {self.system.name}: expected "
                              f"one of {', '.join(BUILTIN + tuple(registered))}")
