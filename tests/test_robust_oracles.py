@@ -1,15 +1,22 @@
 """Robustness of the oracle API and of system files: misuse and malformed input
 give a ValueError that says what is wrong, never another exception or a
 silently wrong answer."""
+import re
+
 import numpy as np
 import pytest
-from hypothesis import find, given, settings
+from hypothesis import event, find, given, settings
 from hypothesis import strategies as st
 
 import semiparse
+from semiparse.cli import main
 from semiparse.oracles import get_system
 from semiparse.oracles._configs import accepts
+from semiparse.oracles.checking import check
 from semiparse.oracles.fast import _lrspine
+from semiparse.oracles.oracle import NEG_INF
+from semiparse.oracles.registry import system_methods
+from semiparse.oracles.system import SystemFileError, key_line
 from semiparse.resources import data_dir
 from semiparse.testing import perturbed_configurations, validation_outcome
 
@@ -169,3 +176,199 @@ def test_c_acceptance_agrees_with_the_python_validator_on_bad_values(data):
     fast = (_lrspine.accepts(stack, buffer, arcs, n) if name == "lr_spine" else
             accepts(stack, buffer, arcs, n, system.stack_heads == "below", system.pops_headed))
     assert fast == (not isinstance(expected, str))
+
+
+# -- system files ----------------------------------------------------------------
+
+SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager")
+HYBRID = (data_dir("systems") / "arc_hybrid.toml").read_text()
+
+
+def load_error(path):
+    """The message of the SystemFileError loading ``path`` raises."""
+    with pytest.raises(SystemFileError) as info:
+        get_system(str(path))
+    assert isinstance(info.value, ValueError)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("old, new, line, message", [
+    ('require = ["s0 != root"]', 'requires = ["s0 != root"]', 26,
+     "unknown key 'requires' in transition.1: expected one of name, stack, buffer, require, "
+     "stack_after, buffer_after, edge"),
+    ('final = { stack = "root", buffer = "empty" }', 'initial = "root"\nfinal = { stack = '
+     '"root", buffer = "empty" }', 13, "unknown key 'initial' in the file: expected one of "
+     "name, description, final, transition, invariants, completion, strategy"),
+    ('final = { stack = "root", buffer = "empty" }',
+     'final = { stack = "root", buffer = "empty", start = "root" }', 13,
+     "unknown key 'start' in final: expected one of stack, buffer"),
+    ('description = "every computation"', 'description = "every computation"\n'
+     'left_before_rigth = ["top"]', 53, "unknown key 'left_before_rigth' in strategy.none"),
+    ('{ node = "buffer", terminal = "s" }', '{ node = "buffer", terminal = "s", head = true }',
+     45, "unknown key 'head' in completion.terminals.1: expected one of node, terminal, "
+     "headed"),
+    ('heads.stack = ["below", "buffer"]', 'heads.stack = ["below", "buffer"]\nmasks = []', 63,
+     "unknown key 'masks' in completion.projective"),
+    ('edge = "b -> s0"', "edge = 3", 29, "transition.1.edge must be a string, got 3"),
+    ('require = ["s0 != root"]', 'require = "s0 != root"', 26,
+     "transition.1.require must be a list of strings"),
+    ('{ node = "buffer", terminal = "s" }', '{ node = "buffer", terminal = "s", headed = 1 }',
+     45, "completion.terminals.1.headed must be true or false, got 1"),
+    ('{ node = "buffer", terminal = "s" }', '{ node = "bufer", terminal = "s" }', 45,
+     "completion terminal rule node 'bufer': expected one of root, top, below_top, stack, "
+     "buffer"),
+    ('final = { stack = "root", buffer = "empty" }', 'final = { stack = "roots", '
+     'buffer = "empty" }', 13, 'final must be { stack = "root" | "any", buffer = "empty" }'),
+    ('[strategy.none]', '[strategy.none]\nforbid.reduce = ["s0 left"]', 52,
+     "strategy none: forbid names unknown transition 'reduce': expected one of shift, "
+     "left_arc, right_arc"),
+    ('heads.stack = ["below", "buffer"]', 'heads.stack = ["beneath"]', 62,
+     "heads.stack: head kind 'beneath': expected some of virtual, below, stack, buffer"),
+    ('name = "arc_hybrid"', 'name = "arc-hybrid"', 11, "name 'arc-hybrid' is not an identifier"),
+])
+def test_system_files_are_strict_and_name_the_line(tmp_path, old, new, line, message):
+    assert old in HYBRID
+    path = tmp_path / "toy.toml"
+    path.write_text(HYBRID.replace(old, new, 1))
+    assert load_error(path).startswith(f"{path}:{line}: {message}")
+
+
+def test_a_latin1_system_file_names_the_line_of_the_bad_byte(tmp_path):
+    path = tmp_path / "toy.toml"
+    text = HYBRID.replace('description = "arc-hybrid:', 'description = "arc-hybrid (Gómez):')
+    path.write_bytes(text.encode("latin-1"))
+    assert load_error(path) == (f"{path}:12: not valid UTF-8 (byte 0xf3): system files are "
+                                f"UTF-8 text")
+
+
+def test_crlf_system_files_load(tmp_path):
+    path = tmp_path / "crlf.toml"
+    path.write_bytes(HYBRID.replace("\n", "\r\n").encode())
+    assert get_system(str(path)).transitions == get_system("arc_hybrid").transitions
+
+
+def test_key_line_finds_tables_keys_and_inline_array_elements():
+    text = HYBRID
+    lines = text.splitlines()
+    assert lines[key_line(text, ["transition", 2, "edge"]) - 1] == 'edge = "s1 -> s0"'
+    assert lines[key_line(text, ["transition", 2]) - 1] == "[[transition]]"
+    assert lines[key_line(text, ["completion", "terminals", 1, "node"]) - 1].strip() == (
+        '{ node = "buffer", terminal = "s" },')
+    assert lines[key_line(text, ["strategy", "none", "description"]) - 1].startswith(
+        "description = ")
+    assert key_line(text, ["nowhere"]) == 1
+
+
+def test_a_user_file_named_like_a_shipped_system_gets_no_fast_method(tmp_path):
+    # right_arc requires s1 != root: no longer arc-hybrid, whatever the name says
+    old = 'name = "right_arc"\nstack = ["*", "s1", "s0"]\nbuffer = ["*"]\n'
+    assert old in HYBRID
+    path = tmp_path / "arc_hybrid.toml"
+    path.write_text(HYBRID.replace(old, old + 'require = ["s1 != root"]\n'))
+    o = semiparse.oracle(str(path))
+    assert o.system.name == "arc_hybrid"
+    assert o.method_for([-1, 0, 1]) != "cost"
+    assert "cost" not in {m.name for m in system_methods(o.system)}
+    with pytest.raises(ValueError, match="unknown oracle method 'cost'"):
+        semiparse.oracle(str(path), method="cost")
+    # only the legal transitions are scored; the exhaustive search of this
+    # system finds no final configuration (nothing can attach to the root)
+    assert set(o.scores([0, 1], [2], [-1, 0, 1])) == {"shift", "left_arc"}
+    assert o.scores_exhaustive([0, 1], [2], [-1, 0, 1]) == {"shift": NEG_INF, "left_arc": NEG_INF}
+    # its completion grammar is still arc-hybrid's, which check reports
+    assert not all(r.ok for r in check(str(path), examples=30, max_n=3))
+    # the shipped system keeps its methods
+    assert semiparse.oracle("arc_hybrid").method_for([-1, 0, 1]) == "cost"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_user_file_identical_to_a_shipped_one_gets_its_methods(tmp_path, name):
+    path = tmp_path / f"{name}.toml"
+    text = (data_dir("systems") / f"{name}.toml").read_text()
+    path.write_text("# a copy\n" + text)
+    shipped = [m.name for m in system_methods(get_system(name))]
+    assert [m.name for m in system_methods(get_system(str(path)))] == shipped
+    # any difference in the definition, even in a description, loses them
+    path.write_text(text.replace('description = "', 'description = "changed: ', 1))
+    assert [m.name for m in system_methods(get_system(str(path)))] in (
+        [], ["projective_masked"])
+
+
+MUTATIONS = ("drop", "duplicate", "swap", "rename", "value", "latin1", "crlf", "bytes")
+KEYS = ("name", "names", "require", "requires", "stack", "buffer", "edge", "final", "initial",
+        "node", "terminal", "headed", "grammar", "prefix", "heads.stack", "forbid.shift",
+        "no_left_children", "description", "stack_heads", "transition", "strategy")
+VALUES = ('1', '"x"', '[]', '{}', 'true', '["*"]', '["*", "s0"]', '"s0 -> s0"', '"root"',
+          '["s0 != root", "b has head"]', '{ stack = "any" }', '[1, 2]', '"arc_eager.grammar"',
+          '"../x"', '"\\u0000"', '[{ node = "top" }]', '"none"', '2024-01-01', '"',
+          '{ node = "stack", terminal = "q" }')
+
+
+@st.composite
+def mutated_system_files(draw):
+    name = draw(st.sampled_from(SHIPPED))
+    lines = (data_dir("systems") / f"{name}.toml").read_text().split("\n")
+    newline, encoding = "\n", "utf-8"
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(MUTATIONS))
+        i = draw(st.integers(0, len(lines) - 1))
+        j = draw(st.integers(0, len(lines) - 1))
+        if kind == "drop" and len(lines) > 1:
+            del lines[i]
+        elif kind == "duplicate":
+            lines.insert(j, lines[i])
+        elif kind == "swap":
+            lines[i], lines[j] = lines[j], lines[i]
+        elif kind in ("rename", "value"):
+            keyed = [k for k, line in enumerate(lines) if "=" in line]
+            k = draw(st.sampled_from(keyed))
+            key, _, value = lines[k].partition("=")
+            if kind == "rename":
+                lines[k] = f"{draw(st.sampled_from(KEYS))} ={value}"
+            else:
+                lines[k] = f"{key}= {draw(st.sampled_from(VALUES))}"
+        elif kind == "latin1":
+            lines[i] += " # Gómez"
+            encoding = "latin-1"
+        elif kind == "crlf":
+            newline = "\r\n"
+        else:
+            lines[i] += draw(st.sampled_from(["\x00", "\r", "\t", "\ufeff", "é", "\\", "[", "]"]))
+    data = newline.join(lines).encode(encoding, errors="replace")
+    if draw(st.booleans()):
+        data = data.replace(b"\xc3\xa9", b"\xe9")  # a UTF-8 e-acute become Latin-1
+    return draw(st.sampled_from([name, "fuzz"])), data
+
+
+@pytest.fixture(scope="module")
+def fuzz_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("systems")
+
+
+@settings(max_examples=1000, deadline=None, database=None)
+@given(case=mutated_system_files())
+def test_mutated_system_files_load_or_say_file_and_line(fuzz_dir, case):
+    name, data = case
+    path = fuzz_dir / f"{name}.toml"
+    path.write_bytes(data)
+    try:
+        system = get_system(str(path))
+    except SystemFileError as exc:
+        event("rejected")
+        assert re.match(rf"{re.escape(str(path))}:\d+(:\d+)?: \S", str(exc)), str(exc)
+    else:
+        event("loaded")
+        assert system.transitions and "none" in system.strategies
+
+
+def test_check_with_a_bad_system_file_prints_one_line_and_exits_2(tmp_path, capsys):
+    path = tmp_path / "toy.toml"
+    path.write_text(HYBRID.replace("require =", "requires =", 1))
+    assert main(["check", str(path), "--examples", "5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"semiparse check: error: {path}:26: unknown key 'requires'")
+    path.write_bytes(HYBRID.replace("hybrid", "hybrïd").encode("latin-1"))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not valid UTF-8" in err and "Traceback" not in err
