@@ -281,7 +281,7 @@ def _element_line(lines, start, index):
     line ``start``, or ``start``."""
     depth = braces = count = 0
     for no in range(start, len(lines) + 1):
-        text = re.sub(r'"[^"]*"|\'[^\']*\'', '""', lines[no - 1].split("#")[0])
+        text = re.sub(r'"[^"]*"|\'[^\']*\'', '""', lines[no - 1]).split("#")[0]
         if no == start:
             text = text.split("=", 1)[-1]
         for ch in text:
@@ -305,8 +305,8 @@ def _element_line(lines, start, index):
 def key_line(text, path):
     """Line (1-based) of the entry ``path`` (keys, and indices into arrays of
     tables) of a TOML text: the first table header or ``key =`` line that
-    declares the longest prefix of ``path`` (or something under ``path``), or 1.  tomllib gives no line numbers, so
-    error messages find them here."""
+    declares the longest prefix of ``path`` (or something under ``path``), or
+    1.  tomllib gives no line numbers, so error messages find them here."""
     path = list(path)
     lines = text.splitlines()
     best, best_len, from_key = 1, 0, False
