@@ -445,9 +445,7 @@ class RewriteSystem(TransitionSystem):
             fail('buffer pattern must be [front, names..., "*"]', "buffer")
         names = stack[1:] + buffer[:-1]
         if len(set(names)) != len(names) or not all(x.isidentifier() for x in names):
-            fail(f"pattern names {names} must be distinct identifiers",
-                 "stack" if len(set(stack)) != len(stack) or not all(
-                     x.isidentifier() for x in stack[1:]) else "buffer")
+            fail(f"pattern names {names} must be distinct identifiers", "stack")
         rule = _Rule(name, len(stack) - 1, len(buffer) - 1, names)
         index = {x: i for i, x in enumerate(names)}
 
@@ -466,9 +464,9 @@ class RewriteSystem(TransitionSystem):
             kind.append(i)
         sa, ba = r.get("stack_after"), r.get("buffer_after")
         if not (sa and sa[0] == "*" and "*" not in sa[1:]):
-            fail('stack_after must be ["*", names...]', "stack_after" if sa else "name")
+            fail('stack_after must be ["*", names...]', "stack_after")
         if not (ba and ba[-1] == "*" and "*" not in ba[:-1]):
-            fail('buffer_after must be [names..., "*"]', "buffer_after" if ba else "name")
+            fail('buffer_after must be [names..., "*"]', "buffer_after")
         kept = sa[1:] + ba[:-1]
         if len(set(kept)) != len(kept):
             fail(f"stack_after/buffer_after use a name twice: {kept}", "stack_after")
