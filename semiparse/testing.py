@@ -99,9 +99,11 @@ def computations(draw, system, n, heads=None, oracle=None, max_steps=None):
 def perturbed_configurations(draw, system, max_n=7):
     """``(n, stack, buffer, arcs)`` for testing a system's ``validate``: a
     configuration reached by random transitions, then often edited: a headed
-    position given another earlier head (cycles, trees with gaps), and
-    positions set, inserted or deleted anywhere in the stack, buffer or arcs
-    (out-of-range values, duplicates).  ``arcs`` is None in one draw in six."""
+    position given another earlier head (cycles, trees with gaps), two headed
+    positions made each other's head, positions set, inserted or deleted
+    anywhere in the stack, buffer or arcs (out-of-range values, duplicates),
+    and elements replaced by values that are not integer positions (bools,
+    floats, numeric strings, None).  ``arcs`` is None in one draw in six."""
     system = get_system(system)
     n = draw(st.integers(0, max_n))
     stack, buffer, arcs = system.initial(n)
@@ -114,6 +116,9 @@ def perturbed_configurations(draw, system, max_n=7):
     headed = [d for d, h in enumerate(arcs) if h >= 0]
     for _ in range(draw(st.sampled_from([0, 1, 1, 2])) if headed else 0):
         arcs[draw(st.sampled_from(headed))] = draw(st.integers(0, len(arcs) - len(buffer) - 1))
+    if len(headed) >= 2 and draw(st.integers(0, 5)) == 0:
+        a, b = draw(st.lists(st.sampled_from(headed), min_size=2, max_size=2, unique=True))
+        arcs[a], arcs[b] = b, a
     position = st.integers(-2, n + 2)
     for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
         target = draw(st.sampled_from([stack, buffer, arcs]))
@@ -124,6 +129,12 @@ def perturbed_configurations(draw, system, max_n=7):
             target[draw(st.integers(0, len(target) - 1))] = draw(position)
         else:
             del target[draw(st.integers(0, len(target) - 1))]
+    targets = [t for t in (stack, buffer, arcs) if t]
+    if targets and draw(st.integers(0, 4)) == 0:
+        target = draw(st.sampled_from(targets))
+        i = draw(st.integers(0, len(target) - 1))
+        x = target[i]
+        target[i] = draw(st.sampled_from([x == 1, x != 0, float(x), x + 0.5, str(x), None]))
     return n, tuple(stack), tuple(buffer), draw(st.sampled_from([None] + [tuple(arcs)] * 5))
 
 

@@ -208,7 +208,7 @@ HYBRID = (data_dir("systems") / "arc_hybrid.toml").read_text()
     (('[strategy.none]', '[strategy.nothing]'), ":51: \\[strategy.none\\] must be declared"),
     (('final = { stack = "root", buffer = "empty" }', 'final = { stack = "top" }'), ":13: final must be"),
     (('heads.stack = ["below", "buffer"]', 'heads.stack = ["above"]'),
-     ":60: heads.stack: head kind 'above'"),
+     ":62: heads.stack: head kind 'above'"),
 ])
 def test_bad_system_files_name_file_line_and_reason(tmp_path, edit, message):
     old, new = edit

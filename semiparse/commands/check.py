@@ -42,7 +42,8 @@ def run(args):
         from ..constituency import checking
 
         return checking.run(args.system, examples=args.examples, max_n=args.max_n, seed=args.seed)
-    from ..oracles import get_system, methods
+    from ..oracles import get_system
+    from ..oracles.registry import system_methods
     from ..oracles.checking import check
 
     start = time.perf_counter()
@@ -50,7 +51,7 @@ def run(args):
     if args.method is None:
         system = get_system(args.system)
         chosen = ["grammar"] if system.grammar is not None or args.grammar else [
-            m.name for m in methods(system.name)]
+            m.name for m in system_methods(system)]
         if not chosen:
             raise ValueError(f"transition system {system.name!r} has neither a completion "
                              f"grammar nor a registered oracle method to check")

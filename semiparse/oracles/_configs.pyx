@@ -1,10 +1,11 @@
 """C-level acceptance test for the configurations of stack/buffer systems.
 
 Every oracle call validates the configuration it is given.  :func:`accepts`
-answers that in one pass over exact Python ints without allocating; the
-Python validator (``RewriteSystem.validate``) takes over when it says no, to
+answers that in a few passes over exact Python ints (in a reused scratch
+array); the Python validator (``RewriteSystem.validate``) takes over when it says no, to
 normalize unusual inputs (numpy integers) or to say what is wrong.
 """
+from libc.stdlib cimport realloc
 
 
 cdef Py_ssize_t stack_and_buffer_top(tuple stack, tuple buffer, Py_ssize_t n) except -3:
@@ -36,23 +37,42 @@ cdef Py_ssize_t stack_and_buffer_top(tuple stack, tuple buffer, Py_ssize_t n) ex
     return prev
 
 
-cpdef bint accepts(tuple stack, tuple buffer, object arcs, Py_ssize_t n, bint headed_below):
+cdef int* _scratch = NULL
+cdef Py_ssize_t _scratch_cap = 0
+
+
+cpdef bint accepts(tuple stack, tuple buffer, object arcs, Py_ssize_t n, bint headed_below,
+                   bint popped_headed=True) except -1:
     """Whether ``(stack, buffer, arcs)`` is a configuration of an ``n``-word sentence.
 
     stack and buffer as :func:`stack_and_buffer_top` requires.  arcs: None,
     or a tuple of ``n + 1`` heads, each -1 or another position, the root and
     buffer nodes headless; a headed stack node is headed by the node just
-    below it (``headed_below``) or none is headed.  Elements must be exact
-    ints (anything else answers False).
+    below it (``headed_below``) or none is headed; every position that left
+    the stack and buffer is headed (``popped_headed``, true of the shipped
+    systems); no cycle.  Elements must be exact ints (anything else answers
+    False).
     """
-    cdef Py_ssize_t k = len(stack), m = len(buffer), i, h
+    global _scratch, _scratch_cap
+    cdef Py_ssize_t k = len(stack), m = len(buffer), i, h, d, x
     cdef object item
+    cdef int* p
+    cdef int* heads
+    cdef int* state
     if stack_and_buffer_top(stack, buffer, n) < 0:
         return False
     if arcs is None:
         return True
     if type(arcs) is not tuple or len(<tuple>arcs) != n + 1:
         return False
+    if 2 * (n + 1) > _scratch_cap:
+        p = <int*>realloc(_scratch, 2 * (n + 1) * sizeof(int))
+        if p == NULL:
+            raise MemoryError()
+        _scratch = p
+        _scratch_cap = 2 * (n + 1)
+    heads = _scratch
+    state = _scratch + n + 1    # 0 unseen, 1 on the current path, 2 ends headless, 3 stack
     for i in range(n + 1):
         item = (<tuple>arcs)[i]
         if type(item) is not int:
@@ -62,8 +82,31 @@ cpdef bint accepts(tuple stack, tuple buffer, object arcs, Py_ssize_t n, bint he
             return False
         if h >= 0 and i > n - m:  # a buffer node
             return False
-    for i in range(1, k):
-        h = (<tuple>arcs)[<Py_ssize_t>stack[i]]
-        if h >= 0 and (not headed_below or h != <Py_ssize_t>stack[i - 1]):
+        heads[i] = <int>h
+        state[i] = 0
+    for i in range(k):
+        state[<Py_ssize_t>stack[i]] = 3
+        if i and heads[<Py_ssize_t>stack[i]] >= 0 and (
+                not headed_below or heads[<Py_ssize_t>stack[i]] != <Py_ssize_t>stack[i - 1]):
             return False
+    for d in range(n + 1 - m):
+        if state[d] == 0 and heads[d] < 0:
+            if popped_headed:
+                return False
+            state[d] = 2
+    # stack nodes end at the root and buffer nodes are headless: only the
+    # positions that left both can be on a cycle
+    for d in range(n + 1):
+        x = d
+        while state[x] == 0:
+            state[x] = 1
+            x = heads[x]
+            if x < 0:
+                break
+        if x >= 0 and state[x] == 1:
+            return False
+        x = d
+        while x >= 0 and state[x] == 1:
+            state[x] = 2
+            x = heads[x]
     return True

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..projectivity import no_crossing
+from .system import find_cycle, int_tuple
 
 
 class Gold:
@@ -34,10 +35,7 @@ class Gold:
 
 def check_tree(heads):
     """``heads`` as a tuple of ints, or ValueError if it is not a tree rooted in 0."""
-    try:
-        heads = tuple(int(h) for h in (heads.tolist() if hasattr(heads, "tolist") else heads))
-    except (TypeError, ValueError):
-        raise ValueError("heads must be a sequence of integer heads") from None
+    heads = int_tuple(heads, "heads must be a sequence of integer heads")
     n = len(heads) - 1
     if n < 0 or heads[0] != -1:
         raise ValueError(f"heads must start with -1 for the root 0, got {list(heads[:1])}")
@@ -45,18 +43,9 @@ def check_tree(heads):
         if not 0 <= heads[d] <= n or heads[d] == d:
             raise ValueError(f"heads[{d}] = {heads[d]} is not a head: expected a position "
                              f"0..{n} other than {d}")
-    state = [0] * (n + 1)  # 0 unseen, 1 on the current path, 2 reaches the root
-    state[0] = 2
-    for d in range(1, n + 1):
-        path, x = [], d
-        while state[x] == 0:
-            state[x] = 1
-            path.append(x)
-            x = heads[x]
-        if state[x] == 1:
-            raise ValueError(f"heads is not a tree: node {x} is on a cycle "
-                             f"({' -> '.join(map(str, path[path.index(x):] + [x]))})")
-        for y in path:
-            state[y] = 2
+    cycle = find_cycle(heads)
+    if cycle:
+        raise ValueError(f"heads is not a tree: node {cycle[0]} is on a cycle "
+                         f"({' -> '.join(map(str, cycle))})")
     return heads
 

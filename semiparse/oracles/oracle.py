@@ -10,7 +10,7 @@ computations, small n only), and any registered fast method.
 from .exhaustive import NEG_INF, Search
 from .gold import Gold
 from .grammar_path import grammar_scores
-from .registry import GRAMMAR_RANK, methods
+from .registry import GRAMMAR_RANK, system_methods
 from .system import load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
@@ -23,7 +23,7 @@ class Oracle:
         self.system = load_system(system)
         self.system.check_strategy(strategy)
         self.strategy = strategy
-        registered = {m.name: m for m in methods(self.system.name)}
+        registered = {m.name: m for m in system_methods(self.system)}
         if method not in BUILTIN and method not in registered:
             raise ValueError(f"unknown oracle method {method!r} for {self.system.name}: expected "
                              f"one of {', '.join(BUILTIN + tuple(registered))}")
@@ -45,10 +45,8 @@ class Oracle:
 
     def _prepare(self, stack, buffer, heads, arcs):
         gold = self._gold
-        key = heads if isinstance(heads, tuple) else tuple(
-            heads.tolist() if hasattr(heads, "tolist") else heads)
-        if gold is None or (gold.heads is not key and gold.heads != key):
-            gold = self._gold = Gold(key)
+        if gold is None or (gold.heads is not heads and not _same_ints(gold.heads, heads)):
+            gold = self._gold = Gold(heads)
             self._fn = self._search = None
         stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
         return gold, stack, buffer, arcs
@@ -110,6 +108,16 @@ class Oracle:
     def method_for(self, heads):
         """Name of the method :meth:`scores` uses for the gold tree ``heads``."""
         return self._choose(Gold(heads))
+
+
+def _same_ints(cached, heads):
+    """Whether ``heads`` (a list, tuple or numpy array) holds exact ints equal to
+    the cached gold heads (``True`` or ``1.0`` compare equal to 1 but are not
+    heads)."""
+    if hasattr(heads, "tolist"):
+        heads = heads.tolist()
+    return (isinstance(heads, (tuple, list)) and len(heads) == len(cached)
+            and set(map(type, heads)) == {int} and tuple(heads) == cached)
 
 
 def best_of(scores):

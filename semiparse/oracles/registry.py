@@ -76,6 +76,14 @@ def methods(system):
     return sorted(_METHODS.get(system, {}).values(), key=lambda m: (m.rank, m.name))
 
 
+def system_methods(system):
+    """The oracle methods of a system object, lowest rank first: those
+    registered under its ``method_key`` and its ``own_methods``."""
+    found = {m.name: m for m in methods(system.method_key)} if system.method_key else {}
+    found.update(system.own_methods)
+    return sorted(found.values(), key=lambda m: (m.rank, m.name))
+
+
 def register_system(system):
     """Register a transition system object (a ``TransitionSystem`` subclass instance)."""
     from .system import TransitionSystem

@@ -34,6 +34,53 @@ NEG_INF = float("-inf")
 ROLES = ("root", "top", "below_top", "stack", "buffer")
 
 
+def int_tuple(values, what):
+    """``values`` as a tuple of Python ints, or ValueError saying that ``what``
+    (e.g. "heads must be a sequence of integer heads") fails and at which
+    element.  Integer types such as numpy's are normalized; bools, floats and
+    strings are refused, since ``int()`` would silently read ``True``, ``0.5``
+    or ``"3"`` as positions."""
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{what}, got the string {values!r}")
+    try:
+        values = tuple(values)
+    except TypeError:
+        raise ValueError(f"{what}, got {type(values).__name__}") from None
+    for i, x in enumerate(values):
+        if isinstance(x, (bool, np.bool_)) or not hasattr(type(x), "__index__"):
+            raise ValueError(f"{what}: element {i} is {x!r} ({type(x).__name__})")
+    return tuple(map(operator.index, values))
+
+
+def int_configuration(stack, buffer, arcs):
+    """``(stack, buffer, arcs)`` as tuples of Python ints (``arcs`` may be None),
+    or the ValueError of :func:`int_tuple`."""
+    return (int_tuple(stack, "stack must be a sequence of integer positions"),
+            int_tuple(buffer, "buffer must be a sequence of integer positions"),
+            None if arcs is None else
+            int_tuple(arcs, "arcs must be a sequence of integer heads (-1 for none)"))
+
+
+def find_cycle(heads):
+    """A cycle of ``heads`` (``heads[d]`` a position or negative for none) as the
+    list ``[x, ..., x]`` of its nodes, or None if following heads from every
+    node ends at a headless one."""
+    state = [0] * len(heads)  # 0 unseen, 1 on the current path, 2 ends headless
+    for d in range(len(heads)):
+        path, x = [], d
+        while x >= 0 and state[x] == 0:
+            state[x] = 1
+            path.append(x)
+            x = heads[x]
+        if x >= 0 and state[x] == 1:
+            return path[path.index(x):] + [x]
+        for y in path:
+            state[y] = 2
+    return None
+
+
 class TransitionSystem:
     """Base class of transition systems; subclass it for a system that is not a
     stack/buffer rewrite (and register the instance with
@@ -55,6 +102,13 @@ class TransitionSystem:
     grammar = None
     projective_form = False
     needs_arcs = True
+    own_methods = {}  # oracle methods of this object only: {name: registry.Method}
+
+    @property
+    def method_key(self):
+        """The name whose registered oracle methods apply to this system (None:
+        none of them); a system registered from Python owns its name."""
+        return self.name
 
     def initial(self, n):
         """The initial configuration for ``n`` words: ``(stack, buffer, arcs)``."""
@@ -188,83 +242,210 @@ class _Rule:
         self.test, self.step = namespace["test"], namespace["step"]
 
 
+class SystemFileError(ValueError):
+    """A malformed system file; the message starts with ``FILE:LINE:``."""
+
+
+# The keys a system file may use (docs/oracles.md): a dict is a table of
+# these keys, ``[dict]`` an array of such tables, ``{"*": spec}`` a table of
+# any keys; a leaf is the value's type, ``[str]`` a list of strings.
+_SCHEMA = {
+    "name": str,
+    "description": str,
+    "final": {"stack": str, "buffer": str},
+    "transition": [{"name": str, "stack": [str], "buffer": [str], "require": [str],
+                    "stack_after": [str], "buffer_after": [str], "edge": str}],
+    "invariants": {"stack_heads": str},
+    "completion": {
+        "grammar": str, "prefix": [str],
+        "terminals": [{"node": str, "terminal": str, "headed": bool}],
+        "projective": {"no_left_children": [str], "heads": {"*": [str]}},
+    },
+    "strategy": {"*": {"description": str, "left_before_right": [str],
+                       "right_before_left": [str], "no_left": [str], "no_right": [str],
+                       "forbid": {"*": [str]}}},
+}
+_TYPE_NAMES = {str: "a string", bool: "true or false"}
+
+_TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
+_HEADER_LINE = re.compile(rf"^\s*(\[\[?)\s*({_TOML_KEY}(?:\s*\.\s*{_TOML_KEY})*)\s*\]")
+_KEY_LINE = re.compile(rf"^\s*({_TOML_KEY}(?:\s*\.\s*{_TOML_KEY})*)\s*=(?!=)")
+
+
+def _key_parts(dotted):
+    return [p.strip("\"'") for p in re.findall(_TOML_KEY, dotted)]
+
+
+def _element_line(lines, start, index):
+    """Line (1-based) of element ``index`` of the inline array whose key is on
+    line ``start``, or ``start``."""
+    depth = braces = count = 0
+    for no in range(start, len(lines) + 1):
+        text = re.sub(r'"[^"]*"|\'[^\']*\'', '""', lines[no - 1]).split("#")[0]
+        if no == start:
+            text = text.split("=", 1)[-1]
+        for ch in text:
+            if ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth -= 1
+                if depth <= 0:
+                    return start
+            elif ch == "{":
+                if depth == 1 and braces == 0:
+                    if count == index:
+                        return no
+                    count += 1
+                braces += 1
+            elif ch == "}":
+                braces -= 1
+    return start
+
+
+def key_line(text, path):
+    """Line (1-based) of the entry ``path`` (keys, and indices into arrays of
+    tables) of a TOML text: the first table header or ``key =`` line that
+    declares the longest prefix of ``path`` (or something under ``path``), or
+    1.  tomllib gives no line numbers, so error messages find them here."""
+    path = list(path)
+    lines = text.splitlines()
+    best, best_len, from_key = 1, 0, False
+    table, arrays = [], {}
+    for no, line in enumerate(lines, 1):
+        header = _HEADER_LINE.match(line)
+        if header:
+            table = _key_parts(header.group(2))
+            if header.group(1) == "[[":
+                arrays[tuple(table)] = arrays.get(tuple(table), -1) + 1
+                table = table + [arrays[tuple(table)]]
+            full, is_key = table, False
+        else:
+            key = _KEY_LINE.match(line)
+            if not key:
+                continue
+            full, is_key = table + _key_parts(key.group(1)), True
+        common = min(len(full), len(path))
+        if common > best_len and path[:common] == full[:common]:
+            best, best_len, from_key = no, common, is_key and common == len(full)
+    if from_key and best_len < len(path) and isinstance(path[best_len], int):
+        return _element_line(lines, best, path[best_len])
+    return best
+
+
+def _check_schema(value, spec, path, fail):
+    """Call ``fail(reason, *path)`` for the first key ``spec`` does not know or
+    value of the wrong type under ``path``."""
+    where = ".".join(str(p) for p in path) or "the file"
+    if isinstance(spec, dict):
+        if not isinstance(value, dict):
+            fail(f"{where} must be a table", *path)
+        for key, sub in value.items():
+            if "*" in spec:
+                _check_schema(sub, spec["*"], path + [key], fail)
+            elif key not in spec:
+                fail(f"unknown key {key!r} in {where}: expected one of {', '.join(spec)}",
+                     *path, key)
+            else:
+                _check_schema(sub, spec[key], path + [key], fail)
+    elif isinstance(spec, list):
+        (item,) = spec
+        if not isinstance(value, list):
+            what = "an array of tables" if isinstance(item, dict) else "a list of strings"
+            fail(f"{where} must be {what}", *path)
+        for i, sub in enumerate(value):
+            _check_schema(sub, item, path + [i], fail)
+    elif not isinstance(value, spec):
+        where = where if not isinstance(path[-1], int) else f"each entry of {where[:-2]}"
+        fail(f"{where} must be {_TYPE_NAMES[spec]}, got {value!r}", *path)
+
+
 class RewriteSystem(TransitionSystem):
     """A transition system declared in a TOML file (``systems/*.toml``).
 
     Build with :func:`load_system`.  Positions on the stack are increasing and
     the buffer is a suffix ``j..n`` of the sentence (checked by
     :meth:`validate`), as in every system whose transitions only push the
-    buffer front, pop and attach.
+    buffer front, pop and attach.  Unknown keys and values of the wrong type
+    are errors (:data:`_SCHEMA`), so that a misspelt key is not ignored.
     """
+
+    _definition = None  # the shipped system this one is (set by _from_file)
+
+    @property
+    def method_key(self):
+        """The name, if this is the shipped definition of that name or the
+        system registered under it; else None (see :func:`_from_file`)."""
+        from .registry import lookup_system
+
+        if self._definition == self.name or lookup_system(self.name) is self:
+            return self.name
+        return None
 
     def __init__(self, path, text, data):
         self.path = str(path)
-        self._text = text
-        d = dict(data)
-        self.name = self._get(d, "name", str)
+        self._text, self._data = text, data
+        _check_schema(data, _SCHEMA, [], self._fail)
+        d = data
+        for key in ("name", "final"):
+            if key not in d:
+                self._fail(f"missing key {key!r}")
+        self.name = d["name"]
+        if not self.name.isidentifier():
+            self._fail(f"name {self.name!r} is not an identifier", "name")
         self.description = d.get("description", "")
-        final = self._get(d, "final", dict)
+        final = d["final"]
         if final.get("stack") not in ("root", "any") or final.get("buffer") != "empty":
-            self._fail("final must be { stack = \"root\" | \"any\", buffer = \"empty\" }", "final")
+            self._fail("final must be { stack = \"root\" | \"any\", buffer = \"empty\" }",
+                       "final")
         self.final_root_only = final["stack"] == "root"
         rules = d.get("transition")
-        if not isinstance(rules, list) or not rules:
-            self._fail("no [[transition]] tables", "name")
-        self._rules = [self._compile(r) for r in rules]
+        if not rules:
+            self._fail("no [[transition]] tables")
+        self._rules = [self._compile(r, i) for i, r in enumerate(rules)]
         self.transitions = tuple(r.name for r in self._rules)
-        if len(set(self.transitions)) != len(self.transitions):
-            self._fail(f"duplicate transition names in {self.transitions}", "[[transition]]")
+        dup = next((i for i, t in enumerate(self.transitions) if t in self.transitions[:i]), None)
+        if dup is not None:
+            self._fail(f"duplicate transition name {self.transitions[dup]!r}",
+                       "transition", dup, "name")
         self._rule_of = {r.name: r for r in self._rules}
         self.needs_arcs = any(r.headed or r.headless for r in self._rules)
+        # Whether every transition that removes a node gives it a head (or
+        # requires one): then every position off the stack and buffer is headed.
+        self.pops_headed = all(
+            i in r.headed or (r.edge is not None and r.edge[1] == i)
+            for r in self._rules
+            for i in set(range(len(r.names))) - set(r.stack_after + r.buffer_after))
         inv = d.get("invariants", {})
         self.stack_heads = inv.get("stack_heads", "below" if self.needs_arcs else "none")
         if self.stack_heads not in ("none", "below"):
-            self._fail("invariants.stack_heads must be 'none' or 'below'", "stack_heads")
+            self._fail(f"invariants.stack_heads {self.stack_heads!r}: expected 'none' or "
+                       f"'below'", "invariants", "stack_heads")
         self._load_completion(d.get("completion"))
         self._load_strategies(d.get("strategy", {"none": {}}))
 
     # -- loading ---------------------------------------------------------------
 
-    def _line(self, needle, after=None):
-        """Line of the first ``needle`` (at or after the first ``after``)."""
-        lines = self._text.splitlines()
-        start = 0
-        if after is not None:
-            start = next((i for i, line in enumerate(lines) if after in line), 0)
-        for i in range(start, len(lines)):
-            if needle in lines[i]:
-                return i + 1
-        return start + 1
+    def _fail(self, reason, *path):
+        """Raise the SystemFileError for the entry at ``path`` (see :func:`key_line`)."""
+        raise SystemFileError(f"{self.path}:{key_line(self._text, path)}: {reason}")
 
-    def _fail(self, reason, needle, after=None):
-        raise ValueError(f"{self.path}:{self._line(needle, after)}: {reason}")
-
-    def _get(self, d, key, kind):
-        if key not in d:
-            raise ValueError(f"{self.path}:1: missing key {key!r}")
-        if not isinstance(d[key], kind):
-            self._fail(f"{key!r} must be a {kind.__name__}", key)
-        return d[key]
-
-    def _compile(self, r):
+    def _compile(self, r, index):
+        at = ("transition", index)
         name = r.get("name")
         if not isinstance(name, str) or not name.isidentifier():
-            self._fail(f"transition name {name!r} is not an identifier", "[[transition]]")
-        where = f'"{name}"'
+            self._fail(f"transition name {name!r} is not an identifier", *at, "name")
 
         def fail(reason, key="name"):
-            self._fail(f"transition {name}: {reason}", key, where)
+            self._fail(f"transition {name}: {reason}", *at, key)
 
         stack, buffer = r.get("stack", ["*"]), r.get("buffer", ["*"])
-        if not (isinstance(stack, list) and stack and stack[0] == "*" and "*" not in stack[1:]):
+        if not (stack and stack[0] == "*" and "*" not in stack[1:]):
             fail('stack pattern must be ["*", names..., top]', "stack")
-        if not (isinstance(buffer, list) and buffer and buffer[-1] == "*"
-                and "*" not in buffer[:-1]):
+        if not (buffer and buffer[-1] == "*" and "*" not in buffer[:-1]):
             fail('buffer pattern must be [front, names..., "*"]', "buffer")
         names = stack[1:] + buffer[:-1]
-        if len(set(names)) != len(names) or not all(isinstance(x, str) and x.isidentifier()
-                                                     for x in names):
-            fail(f"pattern names {names} must be distinct identifiers")
+        if len(set(names)) != len(names) or not all(x.isidentifier() for x in names):
+            fail(f"pattern names {names} must be distinct identifiers", "stack")
         rule = _Rule(name, len(stack) - 1, len(buffer) - 1, names)
         index = {x: i for i, x in enumerate(names)}
 
@@ -274,7 +455,7 @@ class RewriteSystem(TransitionSystem):
             return index[x]
 
         for cond in r.get("require", []):
-            m = _REQUIRE.match(cond) if isinstance(cond, str) else None
+            m = _REQUIRE.match(cond)
             if not m:
                 fail(f"bad require {cond!r}: expected 'X != root', 'X has head' or 'X has no head'",
                      "require")
@@ -282,60 +463,63 @@ class RewriteSystem(TransitionSystem):
             kind = rule.not_root if m.group(2) else rule.headed if m.group(3) else rule.headless
             kind.append(i)
         sa, ba = r.get("stack_after"), r.get("buffer_after")
-        if not (isinstance(sa, list) and sa and sa[0] == "*" and "*" not in sa[1:]):
+        if not (sa and sa[0] == "*" and "*" not in sa[1:]):
             fail('stack_after must be ["*", names...]', "stack_after")
-        if not (isinstance(ba, list) and ba and ba[-1] == "*" and "*" not in ba[:-1]):
+        if not (ba and ba[-1] == "*" and "*" not in ba[:-1]):
             fail('buffer_after must be [names..., "*"]', "buffer_after")
         kept = sa[1:] + ba[:-1]
         if len(set(kept)) != len(kept):
-            fail(f"stack_after/buffer_after use a name twice: {kept}", "_after")
+            fail(f"stack_after/buffer_after use a name twice: {kept}", "stack_after")
         rule.stack_after = tuple(idx(x, "stack_after") for x in sa[1:])
         rule.buffer_after = tuple(idx(x, "buffer_after") for x in ba[:-1])
         if "edge" in r:
-            m = _EDGE.match(r["edge"]) if isinstance(r["edge"], str) else None
+            m = _EDGE.match(r["edge"])
             if not m or m.group(1) == m.group(2):
-                fail(f"bad edge {r.get('edge')!r}: expected 'HEAD -> DEPENDENT'", "edge")
+                fail(f"bad edge {r['edge']!r}: expected 'HEAD -> DEPENDENT'", "edge")
             rule.edge = (idx(m.group(1), "edge"), idx(m.group(2), "edge"))
         rule.build()
         return rule
 
     def _load_completion(self, comp):
-        self.grammar = None
+        self.grammar = self._grammar_file = None
         if comp is None:
             return
+        at = ("completion",)
         gname = comp.get("grammar")
-        if not isinstance(gname, str):
-            self._fail("completion.grammar must name a grammar file", "grammar", "[completion]")
+        if gname is None:
+            self._fail("completion.grammar must name a grammar file", *at)
         local = Path(self.path).parent / gname
         shipped = gname[:-8] if gname.endswith(".grammar") else gname
-        if local.is_file():
+        if _is_file(local):
+            self._grammar_file = local.resolve()
             self.grammar = load_grammar(local)  # a bad grammar names its own file and line
-        elif (data_dir("grammars") / f"{shipped}.grammar").is_file():
+        elif shipped.isidentifier() and _is_file(data_dir("grammars") / f"{shipped}.grammar"):
+            self._grammar_file = (data_dir("grammars") / f"{shipped}.grammar").resolve()
             self.grammar = load_grammar(shipped)
         else:
             self._fail(f"completion grammar {gname!r} not found next to the system file "
-                       f"nor among the shipped grammars", "grammar", "[completion]")
+                       f"nor among the shipped grammars", *at, "grammar")
         self.grammar_name = self.grammar.name
         self._prefix = tuple(comp.get("prefix", []))
         rules = comp.get("terminals")
-        if not isinstance(rules, list) or not rules:
+        if not rules:
             self._fail("completion.terminals must be a list of { node, terminal } rules",
-                       "terminals")
+                       *at, "terminals")
         self._term_rules = []
-        for rule in rules:
+        for i, rule in enumerate(rules):
             node, term = rule.get("node"), rule.get("terminal")
             if node not in ROLES:
-                self._fail(f"completion terminal rule node {node!r}: expected one of {ROLES}",
-                           f'"{node}"', "[completion]")
+                self._fail(f"completion terminal rule node {node!r}: expected one of "
+                           f"{', '.join(ROLES)}", *at, "terminals", i)
             if term not in self.grammar.terminals:
                 self._fail(f"terminal {term!r} is not in grammar {self.grammar.name} "
-                           f"(terminals {', '.join(self.grammar.terminals)})", f'"{term}"',
-                           "[completion]")
+                           f"(terminals {', '.join(self.grammar.terminals)})",
+                           *at, "terminals", i)
             self._term_rules.append((node, rule.get("headed"), term))
         for term in self._prefix:
             if term not in self.grammar.terminals:
-                self._fail(f"prefix terminal {term!r} is not in grammar {self.grammar.name}",
-                           "prefix")
+                self._fail(f"prefix terminal {term!r} is not in grammar {self.grammar.name} "
+                           f"(terminals {', '.join(self.grammar.terminals)})", *at, "prefix")
         ids = self.grammar.terminal_ids
         self._prefix_ids = [int(i) for i in ids(list(self._prefix))] if self._prefix else []
         self._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in self._term_rules]
@@ -348,20 +532,23 @@ class RewriteSystem(TransitionSystem):
         self.projective_form = spec is not None
         if spec is None:
             return
-        where = "[completion.projective]"
+        at = ("completion", "projective")
         roles = ("root", "stack", "headed", "headless", "buffer")
         kinds = ("virtual", "below", "stack", "buffer")
         self._no_left = tuple(spec.get("no_left_children", []))
         bad = [r for r in self._no_left if r not in roles]
         if bad:
-            self._fail(f"no_left_children role {bad[0]!r}: expected one of {roles}", where)
+            self._fail(f"no_left_children role {bad[0]!r}: expected one of {', '.join(roles)}",
+                       *at, "no_left_children")
         self._allowed_heads = {}
         for role, allowed in spec.get("heads", {}).items():
             if role not in roles:
-                self._fail(f"heads role {role!r}: expected one of {roles}", where)
+                self._fail(f"heads role {role!r}: expected one of {', '.join(roles)}",
+                           *at, "heads", role)
             bad = [k for k in allowed if k not in kinds]
             if bad:
-                self._fail(f"heads.{role}: head kind {bad[0]!r}: expected some of {kinds}", where)
+                self._fail(f"heads.{role}: head kind {bad[0]!r}: expected some of "
+                           f"{', '.join(kinds)}", *at, "heads", role)
             self._allowed_heads[role] = frozenset(allowed)
         # Tables by dependent role code (0 virtual, 1 buffer, 2 root, 3 headed,
         # 4 headless stack node) and head kind (0 virtual, 1 buffer, 2 stack).
@@ -378,41 +565,44 @@ class RewriteSystem(TransitionSystem):
             self._no_left_of[code] = any(r in self._no_left for r in names)
 
     def _load_strategies(self, table):
-        if not isinstance(table, dict) or "none" not in table:
-            self._fail("[strategy.none] must be declared", "[strategy")
+        if "none" not in table:
+            self._fail("[strategy.none] must be declared", "strategy")
         self.strategies = tuple(table)
         self.strategy_descriptions = {}
         self._roles, self._forbid = {}, {}
         keys = {"left_before_right": LBR, "right_before_left": RBL,
                 "no_left": NO_LEFT, "no_right": NO_RIGHT}
         for sname, spec in table.items():
-            where = f"[strategy.{sname}]"
+            at = ("strategy", sname)
             self.strategy_descriptions[sname] = spec.get("description", "")
             roles = []
             for key, bit in keys.items():
                 for role in spec.get(key, []):
                     if role not in ROLES:
                         self._fail(f"strategy {sname}: {key} role {role!r}: "
-                                   f"expected one of {ROLES}", where)
+                                   f"expected one of {', '.join(ROLES)}", *at, key)
                     roles.append((role, bit))
             self._roles[sname] = roles
             forbid = {}
             for tname, items in spec.get("forbid", {}).items():
                 if tname not in self._rule_of:
-                    self._fail(f"strategy {sname}: forbid names unknown transition {tname!r}",
-                               where)
+                    self._fail(f"strategy {sname}: forbid names unknown transition {tname!r}: "
+                               f"expected one of {', '.join(self.transitions)}",
+                               *at, "forbid", tname)
                 rule = self._rule_of[tname]
                 kept = {rule.names[i]: i for i in rule.stack_after + rule.buffer_after}
                 out = []
                 for item in items:
-                    m = _FORBID.match(item) if isinstance(item, str) else None
+                    m = _FORBID.match(item)
                     if not m:
                         self._fail(f"strategy {sname}: bad forbid {item!r}: "
-                                   "expected 'NODE left|right'", where)
+                                   "expected 'NODE left|right'", *at, "forbid", tname)
                     node, side = m.groups()
                     if node not in kept and node not in ("stack*", "buffer*"):
                         self._fail(f"strategy {sname}: forbid {item!r}: {node} is not in the "
-                                   f"configuration after {tname}", where)
+                                   f"configuration after {tname} (expected one of "
+                                   f"{', '.join(list(kept) + ['stack*', 'buffer*'])})",
+                                   *at, "forbid", tname)
                     out.append((kept.get(node, node), side))
                 forbid[tname] = out
             self._forbid[sname] = forbid
@@ -432,10 +622,8 @@ class RewriteSystem(TransitionSystem):
         if r is None:
             raise ValueError(f"unknown transition {t!r} for {self.name}: expected one of "
                              f"{', '.join(self.transitions)}")
-        stack, buffer = tuple(stack), tuple(buffer)
-        if arcs is not None:
-            arcs = tuple(arcs)
-        elif self.needs_arcs:
+        stack, buffer, arcs = int_configuration(stack, buffer, arcs)
+        if arcs is None and self.needs_arcs:
             raise ValueError(f"{self.name} needs arcs (the head of each position or -1)")
         if not r.test(stack, buffer, arcs):
             raise ValueError(f"transition {t} is not legal in configuration "
@@ -457,14 +645,10 @@ class RewriteSystem(TransitionSystem):
 
     def accepts(self, stack, buffer, arcs, n):
         return (arcs is not None or not self.needs_arcs) and _configs.accepts(
-            stack, buffer, arcs, n, self.stack_heads == "below")
+            stack, buffer, arcs, n, self.stack_heads == "below", self.pops_headed)
 
     def validate_slowly(self, stack, buffer, arcs, n):
-        try:
-            stack = tuple(map(operator.index, stack))
-            buffer = tuple(map(operator.index, buffer))
-        except TypeError:
-            raise ValueError("stack and buffer must be sequences of integer positions") from None
+        stack, buffer, arcs = int_configuration(stack, buffer, arcs)
         # Fast acceptance (C-level comparisons); the slow path says what is wrong.
         if not (stack and stack[0] == 0 and stack[-1] <= n
                 and all(map(operator.lt, stack, stack[1:]))
@@ -477,10 +661,6 @@ class RewriteSystem(TransitionSystem):
                 raise ValueError(f"{self.name} needs arcs: the head given to each position "
                                  f"so far, -1 for none")
             return stack, buffer, None
-        try:
-            arcs = tuple(map(operator.index, arcs))
-        except TypeError:
-            raise ValueError("arcs must be a sequence of integer heads (-1 for none)") from None
         if len(arcs) != n + 1:
             raise ValueError(f"arcs has length {len(arcs)}: expected n + 1 = {n + 1}")
         bad = [d for d, h in enumerate(arcs) if not -1 <= h <= n or h == d]
@@ -500,6 +680,17 @@ class RewriteSystem(TransitionSystem):
                             "a headed stack node's head is the node just below it")
                 raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} "
                                  f"{expected}")
+        if self.pops_headed:
+            on_stack = set(stack)
+            for d in range(1, buffer[0] if buffer else n + 1):
+                if arcs[d] < 0 and d not in on_stack:
+                    raise ValueError(f"position {d} has left the stack and buffer but has no "
+                                     f"head in arcs: {self.name} gives every node it removes "
+                                     f"a head")
+        cycle = find_cycle(arcs)
+        if cycle:
+            raise ValueError(f"arcs has a cycle ({' -> '.join(map(str, cycle))}): heads built "
+                             f"so far form a forest")
         return stack, buffer, arcs if self.needs_arcs else None
 
     def _explain(self, stack, buffer, n):
@@ -606,6 +797,24 @@ class RewriteSystem(TransitionSystem):
 _SYSTEM_CACHE = {}
 
 
+def _is_file(path):
+    """``path.is_file()``, False for names the OS cannot take (e.g. a NUL byte)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _shipped(name):
+    """The shipped system ``systems/NAME.toml`` (loaded once), or None."""
+    if name not in _SYSTEM_CACHE:
+        path = data_dir("systems") / f"{name}.toml"
+        if not (name.isidentifier() and _is_file(path)):
+            return None
+        _SYSTEM_CACHE[name] = _from_file(path, shipped=True)
+    return _SYSTEM_CACHE[name]
+
+
 def load_system(name_or_path):
     """A transition system: a registered or shipped name, a TOML path, or a system."""
     from .registry import lookup_system
@@ -617,16 +826,13 @@ def load_system(name_or_path):
     if registered is not None:
         return registered
     if "/" not in text_name and not text_name.endswith(".toml"):
-        if text_name in _SYSTEM_CACHE:
-            return _SYSTEM_CACHE[text_name]
-        shipped = data_dir("systems") / f"{text_name}.toml"
-        if shipped.is_file():
-            system = _SYSTEM_CACHE[text_name] = _from_file(shipped)
-            return system
-        raise ValueError(f"unknown transition system {text_name!r}: expected one of "
-                         f"{', '.join(available_systems())}, or a .toml file")
+        system = _shipped(text_name)
+        if system is None:
+            raise ValueError(f"unknown transition system {text_name!r}: expected one of "
+                             f"{', '.join(available_systems())}, or a .toml file")
+        return system
     path = Path(text_name)
-    if not path.is_file():
+    if not _is_file(path):
         raise ValueError(f"no transition system file {text_name!r}")
     return _from_file(path)
 
@@ -639,21 +845,44 @@ def available_systems():
     return sorted(set(shipped) | set(registered_systems()))
 
 
-def _from_file(path):
-    """Load a system file; a declared projective form registers the method
-    ``projective_masked`` (exact for every gold tree, rank 90)."""
-    text = path.read_text()
+def _read_system_file(path):
+    """``(text, data)`` of a system file, or SystemFileError with the line."""
+    raw = Path(path).read_bytes()
     try:
-        data = tomllib.loads(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise SystemFileError(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}): "
+                              f"system files are UTF-8 text") from None
+    try:
+        return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        where = f"{path}:{m.group(1)}:{m.group(2)}" if m else f"{path}:1"
-        raise ValueError(f"{where}: {str(exc).split(' (at line')[0]}") from None
+        where = f"{m.group(1)}:{m.group(2)}" if m else str(len(text.splitlines()) or 1)
+        raise SystemFileError(f"{path}:{where}: {str(exc).split(' (at ')[0]}") from None
+
+
+def _from_file(path, shipped=False):
+    """Load a system file.  Registered oracle methods are bound to definitions,
+    never to names alone: a shipped file registers its ``projective_masked``
+    method (exact for every gold tree, rank 90) and gets every method
+    registered under its name; another file gets them only if it is the same
+    definition (the same parsed content and completion grammar) as the
+    shipped file of its name, else only its own ``projective_masked``."""
+    text, data = _read_system_file(path)
     system = RewriteSystem(path, text, data)
+    twin = None if shipped else _shipped(system.name)
+    if shipped or (twin is not None and twin._data == data
+                   and twin._grammar_file == system._grammar_file):
+        system._definition = system.name
     if system.projective_form:
         from .grammar_path import masked_method
-        from .registry import register_method
+        from .registry import Method, register_method
 
-        register_method(system.name, "projective_masked", masked_method(system), ("none",),
-                        projective_only=False, rank=90)
+        if shipped:
+            register_method(system.name, "projective_masked", masked_method(system), ("none",),
+                            projective_only=False, rank=90)
+        elif system.method_key is None:
+            system.own_methods = {"projective_masked": Method(
+                system.name, "projective_masked", masked_method(system), ("none",), False, 90.0)}
     return system

@@ -35,7 +35,7 @@ the stack trees are read off ``arcs`` once and each successor's top tree is
 spliced from them, and the tables are filled by branch and bound.
 """
 from ..registry import register_method, register_system
-from ..system import TransitionSystem
+from ..system import TransitionSystem, int_configuration
 from . import _lrspine
 from .arc_standard import _Cache
 
@@ -98,7 +98,10 @@ class LRSpine(TransitionSystem):
         return out
 
     def apply(self, stack, buffer, arcs, t):
-        stack, buffer, arcs = tuple(stack), tuple(buffer), tuple(arcs)
+        stack, buffer, arcs = int_configuration(stack, buffer, arcs)
+        if arcs is None:
+            raise ValueError("lr_spine needs arcs: the head given to each position so far, "
+                             "-1 for none")
         if t == "shift":
             if not buffer:
                 raise ValueError("transition shift is not legal: the buffer is empty")
@@ -138,11 +141,7 @@ class LRSpine(TransitionSystem):
         return arcs is not None and _lrspine.accepts(stack, buffer, arcs, n)
 
     def validate_slowly(self, stack, buffer, arcs, n):
-        try:
-            stack = tuple(int(x) for x in stack)
-            buffer = tuple(int(x) for x in buffer)
-        except (TypeError, ValueError):
-            raise ValueError("stack and buffer must be sequences of integer positions") from None
+        stack, buffer, arcs = int_configuration(stack, buffer, arcs)
         if not stack or stack[0] != 0:
             raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
         if any(a >= b for a, b in zip(stack, stack[1:])) or stack[-1] > n:
@@ -154,10 +153,6 @@ class LRSpine(TransitionSystem):
         if arcs is None:
             raise ValueError("lr_spine needs arcs: the head given to each position so far, "
                              "-1 for none")
-        try:
-            arcs = tuple(int(x) for x in arcs)
-        except (TypeError, ValueError):
-            raise ValueError("arcs must be a sequence of integer heads (-1 for none)") from None
         if len(arcs) != n + 1:
             raise ValueError(f"arcs has length {len(arcs)}: expected n + 1 = {n + 1}")
         roots = set(stack)
