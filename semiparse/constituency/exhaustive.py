@@ -105,7 +105,7 @@ class Search:
         if known is not None and (known[1] or known[0] > budget):
             return known[0]
         pending = self._pending(key)
-        if system.is_terminal(c):
+        if system._terminal(c):
             value = sum(pending.values())
             memo[key] = (value, True)
             return value
@@ -116,12 +116,12 @@ class Search:
             memo[key] = (lower, False)
             return lower
         best = float("inf")
-        for t in system.legal(c):
+        for t in system._legal_all(c):
             if t.kind == "NT":
                 for x in self.nt_labels(c):
-                    best = min(best, self.future(system.apply(c, NT(x)), budget))
+                    best = min(best, self.future(system._step(c, NT(x)), budget))
                 continue
-            d = system.apply(c, t)
+            d = system._step(c, t)
             if t.kind == "SH":
                 cost = sum(k for x, k in pending.items() if x[2] == c.i)
             elif t.kind == "RE":
@@ -137,8 +137,11 @@ class Search:
         return memo[key][0]
 
     def loss(self, c):
-        """Minimum loss of a tree reachable from ``c``."""
+        """Minimum loss of a tree reachable from ``c`` (validated first)."""
+        c = self.system.validate(c)
         gold = self.gold
+        if c.n != gold.n:
+            raise ValueError(f"configuration has {c.n} words, gold tree {gold.n}")
         built = Counter(c.built)
         matched = sum(min(k, gold.counts.get(x, 0)) for x, k in built.items())
         matched_before = sum(min(k, gold.counts.get(x, 0)) for x, k in built.items() if x[2] < c.i)
