@@ -88,13 +88,18 @@ class Tree:
 
     def to_string(self):
         """One-line bracketed form, e.g. ``(S (NP (DT the) (NN dog)) (VP (VBD ran)))``."""
-        parts = []
-        for item, entering in traverse(self):
-            if entering is None:
-                parts.append(" " + item)
-            elif entering:
-                parts.append(("(" if item is self else " (") + item.label)
+        parts = ["(" + self.label]
+        stack = [iter(self.children)]  # the children left to write, per open node
+        while stack:
+            for child in stack[-1]:
+                if isinstance(child, str):
+                    parts.append(" " + child)
+                else:
+                    parts.append(" (" + child.label)
+                    stack.append(iter(child.children))
+                    break
             else:
+                stack.pop()
                 parts.append(")")
         return "".join(parts)
 
@@ -109,15 +114,16 @@ def traverse(t):
     stack = [(t, iter(t.children))]
     while stack:
         node, children = stack[-1]
-        child = next(children, None)
-        if child is None:
+        for child in children:
+            if isinstance(child, str):
+                yield child, None
+            else:
+                yield child, True
+                stack.append((child, iter(child.children)))
+                break
+        else:
             stack.pop()
             yield node, False
-        elif isinstance(child, str):
-            yield child, None
-        else:
-            yield child, True
-            stack.append((child, iter(child.children)))
 
 
 def tree(text):
@@ -348,20 +354,13 @@ def write_ptb(trees, path, outer=True):
 
 
 def _check_atoms(t):
-    for node in _nodes(t):
-        atoms = [node.label] + [c for c in node.children if isinstance(c, str)]
-        for atom in atoms[1:] + ([atoms[0]] if atoms[0] else []):
-            if not atom or any(ch.isspace() or ch in "()" for ch in atom):
-                raise ValueError(f"cannot write {atom!r}: labels and words need characters "
-                                 "other than brackets and spaces")
-
-
-def _nodes(t):
-    stack = [t]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in node.children if not isinstance(c, str))
+    for item, entering in traverse(t):
+        if entering is False or (entering and not item.label):  # a label may be empty
+            continue
+        atom = item if entering is None else item.label
+        if not atom or any(ch.isspace() or ch in "()" for ch in atom):
+            raise ValueError(f"cannot write {atom!r}: labels and words need characters "
+                             "other than brackets and spaces")
 
 
 def constituents(t):
