@@ -370,29 +370,43 @@ def _check(rules, starts, file, last_line):
     return start
 
 
+def _productive(rules):
+    """The constituents with some finish rule whose states are reachable.
+
+    Each non-preterminal rule concludes one symbol (a constituent ``C``, a left
+    state ``L`` or a right state ``R``) from two; a worklist visits each rule
+    once per premise, so this is linear in the grammar (repeated passes over
+    all rules until nothing changes were quadratic on long chains).
+    """
+    premises = {"finish": lambda s: (("C", s[0]), ("L", s[1]), ("R", s[2])),
+                "left": lambda s: (("L", s[0]), ("C", s[1]), ("L", s[2])),
+                "right": lambda s: (("R", s[0]), ("R", s[1]), ("C", s[2]))}
+    waiting, missing, conclusion = {}, [], []
+    for r in rules:
+        if r.form in premises:
+            head, *needs = premises[r.form](r.symbols)
+            for need in set(needs):
+                waiting.setdefault(need, []).append(len(missing))
+            missing.append(len(set(needs)))
+            conclusion.append(head)
+    todo = [("L", r.symbols[0]) for r in rules if r.form == "preterminal"] + [
+        ("R", r.symbols[1]) for r in rules if r.form == "preterminal"]
+    known = set()
+    while todo:
+        symbol = todo.pop()
+        if symbol in known:
+            continue
+        known.add(symbol)
+        for k in waiting.get(symbol, ()):
+            missing[k] -= 1
+            if missing[k] == 0:
+                todo.append(conclusion[k])
+    return {name for kind, name in known if kind == "C"}
+
+
 def _warn_useless(rules, start, file):
     """Warn about constituents that can never be used in a derivation of start."""
-    # Productive constituents: some finish rule whose states are reachable.
-    left_reach = {r.symbols[0] for r in rules if r.form == "preterminal"}
-    right_reach = {r.symbols[1] for r in rules if r.form == "preterminal"}
-    productive = set()
-    changed = True
-    while changed:
-        changed = False
-        for r in rules:
-            s = r.symbols
-            if r.form == "finish" and s[0] not in productive and s[1] in left_reach \
-                    and s[2] in right_reach:
-                productive.add(s[0])
-                changed = True
-            elif r.form == "left" and s[1] in productive and s[2] in left_reach \
-                    and s[0] not in left_reach:
-                left_reach.add(s[0])
-                changed = True
-            elif r.form == "right" and s[2] in productive and s[1] in right_reach \
-                    and s[0] not in right_reach:
-                right_reach.add(s[0])
-                changed = True
+    productive = _productive(rules)
     used = {start} | {r.symbols[1] for r in rules if r.form == "left"} | {
         r.symbols[2] for r in rules if r.form == "right"}
     for r in rules:

@@ -4,6 +4,7 @@ byte-level mutations of the shipped grammars.
 
 Every file is written under pytest's tmp_path.
 """
+import re
 import warnings
 
 import pytest
@@ -93,3 +94,33 @@ def test_fuzz_grammars(shipped, tmp_path):
                     assert "\n" not in str(exc)
 
     fuzz()
+
+
+def chain(n, closed=True):
+    """Constituent A{k} needs left state L{k}, which needs A{k+1}, listed so
+    that a pass over the rules in file order learns one link at a time; the
+    last constituent finishes from plain states (``closed``) or from a right
+    state that itself needs A0 (a cycle: nothing derives a tree)."""
+    lines = ["start A0", "(S, S) -> s",
+             f"A{n} -> (S, S)" if closed else f"A{n} -> (S, R)\n(_, R) -> (_, S) A0"]
+    for k in range(n):
+        lines += [f"A{k} -> (L{k}, S)", f"(L{k}, _) -> A{k + 1} (S, _)"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_long_chain_of_constituents_loads():
+    """Productive constituents are found by a worklist (repeated passes over
+    the rules took minutes on chains of this length)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GrammarWarning)
+        grammar = Grammar.from_text(chain(6000), "chain")
+    assert len(grammar.constituents) == 6001
+
+
+def test_a_cycle_derives_no_tree():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", GrammarWarning)
+        Grammar.from_text(chain(50, closed=False), "cycle")
+    names = {re.search(r"constituent '(\w+)' derives no tree", str(w.message)).group(1)
+             for w in caught}
+    assert names == {f"A{k}" for k in range(51)}
