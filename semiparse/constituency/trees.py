@@ -237,7 +237,7 @@ class _BadLine(str):
 
 
 def _decoded(stream):
-    """The lines of a binary stream as text (``\n``, ``\r\n`` or ``\r`` ends);
+    """The lines of a binary stream as text (a line ends in LF, CR LF or CR);
     a line that is not UTF-8 becomes a :class:`_BadLine`."""
     for chunk in stream:
         for raw in chunk.splitlines(True):
