@@ -14,6 +14,7 @@ name may be used in each); terminals are a fourth.  The file is parsed with
 lark into a tree, turned into rules by a transformer, and checked as a whole
 before a :class:`Grammar` exists, so a bad file never loads partially.
 """
+import re
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -43,6 +44,7 @@ _DSL = r"""
 """
 
 _PARSER = Lark(_DSL, parser="lalr", propagate_positions=True)
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'.]*")  # NAME of the DSL
 
 
 class GrammarError(ValueError):
@@ -184,7 +186,9 @@ class Grammar:
             raise GrammarError(str(exc.orig_exc), name) from None
         starts = [item for item in items if isinstance(item, tuple)]
         rules = [item for item in items if isinstance(item, Rule)]
-        start = _check(rules, starts, name)
+        # whole-file problems (no start, no terminals) are reported at the last line
+        last_line = text.count("\n") + (not text.endswith("\n"))
+        start = _check(rules, starts, name, last_line)
         return cls(rules, start, name)
 
     # -- views -------------------------------------------------------------
@@ -281,6 +285,11 @@ def _ordered(names):
 
 def _syntax_reason(exc, text):
     token = getattr(exc, "token", None)
+    lines = text.split("\n")
+    if token is not None and 0 < exc.line <= len(lines):
+        hint = _not_split(lines[exc.line - 1])
+        if hint is not None:
+            return hint
     if token is not None and getattr(token, "type", None) == "$END":
         return "unexpected end of file: a rule is incomplete"
     if token is not None:
@@ -290,11 +299,30 @@ def _syntax_reason(exc, text):
     return f"unexpected character {char!r}"
 
 
-def _check(rules, starts, file):
-    """Whole-grammar checks; returns the start symbol or raises GrammarError."""
+def _not_split(line):
+    """Why a rule line with too many children is not split (None if it is not that).
+
+    A split rule takes one child: the bare names (outside the state pairs) of
+    each right-hand alternative are its children.
+    """
+    _, arrow, rhs = line.partition("#")[0].partition("->")
+    if not arrow:
+        return None
+    for alternative in rhs.split("|"):
+        children = re.sub(r"\([^()]*\)", " ", alternative).split()
+        if len(children) > 1 and all(_NAME.fullmatch(child) for child in children):
+            return (f"'{alternative.strip()}' has {len(children)} children ({', '.join(children)}), "
+                    "but a rule attaches one child on one side of a head: "
+                    "'(B2, _) -> A (B, _)' or '(_, C2) -> (_, C) A'")
+    return None
+
+
+def _check(rules, starts, file, last_line):
+    """Whole-grammar checks; returns the start symbol or raises GrammarError
+    (at ``last_line`` when no rule is to blame)."""
 
     def fail(reason, rule=None, pos=None):
-        line, col = (rule.line, rule.column) if rule is not None else (pos or (None, None))
+        line, col = (rule.line, rule.column) if rule is not None else (pos or (last_line, None))
         raise GrammarError(reason, file, line, col)
 
     if not starts:
@@ -333,36 +361,52 @@ def _check(rules, starts, file):
                 fail(f"undefined {kind} {name!r} in rule '{r}'", r)
     if start not in constituents:
         fail(f"start symbol {start!r} has no rule '{start} -> (B, C)'", pos=start_pos)
-    if len(set(rules)) != len(rules):
-        dup = next(r for i, r in enumerate(rules) if r in rules[:i])
-        fail(f"rule '{dup}' is given twice", dup)
+    seen = set()
+    for r in rules:
+        if r in seen:
+            fail(f"rule '{r}' is given twice", r)
+        seen.add(r)
     _warn_useless(rules, start, file)
     return start
 
 
+def _productive(rules):
+    """The constituents with some finish rule whose states are reachable.
+
+    Each non-preterminal rule concludes one symbol (a constituent ``C``, a left
+    state ``L`` or a right state ``R``) from two; a worklist visits each rule
+    once per premise, so this is linear in the grammar (repeated passes over
+    all rules until nothing changes were quadratic on long chains).
+    """
+    premises = {"finish": lambda s: (("C", s[0]), ("L", s[1]), ("R", s[2])),
+                "left": lambda s: (("L", s[0]), ("C", s[1]), ("L", s[2])),
+                "right": lambda s: (("R", s[0]), ("R", s[1]), ("C", s[2]))}
+    waiting, missing, conclusion = {}, [], []
+    for r in rules:
+        if r.form in premises:
+            head, *needs = premises[r.form](r.symbols)
+            for need in set(needs):
+                waiting.setdefault(need, []).append(len(missing))
+            missing.append(len(set(needs)))
+            conclusion.append(head)
+    todo = [("L", r.symbols[0]) for r in rules if r.form == "preterminal"] + [
+        ("R", r.symbols[1]) for r in rules if r.form == "preterminal"]
+    known = set()
+    while todo:
+        symbol = todo.pop()
+        if symbol in known:
+            continue
+        known.add(symbol)
+        for k in waiting.get(symbol, ()):
+            missing[k] -= 1
+            if missing[k] == 0:
+                todo.append(conclusion[k])
+    return {name for kind, name in known if kind == "C"}
+
+
 def _warn_useless(rules, start, file):
     """Warn about constituents that can never be used in a derivation of start."""
-    # Productive constituents: some finish rule whose states are reachable.
-    left_reach = {r.symbols[0] for r in rules if r.form == "preterminal"}
-    right_reach = {r.symbols[1] for r in rules if r.form == "preterminal"}
-    productive = set()
-    changed = True
-    while changed:
-        changed = False
-        for r in rules:
-            s = r.symbols
-            if r.form == "finish" and s[0] not in productive and s[1] in left_reach \
-                    and s[2] in right_reach:
-                productive.add(s[0])
-                changed = True
-            elif r.form == "left" and s[1] in productive and s[2] in left_reach \
-                    and s[0] not in left_reach:
-                left_reach.add(s[0])
-                changed = True
-            elif r.form == "right" and s[2] in productive and s[1] in right_reach \
-                    and s[0] not in right_reach:
-                right_reach.add(s[0])
-                changed = True
+    productive = _productive(rules)
     used = {start} | {r.symbols[1] for r in rules if r.form == "left"} | {
         r.symbols[2] for r in rules if r.form == "right"}
     for r in rules:
@@ -393,7 +437,7 @@ def load_grammar(name_or_path):
     shipped = data_dir("grammars") / f"{text_name}.grammar"
     is_bare = "/" not in text_name and not text_name.endswith(".grammar")
     if is_bare and shipped.is_file():
-        _CACHE[text_name] = Grammar.from_text(shipped.read_text(), name=text_name)
+        _CACHE[text_name] = Grammar.from_text(_read_text(shipped, text_name), name=text_name)
         return _CACHE[text_name]
     path = Path(name_or_path)
     if not path.is_file():
@@ -401,4 +445,16 @@ def load_grammar(name_or_path):
                            if p.name.endswith(".grammar"))
         raise ValueError(f"no grammar {text_name!r}: not a file, and not one of the shipped "
                          f"grammars ({', '.join(available)})")
-    return Grammar.from_text(path.read_text(), name=str(path))
+    return Grammar.from_text(_read_text(path, str(path)), name=str(path))
+
+
+def _read_text(path, name):
+    """The UTF-8 text of a grammar file; GrammarError at the line of a bad byte."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise GrammarError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
+                           name, line, column) from None

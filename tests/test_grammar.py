@@ -59,9 +59,9 @@ S -> (S, S) | (S, T)
         ("start S\n(S, S) -> s\nS -> (Q, S)\n", 3, 1, "undefined left state 'Q'"),
         ("start S\n(S, S) -> s\nS -> (S, S)\n(_, S) -> (_, R) S\n", 4, 18, "undefined right state 'R'"),
         ("start X\n(S, S) -> s\nS -> (S, S)\n", 1, 7, "start symbol 'X' has no rule"),
-        ("(S, S) -> s\nS -> (S, S)\n", None, None, "no 'start' declaration"),
+        ("(S, S) -> s\nS -> (S, S)\n", 2, None, "no 'start' declaration"),
         ("start S\nstart S\n(S, S) -> s\nS -> (S, S)\n", 2, 7, "several 'start'"),
-        ("start S\nS -> (S, S)\n", None, None, "undefined left state|no preterminal"),
+        ("start S\nS -> (S, S)\n", 2, None, "undefined left state|no preterminal"),
         ("start S\n(S, S) -> s\nS -> (S, S)\nS -> (S, S)\n", 4, 1, "given twice"),
         ("start S\n(S, S) -> s ; S -> (S, S)\n", 2, 13, "unexpected character ';'"),
     ],
@@ -71,7 +71,8 @@ def test_errors_name_file_line_column_and_reason(text, line, column, reason):
         Grammar.from_text(text, "bad.grammar")
     err = info.value
     assert err.file == "bad.grammar" and err.line == line and err.column == column
-    assert str(err).startswith("bad.grammar" + (f":{line}:{column}: " if line else ": "))
+    where = "".join(f":{x}" for x in (line, column) if x is not None)
+    assert str(err).startswith(f"bad.grammar{where}: ")
     assert "\n" not in str(err)
 
 

@@ -46,7 +46,13 @@ def run_evalb(args):
     gold = list(iter_ptb(args.gold, on_error=args.on_error))
     test = list(iter_ptb(args.test, on_error=args.on_error))
     if len(gold) != len(test):
-        raise ValueError(f"{args.test}: {len(test)} trees, but {args.gold} has {len(gold)}")
+        # name the first tree without a partner
+        more, name = (gold, args.gold) if len(gold) > len(test) else (test, args.test)
+        common = min(len(gold), len(test))
+        extra, error = more[common]
+        raise ValueError(f"{name}:{extra.line if error is None else error.line}: tree "
+                         f"{common + 1} has no partner: {args.test} has {len(test)} trees, "
+                         f"but {args.gold} has {len(gold)}")
     punctuation = frozenset() if args.keep_punctuation else PUNCTUATION
     total, skipped = Scores(0, 0, 0), 0
     for (g, gold_error), (t, test_error) in zip(gold, test):

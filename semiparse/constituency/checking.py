@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from .exhaustive import Search
 from .dynamic import Gold, oracle as make_oracle
 from .systems import NT, system as get_system
-from .trees import Tree, read_ptb
+from .trees import Tree, read_ptb, traverse
 
 LABELS = ("A", "B", "C")
 
@@ -54,21 +54,23 @@ def window(tree, start, size):
     without words are removed, and so is a node that the cut leaves with one
     phrasal child of the same span (the cut must not create unary chains)."""
     position = 0
-
-    def walk(node):
-        nonlocal position
+    done = [[]]  # the kept children of each open node (None: cut)
+    for node, entering in traverse(tree):
+        if entering is None:
+            continue
+        if entering:
+            done.append([])
+            continue
+        children = [c for c in done.pop() if c is not None]
         if node.is_preterminal:
-            keep = start <= position < start + size
+            kept = Tree(node.label, node.children) if start <= position < start + size else None
             position += 1
-            return Tree(node.label, node.children) if keep else None
-        children = [c for c in (walk(c) for c in node.children) if c is not None]
-        if not children:
-            return None
-        if len(children) == 1 and len(node.children) > 1 and not children[0].is_preterminal:
-            return children[0]
-        return Tree(node.label, children)
-
-    out = walk(tree)
+        elif len(children) == 1 and len(node.children) > 1 and not children[0].is_preterminal:
+            kept = children[0]
+        else:
+            kept = Tree(node.label, children) if children else None
+        done[-1].append(kept)
+    out = done[0][0]
     if out.is_preterminal:
         out = Tree("X", [out])
     return out

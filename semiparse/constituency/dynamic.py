@@ -255,21 +255,21 @@ class Oracle:
 
     def breakdown(self, config, gold):
         """The four loss terms of ``config`` against ``gold`` (Tree or Gold)."""
-        return self._terms(config, as_gold(gold))
+        return self._terms(self.system.validate(config), as_gold(gold))
 
     def loss(self, config, gold):
         """Minimum Hamming loss of a tree reachable from ``config``."""
-        return self._terms(config, as_gold(gold)).total
+        return self.breakdown(config, gold).total
 
     def optimal(self, config, gold):
         """The legal transitions that keep the loss: a list of Transition (NT-X
         for each optimal label X; only labels of gold constituents starting
         where the NT's constituent will start can be optimal, any other label
         adds one erroneous constituent)."""
-        gold = as_gold(gold)
+        config, gold = self.system.validate(config), as_gold(gold)
         base = self._terms(config, gold).total
         out = []
-        for t in self.system.legal(config):
+        for t in self.system._legal_all(config):
             if t.kind == "NT":
                 # an NT whose label no gold constituent at its start has only adds
                 # an erroneous constituent (+1); the checker tests every label
@@ -278,7 +278,7 @@ class Oracle:
             else:
                 candidates = [t]
             for u in candidates:
-                if self._terms(self.system.apply(config, u), gold).total == base:
+                if self._terms(self.system._step(config, u), gold).total == base:
                     out.append(u)
         return out
 

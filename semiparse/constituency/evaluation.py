@@ -17,6 +17,8 @@ Following evalb's ``COLLINS.prm``:
 from collections import Counter
 from typing import NamedTuple
 
+from .trees import traverse
+
 PUNCTUATION = frozenset([",", ":", "``", "''", "."])
 EQUAL_LABELS = {"PRT": "ADVP"}
 
@@ -50,21 +52,21 @@ def brackets(tree, keep=None, equal_labels=EQUAL_LABELS):
     out = Counter()
     position = 0
     index = 0  # position among kept words
-
-    def walk(node):
-        nonlocal position, index
+    starts = []  # index at each open phrasal node
+    for node, entering in traverse(tree):
+        if entering is None:
+            continue
         if node.is_preterminal:
-            if keep is None or keep[position]:
-                index += 1
-            position += 1
-            return
-        start = index
-        for child in node.children:
-            walk(child)
-        if index > start:
-            out[(equal_labels.get(node.label, node.label), start, index)] += 1
-
-    walk(tree)
+            if not entering:
+                if keep is None or keep[position]:
+                    index += 1
+                position += 1
+        elif entering:
+            starts.append(index)
+        else:
+            start = starts.pop()
+            if index > start:
+                out[(equal_labels.get(node.label, node.label), start, index)] += 1
     return out
 
 

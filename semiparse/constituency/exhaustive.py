@@ -30,7 +30,6 @@ constituent whose start has been passed (top-down), or in-order an open NT or
 a new NT above a stack node with that left end (pending constituents at a
 start that no stack node has are lost).
 """
-import sys
 from collections import Counter
 
 from .dynamic import as_gold
@@ -97,7 +96,24 @@ class Search:
 
     def future(self, c, budget):
         """Minimum future cost from ``c`` if at most ``budget``, else a lower
-        bound of it that exceeds ``budget``."""
+        bound of it that exceeds ``budget``.  The search is as deep as the
+        transition sequences, so it runs :meth:`_future` on an explicit stack
+        rather than on Python's."""
+        frames, value = [self._future(c, budget)], None
+        while frames:
+            try:
+                request = frames[-1].send(value)
+            except StopIteration as done:
+                frames.pop()
+                value = done.value
+            else:
+                frames.append(self._future(*request))
+                value = None
+        return value
+
+    def _future(self, c, budget):
+        """:meth:`future` as a generator: yields ``(configuration, budget)`` for
+        each sub-search and is sent its result."""
         system = self.system
         key = self._key(c)
         memo = self.memo
@@ -105,7 +121,7 @@ class Search:
         if known is not None and (known[1] or known[0] > budget):
             return known[0]
         pending = self._pending(key)
-        if system.is_terminal(c):
+        if system._terminal(c):
             value = sum(pending.values())
             memo[key] = (value, True)
             return value
@@ -116,12 +132,12 @@ class Search:
             memo[key] = (lower, False)
             return lower
         best = float("inf")
-        for t in system.legal(c):
+        for t in system._legal_all(c):
             if t.kind == "NT":
                 for x in self.nt_labels(c):
-                    best = min(best, self.future(system.apply(c, NT(x)), budget))
+                    best = min(best, (yield system._step(c, NT(x)), budget))
                 continue
-            d = system.apply(c, t)
+            d = system._step(c, t)
             if t.kind == "SH":
                 cost = sum(k for x, k in pending.items() if x[2] == c.i)
             elif t.kind == "RE":
@@ -129,7 +145,7 @@ class Search:
             else:
                 cost = 0
             if cost <= budget:
-                best = min(best, cost + self.future(d, budget - cost))
+                best = min(best, cost + (yield d, budget - cost))
             else:
                 best = min(best, cost)
         exact = best <= budget
@@ -137,23 +153,21 @@ class Search:
         return memo[key][0]
 
     def loss(self, c):
-        """Minimum loss of a tree reachable from ``c``."""
+        """Minimum loss of a tree reachable from ``c`` (validated first)."""
+        c = self.system.validate(c)
         gold = self.gold
+        if c.n != gold.n:
+            raise ValueError(f"configuration has {c.n} words, gold tree {gold.n}")
         built = Counter(c.built)
         matched = sum(min(k, gold.counts.get(x, 0)) for x, k in built.items())
         matched_before = sum(min(k, gold.counts.get(x, 0)) for x, k in built.items() if x[2] < c.i)
         missed = sum(k for x, k in gold.counts.items() if x[2] < c.i) - matched_before
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 10000))
-        try:
-            budget = 0
-            while True:
-                value = self.future(c, budget)
-                if value <= budget:
-                    return len(c.built) - matched + missed + value
-                budget = value
-        finally:
-            sys.setrecursionlimit(limit)
+        budget = 0
+        while True:
+            value = self.future(c, budget)
+            if value <= budget:
+                return len(c.built) - matched + missed + value
+            budget = value
 
 
 def min_loss(name, c, gold, search=None):

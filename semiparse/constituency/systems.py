@@ -32,13 +32,19 @@ in-order
     * Finish: the buffer is empty and the stack is one finished constituent
       (not a bare word) spanning the sentence.
 
+Every public method checks its configuration first (:meth:`System.validate`):
+a configuration the system cannot reach -- a buffer index outside ``0..n``,
+stack items that do not cover the words before it in order, a non-integer
+position -- is a ValueError saying what is wrong.
+
 Neither system bounds unary chains (top-down: NTs in a row; in-order: NT-X,
 Reduce pairs); a parser needs its own limit.  The exhaustive search bounds
 them by the loss itself (see :mod:`semiparse.constituency.exhaustive`).
 """
+import operator
 from typing import NamedTuple
 
-from .trees import from_constituents
+from .trees import from_constituents, traverse
 
 
 class Done(NamedTuple):
@@ -96,37 +102,110 @@ class Configuration(NamedTuple):
         return f"<[{items}], i={self.i}/{self.n}{', finished' if self.finished else ''}, γ={{{built}}}>"
 
 
+def _integer(value, what):
+    """``value`` as a Python int (any integer type; not a bool, float or string)."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ValueError(f"{what} must be an integer, not {value!r}")
+
+
 class System:
-    """Common code; subclasses define the transitions."""
+    """Common code; subclasses define the transitions.
+
+    Public methods validate their configuration; the internal ones
+    (:meth:`_legal_all`, :meth:`_step`, :meth:`_terminal`) trust it and are for
+    configurations the system itself produced.
+    """
 
     name = None
     kinds = ()
 
     def initial(self, n):
         """The initial configuration for ``n`` words."""
+        n = _integer(n, "the number of words n")
         if n < 1:
             raise ValueError(f"a sentence needs at least one word, got n={n}")
         return Configuration((), 0, n)
 
+    def validate(self, c):
+        """``c`` with Python ints if this system can reach it, else ValueError
+        saying what is wrong (items are checked in stack order)."""
+        if not isinstance(c, Configuration):
+            raise ValueError(f"expected a Configuration, got {type(c).__name__}")
+        n = _integer(c.n, "the number of words n")
+        i = _integer(c.i, "the buffer index i")
+        if n < 1:
+            raise ValueError(f"a sentence needs at least one word, got n={n}")
+        if not 0 <= i <= n:
+            raise ValueError(f"buffer index i={i} is outside 0..{n} (n={n} words)")
+        if not isinstance(c.finished, bool):
+            raise ValueError(f"finished must be True or False, not {c.finished!r}")
+        if not isinstance(c.stack, (tuple, list)) or not isinstance(c.built, (tuple, list)):
+            raise ValueError("the stack and the built constituents must be tuples")
+        built = []
+        for k, item in enumerate(c.built):
+            if not (isinstance(item, tuple) and len(item) == 3 and isinstance(item[0], str)):
+                raise ValueError(f"built constituent {k} is {item!r}: expected (label, l, r)")
+            l = _integer(item[1], f"the left end of built constituent {k}")
+            r = _integer(item[2], f"the right end of built constituent {k}")
+            if not 0 <= l < r <= i:
+                raise ValueError(f"built constituent {k} {item!r} is not a span of words "
+                                 f"before the buffer index {i}")
+            built.append((item[0], l, r))
+        made = set(built)
+        stack, position = [], 0  # position: the words covered so far
+        for k, item in enumerate(c.stack):
+            if type(item) is Done:
+                l = _integer(item.l, f"the left end of stack item {k}")
+                r = _integer(item.r, f"the right end of stack item {k}")
+                if l != position or not l < r <= i:
+                    raise ValueError(f"stack item {k} {item!r}: expected a node over words "
+                                     f"[{position}, r) with r <= the buffer index {i}")
+                if item.label is None and r != l + 1:
+                    raise ValueError(f"stack item {k} {item!r}: a word (label None) spans one position")
+                if item.label is not None and (
+                        not isinstance(item.label, str) or (item.label, l, r) not in made):
+                    raise ValueError(f"stack item {k} {item!r}: a constituent on the stack must be "
+                                     "one of the built constituents")
+                stack.append(Done(l, r, item.label))
+                position = r
+            elif type(item) is Open:
+                if not isinstance(item.label, str):
+                    raise ValueError(f"stack item {k} {item!r}: the label must be a string")
+                index = _integer(item.index, f"the index of stack item {k}")
+                start = _integer(item.start, f"the start of stack item {k}")
+                stack.append(Open(item.label, index, start))
+                self._check_open(stack, position, n, k)
+            else:
+                raise ValueError(f"stack item {k} is {item!r}: expected a Done or an Open item")
+        if position != i:
+            raise ValueError(f"the stack covers words 0..{position}, not the {i} before the buffer index")
+        c = Configuration(tuple(stack), i, n, tuple(built), c.finished)
+        self._check_shape(c)
+        return c
+
     def legal(self, c):
         """The legal transitions; NT with label None stands for every label."""
-        return [t for t in (SHIFT, NT(None), REDUCE, FINISH)
-                if t.kind in self.kinds and self._legal(c, t.kind)]
+        return self._legal_all(self.validate(c))
 
     def is_legal(self, c, t):
+        c, t = self.validate(c), _transition(t)
         return t.kind in self.kinds and self._legal(c, t.kind)
 
     def apply(self, c, t):
         """The configuration after transition ``t`` (ValueError if illegal)."""
-        if not self.is_legal(c, t):
-            raise ValueError(f"{self.name}: transition {t} is not legal in {c}")
-        if t.kind == "NT" and t.label is None:
-            raise ValueError("NT needs a label")
-        return self._apply(c, t)
+        return self._step(self.validate(c), t)
+
+    def is_terminal(self, c):
+        return self._terminal(self.validate(c))
 
     def tree(self, c, leaves):
         """The tree of a terminal configuration over ``leaves`` ((tag, word) pairs)."""
-        if not self.is_terminal(c):
+        c = self.validate(c)
+        if not self._terminal(c):
             raise ValueError(f"{self.name}: configuration {c} is not terminal")
         if len(leaves) != c.n:
             raise ValueError(f"{len(leaves)} leaves for a configuration of {c.n} words")
@@ -136,8 +215,21 @@ class System:
         """Apply a transition sequence to the initial configuration."""
         c = self.initial(n)
         for t in transitions:
-            c = self.apply(c, t)
+            c = self._step(c, t)
         return c
+
+    def _legal_all(self, c):
+        return [t for t in (SHIFT, NT(None), REDUCE, FINISH)
+                if t.kind in self.kinds and self._legal(c, t.kind)]
+
+    def _step(self, c, t):
+        """:meth:`apply` for a configuration known to be valid."""
+        t = _transition(t)
+        if not (t.kind in self.kinds and self._legal(c, t.kind)):
+            raise ValueError(f"{self.name}: transition {t} is not legal in {c}")
+        if t.kind == "NT" and t.label is None:
+            raise ValueError("NT needs a label")
+        return self._apply(c, t)
 
 
 class TopDown(System):
@@ -174,26 +266,32 @@ class TopDown(System):
         made = (node.label, node.start, stack[-1].r)
         return c._replace(stack=stack[:k] + (Done(made[1], made[2], made[0]),), built=c.built + (made,))
 
-    def is_terminal(self, c):
+    def _terminal(self, c):
         return (c.i == c.n and len(c.stack) == 1 and type(c.stack[0]) is Done
                 and c.stack[0].label is not None)
+
+    def _check_open(self, stack, position, n, k):
+        item = stack[-1]
+        if not item.index == item.start == position < n:
+            raise ValueError(f"stack item {k} {item!r}: top-down pushes a non-terminal at the "
+                             f"buffer index, so index = start = {position} (< n = {n})")
+
+    def _check_shape(self, c):
+        if c.finished:
+            raise ValueError("top-down configurations are never 'finished' (in-order only)")
+        if c.stack and type(c.stack[0]) is Done and not self._terminal(c):
+            raise ValueError("the bottom of a top-down stack is an open non-terminal, unless the "
+                             "stack is one constituent spanning the sentence")
 
     def static_oracle(self, t):
         """The canonical sequence building tree ``t``: pre-order, NT-X on entering
         a phrasal node, Shift for a word, Reduce on leaving."""
-        out = []
-
-        def walk(node):
-            if node.is_preterminal:
-                out.append(SHIFT)
-                return
-            out.append(NT(node.label))
-            for child in node.children:
-                walk(child)
-            out.append(REDUCE)
-
         _check_rooted(t)
-        walk(t)
+        out = []
+        for node, entering in traverse(t):
+            if entering is None or (node.is_preterminal and not entering):
+                continue
+            out.append(SHIFT if node.is_preterminal else NT(node.label) if entering else REDUCE)
         return out
 
 
@@ -235,29 +333,56 @@ class InOrder(System):
         return c._replace(stack=stack[:k - 1] + (Done(made[1], made[2], made[0]),),
                           built=c.built + (made,))
 
-    def is_terminal(self, c):
+    def _terminal(self, c):
         return c.finished
+
+    def _check_open(self, stack, position, n, k):
+        item, below = stack[-1], stack[-2] if len(stack) > 1 else None
+        if type(below) is not Done or item.start != below.l or item.index != position:
+            raise ValueError(f"stack item {k} {item!r}: in-order pushes a non-terminal above its "
+                             f"first child, so it follows a finished node, starts where that node "
+                             f"starts and has index {position}")
+
+    def _check_shape(self, c):
+        first_open = next((k for k, s in enumerate(c.stack) if type(s) is Open), len(c.stack))
+        if first_open > 1:
+            raise ValueError("an in-order stack holds at most one finished node below its "
+                             "first open non-terminal")
+        if c.finished and not (c.i == c.n and len(c.stack) == 1 and c.stack[0].label is not None):
+            raise ValueError("a finished in-order configuration holds one constituent spanning "
+                             "the sentence")
 
     def static_oracle(self, t):
         """The canonical sequence building tree ``t``: for a phrasal node, the
         sequence of its first child, NT-X, those of the other children, Reduce;
         Shift for a word; Finish at the end."""
-        out = []
-
-        def walk(node):
-            if node.is_preterminal:
-                out.append(SHIFT)
-                return
-            walk(node.children[0])
-            out.append(NT(node.label))
-            for child in node.children[1:]:
-                walk(child)
-            out.append(REDUCE)
-
         _check_rooted(t)
-        walk(t)
+        out = []
+        path = []  # the open nodes
+        for node, entering in traverse(t):
+            if entering is None:
+                continue
+            if entering:
+                path.append(node)
+                if node.is_preterminal:
+                    out.append(SHIFT)
+                continue
+            path.pop()
+            if not node.is_preterminal:
+                out.append(REDUCE)
+            if path and path[-1].children[0] is node:
+                out.append(NT(path[-1].label))
         out.append(FINISH)
         return out
+
+
+def _transition(t):
+    """``t`` if it is a Transition of a known kind, else ValueError."""
+    if not isinstance(t, Transition) or t.kind not in ("SH", "NT", "RE", "FI"):
+        raise ValueError(f"expected a Transition (SHIFT, NT(label), REDUCE or FINISH), got {t!r}")
+    if t.label is not None and not isinstance(t.label, str):
+        raise ValueError(f"the label of {t!r} must be a string")
+    return t
 
 
 def _check_rooted(t):

@@ -8,7 +8,11 @@ constituents: the transition systems shift tagged words.
 
 Reading is strict: every problem is a :class:`TreeError` whose message starts
 with ``FILE:LINE:``.  With ``on_error="skip"`` bad trees are dropped and
-reported in :attr:`Treebank.skipped`.
+reported in :attr:`Treebank.skipped`.  Files are decoded line by line, so a
+line that is not UTF-8 spoils only its own tree.
+
+Nothing here recurses over the depth of a tree (reading, writing, cleaning,
+comparing, constituent sets): :func:`traverse` walks trees of any depth.
 """
 from collections import Counter
 
@@ -64,7 +68,17 @@ class Tree:
     def __eq__(self, other):
         if not isinstance(other, Tree):
             return NotImplemented
-        return self.label == other.label and self.children == other.children
+        pairs = [(self, other)]
+        while pairs:
+            a, b = pairs.pop()
+            if a.label != b.label or len(a.children) != len(b.children):
+                return False
+            for x, y in zip(a.children, b.children):
+                if isinstance(x, Tree) and isinstance(y, Tree):
+                    pairs.append((x, y))
+                elif isinstance(x, Tree) or isinstance(y, Tree) or x != y:
+                    return False
+        return True
 
     def __hash__(self):
         return hash(self.to_string())
@@ -74,21 +88,42 @@ class Tree:
 
     def to_string(self):
         """One-line bracketed form, e.g. ``(S (NP (DT the) (NN dog)) (VP (VBD ran)))``."""
-        parts = []
-        self._write(parts)
+        parts = ["(" + self.label]
+        stack = [iter(self.children)]  # the children left to write, per open node
+        while stack:
+            for child in stack[-1]:
+                if isinstance(child, str):
+                    parts.append(" " + child)
+                else:
+                    parts.append(" (" + child.label)
+                    stack.append(iter(child.children))
+                    break
+            else:
+                stack.pop()
+                parts.append(")")
         return "".join(parts)
 
     __str__ = to_string
 
-    def _write(self, parts):
-        parts.append("(" + self.label)
-        for child in self.children:
-            parts.append(" ")
+
+def traverse(t):
+    """The nodes of ``t`` in document order without recursion: ``(node, True)``
+    on entering a Tree, ``(node, False)`` on leaving it, ``(word, None)`` for a
+    word."""
+    yield t, True
+    stack = [(t, iter(t.children))]
+    while stack:
+        node, children = stack[-1]
+        for child in children:
             if isinstance(child, str):
-                parts.append(child)
+                yield child, None
             else:
-                child._write(parts)
-        parts.append(")")
+                yield child, True
+                stack.append((child, iter(child.children)))
+                break
+        else:
+            stack.pop()
+            yield node, False
 
 
 def tree(text):
@@ -118,18 +153,23 @@ def clean(node, remove_traces=True, strip_tags=True, drop_outer=True):
     phrasal labels (POS tags are kept).  ``drop_outer``: replace an unlabelled
     root with a single phrasal child by that child (PTB's ``( (S ...) )``).
     """
-    def walk(t):
+    done = [[]]  # the cleaned children of each open node (None: removed)
+    for t, entering in traverse(node):
+        if entering is None:
+            done[-1].append(t)
+            continue
+        if entering:
+            done.append([])
+            continue
+        children = done.pop()
         if t.is_preterminal:
-            if remove_traces and t.label == "-NONE-":
-                return None
-            return Tree(t.label, t.children, t.line)
-        children = [c for c in (walk(c) for c in t.children) if c is not None]
-        if not children:
-            return None
-        label = strip_function_tags(t.label) if strip_tags else t.label
-        return Tree(label, children, t.line)
-
-    out = walk(node)
+            done[-1].append(None if remove_traces and t.label == "-NONE-"
+                            else Tree(t.label, children, t.line))
+        else:
+            children = [c for c in children if c is not None]
+            label = strip_function_tags(t.label) if strip_tags else t.label
+            done[-1].append(Tree(label, children, t.line) if children else None)
+    out = done[0][0]
     if (drop_outer and out is not None and out.label == "" and len(out.children) == 1
             and not out.children[0].is_preterminal):
         out = out.children[0]
@@ -168,8 +208,8 @@ def iter_ptb(path, remove_traces=True, strip_tags=True, drop_outer=True, on_erro
     each bad one (``on_error="skip"``; ``"fail"`` raises it), in file order."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
-    with open(path, encoding="utf-8") as stream:
-        for raw, error in _parse(stream, str(path), on_error):
+    with open(path, "rb") as stream:
+        for raw, error in _parse(_decoded(stream), str(path), on_error):
             if error is not None:
                 yield None, error
                 continue
@@ -183,9 +223,37 @@ def iter_ptb(path, remove_traces=True, strip_tags=True, drop_outer=True, on_erro
             yield out, None
 
 
+class _Undecodable(str):
+    """An atom holding bytes that are not UTF-8 (decoded as surrogates);
+    ``reason`` says where."""
+
+    reason = None
+
+
+class _BadLine(str):
+    """A line that is not UTF-8, decoded with surrogate escapes, and why."""
+
+    reason = None
+
+
+def _decoded(stream):
+    """The lines of a binary stream as text (a line ends in LF, CR LF or CR);
+    a line that is not UTF-8 becomes a :class:`_BadLine`."""
+    for chunk in stream:
+        for raw in chunk.splitlines(True):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = _BadLine(raw.decode("utf-8", "surrogateescape"))
+                line.reason = f"not valid UTF-8 ({exc.reason} at byte {exc.start})"
+                yield line
+
+
 def _tokens(lines):
-    """``(token, line, column)`` for brackets and atoms."""
+    """``(token, line, column)`` for brackets and atoms; an atom of a
+    :class:`_BadLine` with undecodable bytes is an :class:`_Undecodable`."""
     for number, text in enumerate(lines, 1):
+        reason = getattr(text, "reason", None)
         i, size = 0, len(text)
         while i < size:
             char = text[i]
@@ -198,7 +266,11 @@ def _tokens(lines):
                 j = i
                 while j < size and not text[j].isspace() and text[j] not in "()":
                     j += 1
-                yield text[i:j], number, i
+                atom = text[i:j]
+                if reason is not None and any("\udc80" <= ch <= "\udcff" for ch in atom):
+                    atom = _Undecodable(atom)
+                    atom.reason = reason
+                yield atom, number, i
                 i = j
 
 
@@ -257,6 +329,8 @@ def _parse(lines, name, on_error):
                         yield node, None
                 yield from finish()
         else:
+            if type(token) is _Undecodable:
+                fail(line, token.reason)
             if not stack:
                 fail(line, f"text {token!r} outside any tree")
                 yield from finish()
@@ -280,39 +354,28 @@ def write_ptb(trees, path, outer=True):
 
 
 def _check_atoms(t):
-    for node in _nodes(t):
-        atoms = [node.label] + [c for c in node.children if isinstance(c, str)]
-        for atom in atoms[1:] + ([atoms[0]] if atoms[0] else []):
-            if not atom or any(ch.isspace() or ch in "()" for ch in atom):
-                raise ValueError(f"cannot write {atom!r}: labels and words need characters "
-                                 "other than brackets and spaces")
-
-
-def _nodes(t):
-    stack = [t]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in node.children if not isinstance(c, str))
+    for item, entering in traverse(t):
+        if entering is False or (entering and not item.label):  # a label may be empty
+            continue
+        atom = item if entering is None else item.label
+        if not atom or any(ch.isspace() or ch in "()" for ch in atom):
+            raise ValueError(f"cannot write {atom!r}: labels and words need characters "
+                             "other than brackets and spaces")
 
 
 def constituents(t):
     """Phrasal constituents ``(label, l, r)`` in pre-order (a parent before its
     children; in a unary chain the outer node first)."""
-    out = []
-
-    def walk(node, start):
-        if node.is_preterminal:
-            return start + 1
-        slot = len(out)
-        out.append(None)
-        end = start
-        for child in node.children:
-            end = walk(child, end)
-        out[slot] = (node.label, start, end)
-        return end
-
-    walk(t, 0)
+    out, open_nodes, position = [], [], 0  # open_nodes: (slot in out, start)
+    for node, entering in traverse(t):
+        if entering is None or node.is_preterminal:
+            position += entering is False
+        elif entering:
+            open_nodes.append((len(out), position))
+            out.append(None)
+        else:
+            slot, start = open_nodes.pop()
+            out[slot] = (node.label, start, position)
     return out
 
 
