@@ -97,6 +97,23 @@ def test_ptb_convert_and_evalb_fail_on_invalid_utf8_with_file_line(tmp_path):
     assert status == 0 and "2 scored, 1 skipped" in out
 
 
+def test_a_byte_order_mark_at_the_start_is_dropped(tmp_path):
+    path, out = tmp_path / "bom.mrg", tmp_path / "out.mrg"
+    path.write_bytes(b"\xef\xbb\xbf" + f"{GOOD}\n{GOOD}\n".encode())
+    assert run("ptb-convert", path, "-o", out) == (0, "", "ptb-convert: 2 trees written, 0 skipped\n")
+    assert out.read_text() == f"( {GOOD} )\n" * 2
+
+
+def test_ptb_convert_checks_its_output_before_reading(tmp_path):
+    path = tmp_path / "in.mrg"
+    path.write_text(f"{GOOD}\n")
+    status, _, err = run("ptb-convert", path, "-o", path)
+    assert status == 2 and "is also an input" in err
+    assert path.read_text() == f"{GOOD}\n"
+    status, _, err = run("ptb-convert", tmp_path / "missing.mrg", "-o", tmp_path / "no" / "out.mrg")
+    assert status == 2 and "does not exist" in err and "missing.mrg" not in err
+
+
 def test_evalb_tree_count_mismatch_names_file_and_line(tmp_path):
     gold, test = tmp_path / "gold.mrg", tmp_path / "test.mrg"
     gold.write_text(f"{GOOD}\n{GOOD}\n")

@@ -5,6 +5,7 @@ import sys
 
 from ..constituency.evaluation import PUNCTUATION, Scores, score
 from ..constituency.trees import ON_ERROR, iter_ptb, write_ptb
+from ..outputs import check_output
 
 
 def add_parser(subparsers):
@@ -74,6 +75,7 @@ def run_evalb(args):
 
 
 def run_convert(args):
+    check_output(args.output, [args.input])
     skipped = 0
     trees = []
     for t, error in iter_ptb(args.input, remove_traces=not args.keep_traces,

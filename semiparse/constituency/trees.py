@@ -237,16 +237,19 @@ class _BadLine(str):
 
 
 def _decoded(stream):
-    """The lines of a binary stream as text (a line ends in LF, CR LF or CR);
-    a line that is not UTF-8 becomes a :class:`_BadLine`."""
+    """The lines of a binary stream as text (a line ends in LF, CR LF or CR;
+    a byte-order mark at the start is dropped); a line that is not UTF-8
+    becomes a :class:`_BadLine`."""
+    encoding = "utf-8-sig"
     for chunk in stream:
         for raw in chunk.splitlines(True):
             try:
-                yield raw.decode("utf-8")
+                yield raw.decode(encoding)
             except UnicodeDecodeError as exc:
-                line = _BadLine(raw.decode("utf-8", "surrogateescape"))
+                line = _BadLine(raw.decode(encoding, "surrogateescape"))
                 line.reason = f"not valid UTF-8 ({exc.reason} at byte {exc.start})"
                 yield line
+            encoding = "utf-8"
 
 
 def _tokens(lines):
