@@ -363,7 +363,7 @@ def test_fuzz_bracketed_trees(blocks, tmp_path):
     original = tmp_path / "gold.mrg"
     original.write_bytes(b"".join(blocks[:3]))
 
-    @settings(max_examples=300, deadline=None, database=None,
+    @settings(max_examples=2000, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(mutated(blocks), st.sampled_from(["fail", "skip"]))
     def fuzz(data, on_error):

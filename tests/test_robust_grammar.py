@@ -77,7 +77,7 @@ def shipped():
 
 
 def test_fuzz_grammars(shipped, tmp_path):
-    @settings(max_examples=400, deadline=None, database=None,
+    @settings(max_examples=2000, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(mutated(shipped, max_edits=3))
     def fuzz(data):

@@ -345,7 +345,7 @@ def fuzz_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("systems")
 
 
-@settings(max_examples=1000, deadline=None, database=None)
+@settings(max_examples=2000, deadline=None, database=None)
 @given(case=mutated_system_files())
 def test_mutated_system_files_load_or_say_file_and_line(fuzz_dir, case):
     name, data = case
