@@ -197,7 +197,8 @@ def peak_kb(tmp_path, *argv):
     """Peak resident memory (KB) of ``semiparse ARGV`` in a fresh process:
     VmHWM, since ``ru_maxrss`` also counts the pages of the forking parent."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", PEAK, *map(str, argv)], env=env,
+    # cwd: not the checkout, whose uncompiled sources would shadow the installed package
+    done = subprocess.run([sys.executable, "-c", PEAK, *map(str, argv)], env=env, cwd=tmp_path,
                           capture_output=True, text=True, check=True)
     status, kb = done.stderr.split()[-2:]
     assert status == "0", done.stderr

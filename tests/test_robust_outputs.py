@@ -35,6 +35,8 @@ TEXT = NONPROJ + PROJ
 
 
 def _command(*args):
+    """``python -m semiparse ARGS``; run it in a temporary directory, since in
+    the checkout the uncompiled sources would shadow the installed package."""
     return [sys.executable, "-m", "semiparse", *args]
 
 
@@ -57,7 +59,7 @@ def test_projectivize_reads_a_pipe_on_stdin_path(tmp_path):
     expected.write_text(TEXT)
     assert main(["projectivize", str(expected), "-o", str(expected)]) == 0
     result = subprocess.run(_command("projectivize", "/dev/stdin"), input=TEXT.encode(),
-                            capture_output=True, timeout=120)
+                            capture_output=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected.read_bytes()
     assert result.stdout != TEXT.encode()
@@ -205,7 +207,7 @@ def test_signal_during_projectivize_removes_the_temporary(tmp_path, signum, stat
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     process = subprocess.Popen(_command("projectivize", str(source), "-o", str(out_dir / "o.conllu")),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
     try:
         assert _wait_for_temporary(out_dir, process), "no temporary file appeared"
         process.send_signal(signum)
@@ -224,7 +226,7 @@ def test_ctrl_c_with_workers_is_quiet(tmp_path):
     out_dir.mkdir()
     process = subprocess.Popen(
         _command("projectivize", "--jobs", "2", str(source), "-o", str(out_dir / "o.conllu")),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=tmp_path,
     )
     try:
         assert _wait_for_temporary(out_dir, process), "no temporary file appeared"
@@ -242,7 +244,8 @@ def test_ctrl_c_with_workers_is_quiet(tmp_path):
 def test_a_closed_pipe_ends_quietly(tmp_path, args):
     """`semiparse projectivize f | head -2` used to print `error: [Errno 32] Broken pipe`, exit 2."""
     source = _big_input(tmp_path, sentences=20000)
-    process = subprocess.Popen(_command(*args, str(source)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(_command(*args, str(source)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               cwd=tmp_path)
     process.stdout.readline()
     process.stdout.close()  # the reader goes away, as `head` does
     err = process.stderr.read()
