@@ -4,13 +4,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
-import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse import _cky
 from semiparse.engine import count_projective, parse, sample
 from semiparse.grammar import load_grammar
+from test_projectivity import _chi_square_p
 from semiparse.projectivity import (
     _grammar,
     _terminals,
@@ -42,12 +42,6 @@ def test_random_tie_break_is_optimal_when_counts_overflow_doubles(n, single_root
     assert not single_root or out.count(0) == 1
     kept = sum(out[d] == heads[d] for d in range(1, n + 1))
     assert kept == parse(g, terminals, w).value  # the max-plus optimum
-
-
-def _chi_square_p(observed, expected):
-    statistic = sum((o - expected) ** 2 / expected for o in observed)
-    k = sympy.Rational(len(observed) - 1, 2)
-    return float(sympy.uppergamma(k, sympy.Float(statistic) / 2) / sympy.gamma(k))
 
 
 @pytest.mark.parametrize("log_counts", [False, True])

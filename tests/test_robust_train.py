@@ -7,6 +7,7 @@ import pytest
 
 from semiparse.cli import main
 from semiparse.train import Model, ModelError, Trainer, read_trees
+from test_train_cli import _error
 
 
 @pytest.fixture(scope="module")
@@ -21,15 +22,6 @@ def small(shared_data, tmp_path_factory):
     path = folder / "m.npz"
     model.save(path)
     return treebank, path, model
-
-
-def _error(capsys, argv):
-    """Run the CLI expecting exit 2 with exactly one line on stderr; return it."""
-    code = main(argv)
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    return err
 
 
 # -- output paths ------------------------------------------------------------

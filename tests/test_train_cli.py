@@ -107,6 +107,7 @@ def test_model_round_trip(greek, small_model):
 
 
 def _error(capsys, argv):
+    """Run the CLI expecting exit 2 with exactly one line on stderr; return it."""
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2, err

@@ -41,6 +41,19 @@ cdef int* _scratch = NULL
 cdef Py_ssize_t _scratch_cap = 0
 
 
+cdef int* check_scratch(Py_ssize_t count) except NULL:
+    """Room for ``count`` ints for one configuration check, kept between
+    calls (valid until the next call; checks never nest)."""
+    global _scratch, _scratch_cap
+    cdef int* p
+    if count > _scratch_cap:
+        p = <int*>realloc(_scratch, count * sizeof(int))
+        if p == NULL:
+            raise MemoryError()
+        _scratch, _scratch_cap = p, count
+    return _scratch
+
+
 cpdef bint accepts(tuple stack, tuple buffer, object arcs, Py_ssize_t n, bint headed_below,
                    bint popped_headed=True) except -1:
     """Whether ``(stack, buffer, arcs)`` is a configuration of an ``n``-word sentence.
@@ -53,10 +66,8 @@ cpdef bint accepts(tuple stack, tuple buffer, object arcs, Py_ssize_t n, bint he
     systems); no cycle.  Elements must be exact ints (anything else answers
     False).
     """
-    global _scratch, _scratch_cap
     cdef Py_ssize_t k = len(stack), m = len(buffer), i, h, d, x
     cdef object item
-    cdef int* p
     cdef int* heads
     cdef int* state
     if stack_and_buffer_top(stack, buffer, n) < 0:
@@ -65,14 +76,8 @@ cpdef bint accepts(tuple stack, tuple buffer, object arcs, Py_ssize_t n, bint he
         return True
     if type(arcs) is not tuple or len(<tuple>arcs) != n + 1:
         return False
-    if 2 * (n + 1) > _scratch_cap:
-        p = <int*>realloc(_scratch, 2 * (n + 1) * sizeof(int))
-        if p == NULL:
-            raise MemoryError()
-        _scratch = p
-        _scratch_cap = 2 * (n + 1)
-    heads = _scratch
-    state = _scratch + n + 1    # 0 unseen, 1 on the current path, 2 ends headless, 3 stack
+    heads = check_scratch(2 * (n + 1))
+    state = heads + n + 1    # 0 unseen, 1 on the current path, 2 ends headless, 3 stack
     for i in range(n + 1):
         item = (<tuple>arcs)[i]
         if type(item) is not int:

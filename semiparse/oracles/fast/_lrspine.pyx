@@ -24,7 +24,7 @@ meets an upper bound, once more without the pairs that cannot beat it.
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
-from .._configs cimport stack_and_buffer_top
+from .._configs cimport check_scratch, stack_and_buffer_top
 
 
 cdef struct Entry:
@@ -922,8 +922,6 @@ def table_value(Work w, list trees, list right, int n_free, bint bound=True):
 
 # -- configurations ----------------------------------------------------------------
 
-cdef int* _scratch = NULL
-cdef Py_ssize_t _scratch_cap = 0
 
 
 cpdef bint accepts(tuple stack, tuple buffer, tuple arcs, Py_ssize_t n) except -1:
@@ -934,23 +932,15 @@ cpdef bint accepts(tuple stack, tuple buffer, tuple arcs, Py_ssize_t n) except -
     headless, every other position headed by an earlier position that is not
     in the buffer, no cycle, and the stack trees covering consecutive
     positions in stack order."""
-    global _scratch, _scratch_cap
     cdef Py_ssize_t k = len(stack), m = len(buffer), i, d, x, h, steps, bstart
     cdef object item
-    cdef int* p
     cdef int* heads
     cdef int* owner
     if n < 0 or len(arcs) != n + 1 or stack_and_buffer_top(stack, buffer, n) < 0:
         return False
     bstart = n - m + 1
-    if 2 * (n + 1) > _scratch_cap:
-        p = <int*>realloc(_scratch, 2 * (n + 1) * sizeof(int))
-        if p == NULL:
-            raise MemoryError()
-        _scratch = p
-        _scratch_cap = 2 * (n + 1)
-    heads = _scratch
-    owner = _scratch + n + 1             # stack index of the tree of each position, -1 unknown
+    heads = check_scratch(2 * (n + 1))
+    owner = heads + n + 1             # stack index of the tree of each position, -1 unknown
     for d in range(n + 1):
         owner[d] = -1
     for i in range(k):
