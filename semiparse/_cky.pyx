@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Split bilexical CKY (SPEC section 2) in C, fused over numeric semirings.
+"""Split bilexical CKY (Nederhof 2019, Table 2) in C, fused over numeric semirings.
 
 One chart algorithm, specialized at compile time for each value type below;
 the semiring operations are inline functions chosen by ``if V is ...``

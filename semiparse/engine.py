@@ -1,4 +1,4 @@
-"""Parsing with a split grammar over a semiring (SPEC section 2).
+"""Parsing with a split grammar over a semiring (Nederhof 2019, Table 2).
 
 Two engines compute the same equations in the same order:
 
@@ -248,7 +248,8 @@ def _heads(edges, n1):
 
 
 def inside_generic(ring, tables, ids, w):
-    """SPEC section 2 in pure Python over any semiring (same order as Cython)."""
+    """The chart equations (Nederhof 2019, Table 2; see docs/engine.md) in pure
+    Python over any semiring, in the same order as the Cython engine."""
     N = len(ids)
     zero, one, plus, times = ring.zero, ring.one, ring.plus, ring.times
     W = [[zero if w[h, d] == NEG_INF else ring.weight(float(w[h, d]), h, d) for d in range(N)]

@@ -1,7 +1,8 @@
 """Split grammars: the DSL, its checks, and the integer tables the engines use.
 
-A grammar file holds a ``start`` declaration and rules of the four forms of
-SPEC section 1 (alternatives separated by ``|``, ``#`` comments)::
+A grammar file holds a ``start`` declaration and rules of the four forms of a
+split grammar (Nederhof 2019, section 3), alternatives separated by ``|`` and
+``#`` starting a comment::
 
     start S
     (S, S) -> s            # terminal s starts in left state S, right state S

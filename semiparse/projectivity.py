@@ -1,9 +1,10 @@
-"""Optimal projectivization and its counts (seed 002, end of section 3).
+"""Optimal projectivization and its counts (Nederhof 2019, end of section 3).
 
 The best projective tree for a possibly non-projective gold tree is found by
-parsing ``s^(n+1)`` with the all-projective grammar (SPEC Table 3) in the
-max-plus semiring with ``w(h, d) = 1`` for gold edges and ``0`` otherwise:
-its value is the number of gold edges kept.  The (max, count) semiring gives
+parsing ``s^(n+1)`` with the all-projective grammar (Nederhof 2019, Table 3:
+one symbol, any number of left and right children per head) in the max-plus
+semiring with ``w(h, d) = 1`` for gold edges and ``0`` otherwise: its value
+is the number of gold edges kept.  The (max, count) semiring gives
 the number of optimal trees; uniform sampling among them uses
 :func:`semiparse.engine.sample`.  A projective tree is its own unique
 optimal projectivization, so it takes an O(n) path without parsing.
@@ -29,7 +30,8 @@ Tie-breaking among optimal trees:
 (as UD requires).  It never lowers the best score -- in an optimal tree the
 extra root children can always be hung under one root child without losing
 a gold edge or projectivity -- but it changes which trees count as optimal.
-The default follows seed 002 (Table 3: the root may take several children).
+The default follows Nederhof 2019 (Table 3: the root may take several
+children).
 """
 import functools
 import random as _random

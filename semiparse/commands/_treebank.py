@@ -35,7 +35,7 @@ def add_input_options(parser):
         "--root", choices=("single", "any"), default="single",
         help="single (default): trees with one word on the root, as UD requires "
         "(for gold trees that have one); any: the root may take several "
-        "children (seed 002, Table 3)",
+        "children (Nederhof 2019, Table 3)",
     )
     parser.add_argument(
         "--jobs", type=positive_int, default=1, metavar="N",

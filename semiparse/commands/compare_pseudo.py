@@ -1,5 +1,6 @@
 """``semiparse compare-pseudo``: gold edges kept by optimal projectivization
-against spaCy's pseudo-projective lifting, per treebank (seed 002 Table 6).
+against spaCy's pseudo-projective lifting, per treebank (the analog of
+Nederhof 2019, Table 6).
 
 spaCy (``spacy.pipeline._parser_internals.nonproj``) lifts each
 non-projective arc to the head's head until no arc crosses; optimal

@@ -3,7 +3,7 @@
 Per file: sentences, tokens (words), non-projective trees, gold edges an
 optimal projectivization loses, and for every sentence the exact number of
 optimal projectivizations (``--json`` lists them all; ``--plot`` draws them
-against sentence length, as seed 002 Figure 8).
+against sentence length, as Nederhof 2019, Figure 8).
 """
 import collections
 import contextlib
@@ -174,7 +174,7 @@ BIN = 10  # words per length bin of the trend lines
 
 
 def plot(stats, rows, path):
-    """Seed 002 Figure 8: optimal projectivizations of each non-projective
+    """Nederhof 2019, Figure 8: optimal projectivizations of each non-projective
     sentence against its length (log scale), one colour per treebank; lines
     join the geometric means of 10-word length bins (bins of 5+ sentences)."""
     import matplotlib

@@ -10,8 +10,9 @@ def add_parser(subparsers):
     p.add_argument("gold", metavar="GOLD.conllu")
     p.add_argument("system", metavar="SYSTEM_OUTPUT.conllu")
     p.add_argument("--calibration", action="store_true",
-                   help="also print seed 004's Table 4: the decisions' probabilities in 10 bins "
-                   "with their accuracy (needs 'semiparse parse --probabilities' output)")
+                   help="also print the calibration table of Goldberg 2013 (Table 4): the "
+                   "decisions' probabilities in 10 bins with their accuracy "
+                   "(needs 'semiparse parse --probabilities' output)")
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.set_defaults(func=run)
     return p

@@ -1,4 +1,7 @@
-"""Top-down and in-order constituent parsing with exact dynamic oracles (seed 003).
+"""Top-down and in-order constituent parsing with exact dynamic oracles.
+
+The systems and the oracles' loss follow Fernández-González and
+Gómez-Rodríguez 2018 (see docs/references.md).
 
 * :mod:`.trees`: Penn-Treebank bracketed trees (read, clean, write) and their
   labelled-span constituent sets;

@@ -1,8 +1,9 @@
-"""Exact dynamic oracles for the top-down and in-order systems (seed 003 section 3).
+"""Exact dynamic oracles for the top-down and in-order systems.
 
-The loss of a configuration c is the minimum Hamming loss (size of the
-multiset symmetric difference of labelled spans) between the gold tree and a
-tree reachable from c.  It has the four terms of seed 003 section 3.1::
+After Fernández-González and Gómez-Rodríguez 2018, section 3.  The loss of a
+configuration c is the minimum Hamming loss (size of the multiset symmetric
+difference of labelled spans) between the gold tree and a tree reachable from
+c.  It has the four terms of their section 3.1::
 
     loss(c) = |U(c)| + |γc \\ γG| + |αc \\ αG| + out_of_order(c)
 
@@ -19,7 +20,7 @@ tree reachable from c.  It has the four terms of seed 003 section 3.1::
   a gold constituent and avoids an erroneous one), any other gold
   constituent 1.
 
-Reachability (exact versions of the conditions of seed 003 section 3.2).  A
+Reachability (exact versions of the conditions of their section 3.2).  A
 gold constituent (X, l, r) not already built needs ``r >= i``; then
 
 top-down

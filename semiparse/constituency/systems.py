@@ -1,4 +1,7 @@
-"""Top-down and in-order transition systems for constituent parsing (seed 003 section 2).
+"""Top-down and in-order transition systems for constituent parsing.
+
+Following the presentation of Fernández-González and Gómez-Rodríguez 2018,
+section 2.
 
 A configuration is ``<Σ, i, f, γ, α>``: the stack Σ, the buffer index ``i``
 (the next word to shift), the in-order ``finished`` flag ``f``, the phrasal
@@ -233,7 +236,7 @@ class System:
 
 
 class TopDown(System):
-    """Shift, NT-X, Reduce (Figure 2 of seed 003)."""
+    """Shift, NT-X, Reduce (Fernández-González and Gómez-Rodríguez 2018, Figure 2)."""
 
     name = "top_down"
     kinds = ("SH", "NT", "RE")
@@ -296,7 +299,7 @@ class TopDown(System):
 
 
 class InOrder(System):
-    """Shift, NT-X, Reduce, Finish (Figure 4 of seed 003)."""
+    """Shift, NT-X, Reduce, Finish (Fernández-González and Gómez-Rodríguez 2018, Figure 4)."""
 
     name = "in_order"
     kinds = ("SH", "NT", "RE", "FI")

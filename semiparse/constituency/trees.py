@@ -3,8 +3,9 @@
 A :class:`Tree` is a label and a list of children; a *preterminal* is a tree
 whose only child is a word (a ``str``).  Words are numbered ``0..n-1`` from
 left to right; the constituent of a phrasal node is ``(label, l, r)`` with the
-half-open word span ``[l, r)`` (seed 003 section 2).  Preterminals are not
-constituents: the transition systems shift tagged words.
+half-open word span ``[l, r)`` (Fernández-González and Gómez-Rodríguez 2018,
+section 2).  Preterminals are not constituents: the transition systems shift
+tagged words.
 
 Reading is strict: every problem is a :class:`TreeError` whose message starts
 with ``FILE:LINE:``.  With ``on_error="skip"`` bad trees are dropped and
@@ -385,7 +386,7 @@ def constituents(t):
 def indexed_constituents(t):
     """Constituents ``(label, l, r, k)``: ``k`` numbers the repeats of an
     identical ``(label, l, r)`` (unary chains such as ``(NP (NP ...))``), outer
-    first, so that the constituent set is a set (seed 003 section 2)."""
+    first, so that the constituent set is a set."""
     seen = Counter()
     out = []
     for c in constituents(t):

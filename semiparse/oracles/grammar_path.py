@@ -1,4 +1,4 @@
-"""The grammar-defined oracle (SPEC section 4, seed 002 section 4).
+"""The grammar-defined oracle (Nederhof 2019, section 4, for any system).
 
 For each legal transition t from c: sigma_t = (1 if t's edge is gold) + the
 max-plus value of the system's completion grammar on the configuration t(c),

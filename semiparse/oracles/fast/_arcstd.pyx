@@ -3,15 +3,16 @@
 
 Shared pieces of the fast arc-standard methods:
 
-- the *critical* buffer nodes (seed 002 section 5), which are exactly the
-  roots of seed 000's right stack: a buffer node whose gold head is not in
-  the buffer or which has a gold dependent on the stack or among the critical
-  nodes before it.  Every other buffer node can be given its gold head inside
-  its own buffer fragment, so it is dropped and credited once;
-- seed 000's Algorithm 1 over the stack followed by the critical nodes: a
-  table over (stack nodes absorbed, critical nodes absorbed) holding, for each
-  possible root of the tree built so far around the stack top, the most gold
-  edges; O(l_L * l_R * (l_L + l_R)) (method ``right_stack``);
+- the *critical* buffer nodes (Nederhof 2019, section 5), which are exactly
+  the roots of the right stack of Goldberg et al. 2014: a buffer node whose
+  gold head is not in the buffer or which has a gold dependent on the stack
+  or among the critical nodes before it.  Every other buffer node can be
+  given its gold head inside its own buffer fragment, so it is dropped and
+  credited once;
+- Algorithm 1 of Goldberg et al. 2014 over the stack followed by the critical
+  nodes: a table over (stack nodes absorbed, critical nodes absorbed)
+  holding, for each possible root of the tree built so far around the stack
+  top, the most gold edges; O(l_L * l_R * (l_L + l_R)) (method ``right_stack``);
 - the same table on a compressed string, restricted to a band of O(k + m)
   cells and pruned to the roots that can still matter (method ``linear``).
 
@@ -488,7 +489,7 @@ cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, value_fn 
 
 
 def right_stack_scores(Work w, tuple stack, tuple buffer, int strategy):
-    """Oracle scores by seed 000's right stack and Algorithm 1."""
+    """Oracle scores by the right stack and Algorithm 1 of Goldberg et al. 2014."""
     return scores_with(w, stack, buffer, strategy, right_stack_value)
 
 

@@ -6,8 +6,8 @@ Nivre 2013): the gold edges that can each still be built from a
 configuration can all be built together.  So the most gold edges a
 completion can add is G(c) = the number of gold edges h -> d still reachable
 one by one, and sigma_t = G(c) - cost(t), where cost(t) counts the reachable
-gold edges that t makes unreachable without building them (seed 004 section
-2.4 for arc-eager).  One O(n) pass gives G and every cost.
+gold edges that t makes unreachable without building them (Goldberg 2013,
+section 2.4, for arc-eager).  One O(n) pass gives G and every cost.
 
 Conventions of systems/arc_eager.toml and systems/arc_hybrid.toml: root 0 at
 the stack bottom, never a child; arc-eager stops when the buffer is empty

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""The LR-spine oracle of seed 000 section 6.2-6.3, in C.
+"""The LR-spine oracle of Goldberg et al. 2014, sections 6.2-6.3, in C.
 
 :func:`scores` takes a validated configuration and returns sigma of every
 legal transition.  It reads the child bounds and the spines of the stack

@@ -1,15 +1,16 @@
 """Fast exact arc-standard oracles (registered in :mod:`semiparse.oracles.fast`).
 
-- ``right_stack``: seed 000's right stack of maximal bottom-up-complete gold
-  fragments and its Algorithm 1, in C (:mod:`._arcstd`).  Projective gold
-  trees; strategies none, lbr and strict_lbr (under rbl, a top that may no
-  longer take right children can make it worth breaking a gold fragment of
-  the buffer, so collapsing fragments is not exact there).
+- ``right_stack``: the right stack of maximal bottom-up-complete gold
+  fragments and Algorithm 1 of Goldberg et al. 2014, in C (:mod:`._arcstd`).
+  Projective gold trees; strategies none, lbr and strict_lbr (under rbl, a
+  top that may no longer take right children can make it worth breaking a
+  gold fragment of the buffer, so collapsing fragments is not exact there).
 - ``linear``: Algorithm 1 on the stack and a compressed list of critical
   nodes, restricted to O(k + m) cells of its table and pruned to the roots
   that can still matter (:func:`._arcstd.linear_value`, docs/fast-oracles.md).
   Projective gold trees, strategy none.
-- ``cubic_critical``: the grammar path (Table 4 of SPEC) on the configuration
+- ``cubic_critical``: the grammar path (the arc-standard grammar of Nederhof
+  2019, Table 4, ``grammars/arc_standard.grammar``) on the configuration
   string with the non-critical buffer nodes removed wherever that is valid,
   any gold tree, every strategy for which removal is exact.
 
@@ -63,7 +64,7 @@ class _Fragments:
     """For every buffer start position: which buffer nodes may be dropped.
 
     A buffer node is *critical* when its gold head or one of its gold
-    descendants lies outside the buffer (seed 002 section 5).  A non-critical
+    descendants lies outside the buffer (Nederhof 2019, section 5).  A non-critical
     node belongs to the fragment of its nearest critical ancestor r: r and
     the whole gold subtrees of r's non-critical children.  The fragment is
     collapsed into r when its positions are consecutive and its gold subtree
