@@ -215,6 +215,12 @@ class RewriteSystem(TransitionSystem):
         if len(set(self.transitions)) != len(self.transitions):
             self._fail(f"duplicate transition names in {self.transitions}", "[[transition]]")
         self._rule_of = {r.name: r for r in self._rules}
+        self.static_order = d.get("static_order", list(self.transitions))
+        if (not isinstance(self.static_order, list)
+                or sorted(map(str, self.static_order)) != sorted(self.transitions)):
+            self._fail(f"static_order must list each transition once: {list(self.transitions)}",
+                       "static_order" if "static_order" in d else "name")
+        self.static_order = tuple(self.static_order)
         self.needs_arcs = any(r.headed or r.headless for r in self._rules)
         inv = d.get("invariants", {})
         self.stack_heads = inv.get("stack_heads", "below" if self.needs_arcs else "none")
