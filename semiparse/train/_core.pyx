@@ -23,8 +23,7 @@ cimport cython
 import numpy as np
 cimport numpy as cnp
 
-from semiparse._state cimport (StateC, state_new, state_init_standard, state_free, state_copy,
-                               buffer_at)
+from semiparse._state cimport StateC, state_new, state_init_standard, state_free, state_copy
 from semiparse.oracles._machine cimport (Machine, MachineC, machine_legal, machine_apply,
                                          machine_arc, machine_is_final)
 from semiparse.train._features cimport (
@@ -139,7 +138,7 @@ cdef class State:
 
     @property
     def buffer(self):
-        return [buffer_at(self.c, i) for i in range(self.c.buffer_len)]
+        return [self.c.buffer[i] for i in range(self.c.buffer_len - 1, -1, -1)]
 
     @property
     def arcs(self):
@@ -418,13 +417,23 @@ def step_scores(State state, Weights weights, const int[:, ::1] templates,
                 const int[::1] cls_move, double[::1] scores, cnp.uint8_t[::1] valid):
     """Features of state (returned), scores of every class and the validity mask."""
     cdef cnp.ndarray[cnp.uint64_t, ndim=1] feats = np.empty(templates.shape[0], dtype=np.uint64)
-    cdef const MachineC* m = &state.machine.c
-    cdef int c
     _features(state, templates, <uint64_t*>feats.data)
     weights._scores(<uint64_t*>feats.data, templates.shape[0], &scores[0])
-    for c in range(cls_move.shape[0]):
-        valid[c] = machine_legal(m, state.c, cls_move[c])
+    _legal_mask(&state.machine.c, state.c, cls_move, &valid[0])
     return feats
+
+
+cdef inline void _legal_mask(const MachineC* m, const StateC* s, const int[::1] cls_move,
+                             cnp.uint8_t* valid) noexcept nogil:
+    """valid[c] = whether class c's move is legal; the classes of one move are
+    adjacent, so each move is tested once."""
+    cdef int c, last = -1
+    cdef bint ok = False
+    for c in range(cls_move.shape[0]):
+        if cls_move[c] != last:
+            last = cls_move[c]
+            ok = machine_legal(m, s, last)
+        valid[c] = ok
 
 
 def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
@@ -435,14 +444,16 @@ def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
     cdef const MachineC* m = &state.machine.c
     cdef double* scores = <double*>malloc(C * sizeof(double))
     cdef uint64_t* feats = <uint64_t*>malloc(max(nf, 1) * sizeof(uint64_t))
+    cdef cnp.uint8_t* valid = <cnp.uint8_t*>malloc(C * sizeof(cnp.uint8_t))
     taken = []
     try:
         while not machine_is_final(m, state.c):
             _features(state, templates, feats)
             weights._scores(feats, nf, scores)
+            _legal_mask(m, state.c, cls_move, valid)
             best = -1
             for c in range(C):
-                if machine_legal(m, state.c, cls_move[c]) and (best < 0 or scores[c] > scores[best]):
+                if valid[c] and (best < 0 or scores[c] > scores[best]):
                     best = c
             if best < 0:
                 raise RuntimeError("no valid transition in a non-final configuration")
@@ -452,4 +463,5 @@ def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
     finally:
         free(scores)
         free(feats)
+        free(valid)
     return taken
