@@ -323,3 +323,36 @@ def test_static_oracle_answers_off_its_recorded_path(dev_trees):
             mismatches += state.steps < len(path) and path[state.steps] != expected
             state.apply(expected if rng.random() < 0.7 else rng.choice(state.legal()))
     assert mismatches > 10
+
+
+def test_bench_floor_replays_like_the_machine(dev_trees, capsys):
+    from semiparse.bench import _floor
+    from semiparse.bench.train import machine_vs_floor
+    from semiparse.train import Model
+
+    trees = dev_trees[:30]
+    model = Model("arc_standard", sorted({l for t in trees for l in t.labels[1:]}))
+    sents = [model.sentence(t) for t in trees]
+    oracle = StaticOracle("arc_standard")
+    paths = [oracle._path(model.machine, s)[1] for s in sents]
+    for features in (True, False):
+        checks = {_floor.run_paths(model.machine, sents, paths, model.templates, model.cls_move,
+                                   floor, features) for floor in (False, True)}
+        assert len(checks) == 1
+    assert _floor.run_paths(model.machine, sents[1:], paths[1:], model.templates,
+                            model.cls_move, True) not in checks
+    with pytest.raises(ValueError, match="the floor is arc-standard's"):
+        _floor.run_paths(machine_for("arc_eager"), sents, paths, model.templates, model.cls_move,
+                         True)
+    machine_vs_floor(trees, repeats=1)
+    out = capsys.readouterr().out
+    assert "features + legal mask + step" in out and "x  " in out
+
+
+def test_errors_in_a_transition_name_its_line_not_static_order(tmp_path):
+    text = Path(get_system("arc_eager").path).read_text()
+    path = tmp_path / "eager.toml"
+    path.write_text(text.replace('require = ["s0 has head"]', 'require = ["s0 is big"]'))
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if "s0 is big" in l)
+    with pytest.raises(ValueError, match=f"{path}:{line}: transition reduce: bad require"):
+        load_system(str(path))

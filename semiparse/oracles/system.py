@@ -256,7 +256,7 @@ class RewriteSystem(TransitionSystem):
         name = r.get("name")
         if not isinstance(name, str) or not name.isidentifier():
             self._fail(f"transition name {name!r} is not an identifier", "[[transition]]")
-        where = f'"{name}"'
+        where = f'name = "{name}"'  # the transition's own table, not static_order
 
         def fail(reason, key="name"):
             self._fail(f"transition {name}: {reason}", key, where)
