@@ -1,8 +1,10 @@
 # cython: language_level=3
 """Build a compiled rewrite machine (``_machine.pxd``) from a transition system."""
+import weakref
+
 from libc.stdlib cimport calloc, free
 
-_CACHE = {}
+_CACHE = weakref.WeakKeyDictionary()
 
 
 cdef class Machine:
@@ -98,12 +100,12 @@ cdef _compile(RuleC* out, rule, str system_name):
 
 
 def machine_for(system):
-    """The machine of a system (a name, a TOML path or a system object); cached
-    per system object."""
+    """The machine of a system (a name, a TOML path or a system object), built
+    once per system object."""
     from .system import load_system
 
     system = load_system(system)
-    machine = _CACHE.get(id(system))
-    if machine is None or machine[0] is not system:
-        machine = _CACHE[id(system)] = (system, Machine(system))
-    return machine[1]
+    machine = _CACHE.get(system)
+    if machine is None:
+        machine = _CACHE[system] = Machine(system)
+    return machine

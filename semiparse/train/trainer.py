@@ -23,6 +23,7 @@ from collections import Counter
 
 import numpy as np
 
+from ..oracles.static import static_choice, static_rank
 from . import _core
 from .model import SYSTEM_MOVES, Model
 from .evaluate import attachment_scores
@@ -65,16 +66,12 @@ class StaticOracle:
     """
 
     def __init__(self, system):
-        from ..oracles.static import static_rank
-
         self.dynamic = DynamicOracle(system)
         self.rank = static_rank(self.dynamic.oracle.system)
         self._paths = {}
 
     def move(self, state, sent):
         """The canonical move code at state, or -1 if there is none (final)."""
-        from ..oracles.static import static_choice
-
         name = static_choice(self.rank, self.dynamic.optimal_names(state, sent))
         return -1 if name is None else state.machine.code(name)
 
