@@ -198,7 +198,7 @@ def load_error(path):
      "stack_after, buffer_after, edge"),
     ('final = { stack = "root", buffer = "empty" }', 'initial = "root"\nfinal = { stack = '
      '"root", buffer = "empty" }', 13, "unknown key 'initial' in the file: expected one of "
-     "name, description, final, transition, invariants, completion, strategy"),
+     "name, description, final, static_order, transition, invariants, completion, strategy"),
     ('final = { stack = "root", buffer = "empty" }',
      'final = { stack = "root", buffer = "empty", start = "root" }', 13,
      "unknown key 'start' in final: expected one of stack, buffer"),

@@ -4,9 +4,6 @@
   random transition sequences (legal moves, configuration, arcs, finality);
 - every hashed feature equals a pure-Python re-computation from the Python
   configuration (slots, children, valency, label sets, distance, the hash);
-- the static oracle rebuilds every projective gold tree (heads and labels) of
-  shared UD dev files, for each system, and only takes moves the dynamic
-  oracle rates optimal;
 - the weight table (perceptron averaging, RDA) against dense numpy versions.
 """
 import random
@@ -17,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse.oracles import get_system
-from semiparse.projectivity import is_projective
-from semiparse.train import _core, read_trees
+from semiparse.oracles._machine import machine_for
+from semiparse.train import _core
 from semiparse.train.features import ZHANG_NIVRE, compile_templates
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
@@ -115,7 +112,8 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
     words = [rng.randrange(-5, 5) for _ in range(n + 1)]
     tags = [rng.randrange(0, 3) for _ in range(n + 1)]
     sent = _core.Sentence(words, tags, [-1] * (n + 1), [-1] * (n + 1))
-    state = _core.State(sent, _core.SYSTEMS[system])
+    machine = machine_for(system)
+    state = _core.State(sent, machine)
     py = get_system(system)
     stack, buffer, arcs = py.initial(n)
     labels = [-1] * (n + 1)
@@ -127,7 +125,7 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
             stack, buffer, arcs, labels, words, tags)
         legal = sorted(py.legal(stack, buffer, arcs))
         codes = range(4 * (n + 2))  # LR-spine: K up to n + 1
-        mine = sorted(_core.move_name(m, system) for m in codes
+        mine = sorted(machine.name(m) for m in codes
                       if (system == "lr_spine" or m < 4) and state.valid(m))
         assert mine == legal
         if state.is_final():
@@ -135,12 +133,12 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
             break
         name = legal[choice % len(legal)]
         label = choice % 70  # label sets wrap at 64
-        arc = _core.arc_of(state, _core.move_code(name))
+        arc = state.arc(machine.code(name))
         stack, buffer, arcs, edge = py.apply(stack, buffer, arcs, name)
         assert arc == edge
         if edge is not None:
             labels[edge[1]] = label
-        state.apply(_core.move_code(name), label)
+        state.apply(machine.code(name), label)
         for root in stack:
             left, right = _py_spines(root, arcs)
             assert state.spine(root, "left") == list(left)
@@ -151,55 +149,6 @@ def _py_spines(root, arcs):
     from semiparse.oracles.fast.lr_spine import spines
 
     return spines(root, arcs)
-
-
-def _dev_trees(ud_files, names):
-    files = [f for f in ud_files if f.name in names]
-    assert len(files) == len(names), f"missing shared dev files {names}"
-    return [t for f in files for t in read_trees(f)]
-
-
-@pytest.mark.parametrize("system", SYSTEMS)
-def test_static_oracle_rebuilds_every_projective_dev_tree(ud_files, system):
-    trees = _dev_trees(ud_files, ["el_gdt-ud-dev.conllu", "hu_szeged-ud-dev.conllu"])
-    checked = 0
-    for tree in trees:
-        if not is_projective(tree.heads):
-            continue
-        labels = sorted(set(tree.labels[1:]))
-        index = [-1] + [labels.index(l) for l in tree.labels[1:]]
-        sent = _core.Sentence([0] * (len(tree) + 1), [0] * (len(tree) + 1), tree.heads, index)
-        state = _core.State(sent, _core.SYSTEMS[system])
-        for _ in range(4 * len(tree) + 2):
-            if state.is_final():
-                break
-            move = state.static_move()
-            arc = _core.arc_of(state, move)
-            state.apply(move, index[arc[1]] if arc else -1)
-        assert state.is_final(), tree.where
-        assert state.arcs == list(tree.heads), tree.where
-        assert state.arc_labels[1:] == index[1:], tree.where
-        checked += 1
-    assert checked > 500
-
-
-@pytest.mark.parametrize("system", SYSTEMS)
-def test_static_moves_are_optimal_for_the_dynamic_oracle(ud_files, system):
-    import semiparse
-
-    oracle = semiparse.oracle(system)
-    trees = [t for t in _dev_trees(ud_files, ["el_gdt-ud-dev.conllu"])
-             if len(t) <= 15 and is_projective(t.heads)][:25]
-    assert len(trees) == 25
-    for tree in trees:
-        sent = _core.Sentence([0] * (len(tree) + 1), [0] * (len(tree) + 1), tree.heads,
-                              [-1] * (len(tree) + 1))
-        state = _core.State(sent, _core.SYSTEMS[system])
-        while not state.is_final():
-            move = state.static_move()
-            assert _core.move_name(move, system) in oracle.optimal(state.stack, state.buffer, list(tree.heads),
-                                                 arcs=state.arcs), tree.where
-            state.apply(move, 0)
 
 
 @settings(max_examples=30)

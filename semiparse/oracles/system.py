@@ -253,6 +253,7 @@ _SCHEMA = {
     "name": str,
     "description": str,
     "final": {"stack": str, "buffer": str},
+    "static_order": [str],
     "transition": [{"name": str, "stack": [str], "buffer": [str], "require": [str],
                     "stack_after": [str], "buffer_after": [str], "edge": str}],
     "invariants": {"stack_heads": str},
@@ -408,6 +409,12 @@ class RewriteSystem(TransitionSystem):
             self._fail(f"duplicate transition name {self.transitions[dup]!r}",
                        "transition", dup, "name")
         self._rule_of = {r.name: r for r in self._rules}
+        self.static_order = d.get("static_order", list(self.transitions))
+        if (not isinstance(self.static_order, list)
+                or sorted(map(str, self.static_order)) != sorted(self.transitions)):
+            self._fail(f"static_order must list each transition once: {list(self.transitions)}",
+                       "static_order" if "static_order" in d else "name")
+        self.static_order = tuple(self.static_order)
         self.needs_arcs = any(r.headed or r.headless for r in self._rules)
         # Whether every transition that removes a node gives it a head (or
         # requires one): then every position off the stack and buffer is headed.

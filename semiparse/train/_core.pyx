@@ -1,28 +1,21 @@
 # cython: language_level=3
-"""Cython core of the trainable parsers: parser state, transitions, features, weights.
+"""Cython core of the trainable parsers: parser state, features, weights.
 
-One C struct, ``StateC``, holds a configuration of the three stack/buffer
-systems (arc-standard, arc-hybrid, arc-eager): the stack, the buffer (always a
-suffix ``b..n`` of the sentence in these systems), the arcs built so far with
-their labels, and the per-node child bookkeeping the features read (leftmost /
-rightmost two children, left / right valency, left / right label sets).  Each
-system is a branch of the functions over that struct (``_valid``, ``_apply``,
-``_final``, ``_static``), so the hot loops never touch Python objects.  The
-systems follow ``systems/*.toml`` and ``semiparse.oracles`` (LR-spine); arc-eager
-is final once the buffer is empty, and the words still without a head are then
-attached to the root.  LR-spine reads its spines off the leftmost / rightmost
-child fields; its moves ``left_arc_K`` / ``right_arc_K`` are coded as
-LEFT / RIGHT + 4 (K - 1).
+A configuration is a ``StateC`` (``semiparse/_state.pxd``), advanced by the
+compiled machine of its transition system (``semiparse/oracles/_machine.pxd``:
+the rewrites of ``systems/*.toml``, or LR-spine's own moves), so the hot loops
+never touch Python objects.  Arc-eager is final once the buffer is empty; the
+words still without a head are then attached to the root by the decoder
+(:meth:`semiparse.train.model.Model.parse`).
 
 Features are Zhang & Nivre (2011) style templates given as data (see
-:mod:`semiparse.train.features`): each template is a list of (slot, attribute)
-atoms; the extractor hashes the atom values of one configuration into 64-bit
-keys.  :class:`Weights` maps keys to rows of per-class weights with an
+:mod:`semiparse.train.features`), hashed by ``semiparse/train/_features.pxd``.
+:class:`Weights` maps keys to rows of per-class weights with an
 open-addressing hash table, and supports the averaged perceptron (lazy
 averaging) and AdaGrad-RDA with L1 (weights computed lazily from the sums of
 gradients and squared gradients).
 """
-from libc.math cimport sqrt, exp, fabs
+from libc.math cimport sqrt
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t, int64_t
@@ -30,338 +23,20 @@ cimport cython
 import numpy as np
 cimport numpy as cnp
 
+from semiparse._state cimport StateC, state_new, state_init_standard, state_free, state_copy
+from semiparse.oracles._machine cimport (Machine, MachineC, machine_legal, machine_apply,
+                                         machine_arc, machine_is_final)
+from semiparse.train._features cimport (
+    extract, S0, S1, S2, B0, B1, B2, S0H, S0H2, S0L, S0L2, S0R, S0R2, S1L, S1R, S1L2, S1R2,
+    B0L, B0L2, A_WORD, A_TAG, A_LABEL, A_VL, A_VR, A_LSETL, A_LSETR, A_DIST)
+
 cnp.import_array()
 
-# systems
-DEF ARC_STANDARD = 0
-DEF ARC_HYBRID = 1
-DEF ARC_EAGER = 2
-DEF LR_SPINE = 3
-# moves
-DEF SHIFT = 0
-DEF LEFT = 1
-DEF RIGHT = 2
-DEF REDUCE = 3
-# feature slots
-DEF N_SLOTS = 18
-DEF S0 = 0
-DEF S1 = 1
-DEF S2 = 2
-DEF B0 = 3
-DEF B1 = 4
-DEF B2 = 5
-DEF S0H = 6
-DEF S0H2 = 7
-DEF S0L = 8
-DEF S0L2 = 9
-DEF S0R = 10
-DEF S0R2 = 11
-DEF S1L = 12
-DEF S1R = 13
-DEF S1L2 = 14
-DEF S1R2 = 15
-DEF B0L = 16
-DEF B0L2 = 17
-# attributes
-DEF A_WORD = 0
-DEF A_TAG = 1
-DEF A_LABEL = 2
-DEF A_VL = 3
-DEF A_VR = 4
-DEF A_LSETL = 5
-DEF A_LSETR = 6
-DEF A_DIST = 7     # distance from S0 to the slot, capped
-
-SYSTEMS = {"arc_standard": ARC_STANDARD, "arc_hybrid": ARC_HYBRID, "arc_eager": ARC_EAGER,
-           "lr_spine": LR_SPINE}
-MOVES = {"shift": SHIFT, "left_arc": LEFT, "right_arc": RIGHT, "reduce": REDUCE}
-
-
-def move_code(name):
-    """Integer code of a transition name; LR-spine ``left_arc_K`` / ``right_arc_K``
-    are LEFT / RIGHT plus 4 (K - 1) (so ``left_arc_1`` is ``left_arc``)."""
-    if name in MOVES:
-        return MOVES[name]
-    kind, _, k = name.rpartition("_")
-    if kind in ("left_arc", "right_arc") and k.isdigit() and int(k) >= 1:
-        return MOVES[kind] + 4 * (int(k) - 1)
-    raise ValueError(f"unknown transition {name!r}")
-
-
-def move_name(int code, str system):
-    """Inverse of :func:`move_code` (LR-spine names carry their K)."""
-    kind = {SHIFT: "shift", LEFT: "left_arc", RIGHT: "right_arc", REDUCE: "reduce"}[code & 3]
-    if system == "lr_spine" and kind != "shift":
-        return f"{kind}_{(code >> 2) + 1}"
-    if code >= 4:
-        raise ValueError(f"move code {code} belongs to LR-spine only")
-    return kind
 SLOTS = {"s0": S0, "s1": S1, "s2": S2, "b0": B0, "b1": B1, "b2": B2,
          "s0h": S0H, "s0h2": S0H2, "s0l": S0L, "s0l2": S0L2, "s0r": S0R, "s0r2": S0R2,
          "s1l": S1L, "s1r": S1R, "s1l2": S1L2, "s1r2": S1R2, "b0l": B0L, "b0l2": B0L2}
 ATTRIBUTES = {"w": A_WORD, "p": A_TAG, "l": A_LABEL, "vl": A_VL, "vr": A_VR,
               "sl": A_LSETL, "sr": A_LSETR, "d": A_DIST}
-
-
-cdef struct StateC:
-    int n              # words 1..n, 0 is the root
-    int stack_len
-    int b              # buffer = b..n (empty when b > n)
-    int* stack
-    int* head
-    int* label
-    int* l1            # leftmost child
-    int* l2            # second leftmost child
-    int* r1            # rightmost child
-    int* r2            # second rightmost child
-    int* vl            # number of left children
-    int* vr            # number of right children
-    uint64_t* lsl      # bit set of left children's labels
-    uint64_t* lsr      # bit set of right children's labels
-
-
-cdef inline size_t _n_ints(int n) noexcept nogil:
-    return <size_t>(9 * (n + 1))
-
-
-cdef StateC* _state_new(int n) noexcept nogil:
-    cdef StateC* s = <StateC*>malloc(sizeof(StateC))
-    cdef int* block = <int*>malloc(_n_ints(n) * sizeof(int))
-    cdef uint64_t* sets = <uint64_t*>calloc(2 * (n + 1), sizeof(uint64_t))
-    cdef int i
-    s.n = n
-    s.stack = block
-    s.head = block + (n + 1)
-    s.label = block + 2 * (n + 1)
-    s.l1 = block + 3 * (n + 1)
-    s.l2 = block + 4 * (n + 1)
-    s.r1 = block + 5 * (n + 1)
-    s.r2 = block + 6 * (n + 1)
-    s.vl = block + 7 * (n + 1)
-    s.vr = block + 8 * (n + 1)
-    s.lsl = sets
-    s.lsr = sets + (n + 1)
-    for i in range(7 * (n + 1)):
-        block[i] = -1
-    for i in range(2 * (n + 1)):
-        s.vl[i] = 0
-    s.stack[0] = 0
-    s.stack_len = 1
-    s.b = 1
-    return s
-
-
-cdef void _state_free(StateC* s) noexcept nogil:
-    free(s.stack)
-    free(s.lsl)
-    free(s)
-
-
-cdef void _state_copy(StateC* dst, const StateC* src) noexcept nogil:
-    memcpy(dst.stack, src.stack, _n_ints(src.n) * sizeof(int))
-    memcpy(dst.lsl, src.lsl, 2 * (src.n + 1) * sizeof(uint64_t))
-    dst.stack_len = src.stack_len
-    dst.b = src.b
-
-
-cdef inline void _add_arc(StateC* s, int h, int d, int lab) noexcept nogil:
-    s.head[d] = h
-    s.label[d] = lab
-    if d < h:
-        s.vl[h] += 1
-        s.lsl[h] |= (<uint64_t>1) << (lab & 63)
-        if s.l1[h] == -1 or d < s.l1[h]:
-            s.l2[h] = s.l1[h]
-            s.l1[h] = d
-        elif s.l2[h] == -1 or d < s.l2[h]:
-            s.l2[h] = d
-    else:
-        s.vr[h] += 1
-        s.lsr[h] |= (<uint64_t>1) << (lab & 63)
-        if s.r1[h] == -1 or d > s.r1[h]:
-            s.r2[h] = s.r1[h]
-            s.r1[h] = d
-        elif s.r2[h] == -1 or d > s.r2[h]:
-            s.r2[h] = d
-
-
-cdef inline int _spine(const StateC* s, int root, int side, int k) noexcept nogil:
-    """The k-th node (1 = root) of root's left (side LEFT) or right spine, or -1."""
-    cdef int x = root
-    while k > 1 and x >= 0:
-        x = s.l1[x] if side == LEFT else s.r1[x]
-        k -= 1
-    return x
-
-
-cdef inline bint _valid(int system, const StateC* s, int move) noexcept nogil:
-    cdef bint buf = s.b <= s.n
-    cdef int L = s.stack_len
-    if move == SHIFT:
-        return buf
-    if system == LR_SPINE:
-        if L < 2:
-            return False
-        if (move & 3) == LEFT:
-            return s.stack[L - 2] != 0 and _spine(s, s.stack[L - 1], LEFT, (move >> 2) + 1) >= 0
-        if (move & 3) == RIGHT:
-            return _spine(s, s.stack[L - 2], RIGHT, (move >> 2) + 1) >= 0
-        return False
-    if system == ARC_STANDARD:
-        if move == LEFT:
-            return L >= 3
-        if move == RIGHT:
-            return L >= 2
-        return False
-    if system == ARC_HYBRID:
-        if move == LEFT:
-            return L >= 2 and buf
-        if move == RIGHT:
-            return L >= 2
-        return False
-    # arc-eager (final as soon as the buffer is empty)
-    if move == LEFT:
-        return L >= 2 and buf and s.head[s.stack[L - 1]] == -1
-    if move == RIGHT:
-        return buf
-    if move == REDUCE:
-        return L >= 2 and buf and s.head[s.stack[L - 1]] != -1
-    return False
-
-
-cdef inline void _apply(int system, StateC* s, int move, int lab) noexcept nogil:
-    cdef int L = s.stack_len
-    if move == SHIFT:
-        s.stack[L] = s.b
-        s.stack_len += 1
-        s.b += 1
-    elif system == LR_SPINE:
-        if (move & 3) == LEFT:
-            _add_arc(s, _spine(s, s.stack[L - 1], LEFT, (move >> 2) + 1), s.stack[L - 2], lab)
-            s.stack[L - 2] = s.stack[L - 1]
-        else:
-            _add_arc(s, _spine(s, s.stack[L - 2], RIGHT, (move >> 2) + 1), s.stack[L - 1], lab)
-        s.stack_len -= 1
-    elif system == ARC_STANDARD:
-        if move == LEFT:
-            _add_arc(s, s.stack[L - 1], s.stack[L - 2], lab)
-            s.stack[L - 2] = s.stack[L - 1]
-            s.stack_len -= 1
-        else:
-            _add_arc(s, s.stack[L - 2], s.stack[L - 1], lab)
-            s.stack_len -= 1
-    elif system == ARC_HYBRID:
-        if move == LEFT:
-            _add_arc(s, s.b, s.stack[L - 1], lab)
-        else:
-            _add_arc(s, s.stack[L - 2], s.stack[L - 1], lab)
-        s.stack_len -= 1
-    else:
-        if move == LEFT:
-            _add_arc(s, s.b, s.stack[L - 1], lab)
-            s.stack_len -= 1
-        elif move == RIGHT:
-            _add_arc(s, s.stack[L - 1], s.b, lab)
-            s.stack[L] = s.b
-            s.stack_len += 1
-            s.b += 1
-        else:
-            s.stack_len -= 1
-
-
-cdef inline bint _final(int system, const StateC* s) noexcept nogil:
-    if system == ARC_EAGER:
-        return s.b > s.n
-    return s.b > s.n and s.stack_len == 1
-
-
-cdef inline void _slots(const StateC* s, int* out) noexcept nogil:
-    cdef int L = s.stack_len
-    cdef int i
-    for i in range(N_SLOTS):
-        out[i] = -1
-    if L >= 1:
-        out[S0] = s.stack[L - 1]
-    if L >= 2:
-        out[S1] = s.stack[L - 2]
-    if L >= 3:
-        out[S2] = s.stack[L - 3]
-    if s.b <= s.n:
-        out[B0] = s.b
-    if s.b + 1 <= s.n:
-        out[B1] = s.b + 1
-    if s.b + 2 <= s.n:
-        out[B2] = s.b + 2
-    if out[S0] >= 0:
-        out[S0H] = s.head[out[S0]]
-        if out[S0H] >= 0:
-            out[S0H2] = s.head[out[S0H]]
-        out[S0L] = s.l1[out[S0]]
-        out[S0L2] = s.l2[out[S0]]
-        out[S0R] = s.r1[out[S0]]
-        out[S0R2] = s.r2[out[S0]]
-    if out[S1] >= 0:
-        out[S1L] = s.l1[out[S1]]
-        out[S1R] = s.r1[out[S1]]
-        out[S1L2] = s.l2[out[S1]]
-        out[S1R2] = s.r2[out[S1]]
-    if out[B0] >= 0:
-        out[B0L] = s.l1[out[B0]]
-        out[B0L2] = s.l2[out[B0]]
-
-
-cdef inline uint64_t _mix(uint64_t h, uint64_t v) noexcept nogil:
-    # splitmix64 finaliser over the running hash and the next value
-    h ^= v + <uint64_t>0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
-    h ^= h >> 30
-    h *= <uint64_t>0xBF58476D1CE4E5B9ULL
-    h ^= h >> 27
-    h *= <uint64_t>0x94D049BB133111EBULL
-    h ^= h >> 31
-    return h
-
-
-cdef inline int64_t _attr(const StateC* s, const int* slots, const int64_t* words,
-                          const int64_t* tags, int slot, int attr) noexcept nogil:
-    cdef int i = slots[slot]
-    cdef int d
-    if i < 0:
-        return -1
-    if attr == A_WORD:
-        return words[i]
-    if attr == A_TAG:
-        return tags[i]
-    if attr == A_LABEL:
-        return s.label[i]
-    if attr == A_VL:
-        return s.vl[i]
-    if attr == A_VR:
-        return s.vr[i]
-    if attr == A_LSETL:
-        return <int64_t>s.lsl[i]
-    if attr == A_LSETR:
-        return <int64_t>s.lsr[i]
-    # A_DIST
-    if slots[S0] < 0:
-        return -1
-    d = i - slots[S0] if i > slots[S0] else slots[S0] - i
-    return d if d < 5 else (5 if d < 10 else 10)
-
-
-cdef void _extract(const StateC* s, const int64_t* words, const int64_t* tags,
-                   const int[:, ::1] templates, uint64_t* out) noexcept nogil:
-    """Hash every template (rows: n_atoms, slot, attr, slot, attr, ...) into out."""
-    cdef int slots[N_SLOTS]
-    cdef int t, a, n_atoms
-    cdef uint64_t h
-    _slots(s, slots)
-    for t in range(templates.shape[0]):
-        h = _mix(<uint64_t>0x1234567 + <uint64_t>t, <uint64_t>t)
-        n_atoms = templates[t, 0]
-        for a in range(n_atoms):
-            h = _mix(h, <uint64_t>(_attr(s, slots, words, tags,
-                                         templates[t, 1 + 2 * a], templates[t, 2 + 2 * a]) + 2))
-        out[t] = h | 1   # 0 marks an empty hash-table slot
 
 
 cdef class Sentence:
@@ -384,32 +59,41 @@ cdef class Sentence:
 
 
 cdef class State:
-    """A configuration of one transition system over one :class:`Sentence`."""
+    """A configuration of a transition system (its :class:`Machine`) over one
+    :class:`Sentence`, starting from stack [0], buffer 1..n; ``steps`` counts
+    the transitions applied since."""
     cdef StateC* c
-    cdef readonly int system
+    cdef readonly Machine machine
     cdef readonly Sentence sentence
+    cdef readonly int steps
 
-    def __cinit__(self, Sentence sentence, int system):
-        if system < 0 or system > 3:
-            raise ValueError(f"unknown system code {system}")
+    def __cinit__(self, Sentence sentence, Machine machine):
         self.sentence = sentence
-        self.system = system
-        self.c = _state_new(sentence.n)
+        self.machine = machine
+        self.c = state_new(sentence.n)
+        if self.c is NULL:
+            raise MemoryError()
+        state_init_standard(self.c)
 
     def __dealloc__(self):
-        if self.c is not NULL:
-            _state_free(self.c)
+        state_free(self.c)
 
     def copy(self):
-        cdef State other = State(self.sentence, self.system)
-        _state_copy(other.c, self.c)
+        cdef State other = State(self.sentence, self.machine)
+        state_copy(other.c, self.c)
+        other.steps = self.steps
         return other
 
     def is_final(self):
-        return _final(self.system, self.c)
+        return machine_is_final(&self.machine.c, self.c)
 
     def valid(self, int move):
-        return _valid(self.system, self.c, move)
+        return machine_legal(&self.machine.c, self.c, move)
+
+    def legal(self):
+        """Codes of the legal transitions, in increasing order."""
+        return [t for t in range(self.machine.max_code(self.c.n))
+                if machine_legal(&self.machine.c, self.c, t)]
 
     def spine(self, int root, str side):
         """The left or right spine of root's tree (root first)."""
@@ -421,9 +105,32 @@ cdef class State:
         return out
 
     def apply(self, int move, int label=-1):
-        if not _valid(self.system, self.c, move):
+        if not machine_legal(&self.machine.c, self.c, move):
             raise ValueError(f"move {move} is not valid in this configuration")
-        _apply(self.system, self.c, move, label)
+        machine_apply(&self.machine.c, self.c, move, label)
+        self.steps += 1
+
+    def arc(self, int move):
+        """(head, dependent) of the arc move would add, or None (also if move is not legal)."""
+        cdef int h, d
+        if machine_legal(&self.machine.c, self.c, move) and machine_arc(
+                &self.machine.c, self.c, move, &h, &d):
+            return (h, d)
+        return None
+
+    def fingerprint(self):
+        """A 64-bit hash of the stack, buffer and arcs (equal configurations, equal hashes)."""
+        cdef uint64_t h = 1469598103934665603ULL
+        cdef int i
+        for i in range(self.c.stack_len):
+            h = (h ^ <uint64_t>(self.c.stack[i] + 1)) * 1099511628211ULL
+        h = (h ^ 0xFFFFFFFFULL) * 1099511628211ULL
+        for i in range(self.c.buffer_len):
+            h = (h ^ <uint64_t>(self.c.buffer[i] + 1)) * 1099511628211ULL
+        h = (h ^ 0xFFFFFFFFULL) * 1099511628211ULL
+        for i in range(self.c.n + 1):
+            h = (h ^ <uint64_t>(self.c.head[i] + 1)) * 1099511628211ULL
+        return h
 
     @property
     def stack(self):
@@ -431,7 +138,7 @@ cdef class State:
 
     @property
     def buffer(self):
-        return list(range(self.c.b, self.c.n + 1))
+        return [self.c.buffer[i] for i in range(self.c.buffer_len - 1, -1, -1)]
 
     @property
     def arcs(self):
@@ -444,73 +151,15 @@ cdef class State:
 
     def features(self, const int[:, ::1] templates):
         cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(templates.shape[0], dtype=np.uint64)
-        cdef const int64_t[::1] w = self.sentence.words
-        cdef const int64_t[::1] t = self.sentence.tags
-        _extract(self.c, &w[0], &t[0], templates, <uint64_t*>out.data)
+        _features(self, templates, <uint64_t*>out.data)
         return out
 
-    def static_move(self):
-        """The canonical gold move (static oracle) for a projective gold tree, or -1."""
-        return _static(self.system, self.c, self.sentence)
 
-
-cdef int _static(int system, const StateC* s, Sentence sent):
-    """Canonical transition sequence: attach as soon as possible (seed 000, section 8)."""
-    cdef const int[::1] gold = sent.heads
-    cdef int L = s.stack_len, n = s.n
-    cdef int s0 = s.stack[L - 1] if L >= 1 else -1
-    cdef int s1 = s.stack[L - 2] if L >= 2 else -1
-    cdef int b0 = s.b if s.b <= n else -1
-    cdef int k, x
-    if system == LR_SPINE:
-        # attach as soon as possible, to the spine node that is the gold head
-        if L >= 2 and s1 != 0:
-            k, x = 1, s0
-            while x >= 0:
-                if gold[s1] == x:
-                    return LEFT + 4 * (k - 1)
-                x, k = s.l1[x], k + 1
-        if L >= 2:
-            k, x = 1, s1
-            while x >= 0:
-                if gold[s0] == x:
-                    return RIGHT + 4 * (k - 1)
-                x, k = s.r1[x], k + 1
-        return SHIFT if b0 >= 0 else -1
-    if system == ARC_STANDARD:
-        if L >= 3 and gold[s1] == s0:
-            return LEFT
-        if L >= 2 and gold[s0] == s1 and _complete(s, gold, s0):
-            return RIGHT
-        return SHIFT if b0 >= 0 else -1
-    if system == ARC_HYBRID:
-        if L >= 2 and b0 >= 0 and gold[s0] == b0:
-            return LEFT
-        if L >= 2 and gold[s0] == s1 and _complete(s, gold, s0):
-            return RIGHT
-        return SHIFT if b0 >= 0 else -1
-    # arc-eager
-    if L >= 2 and b0 >= 0 and gold[s0] == b0 and s.head[s0] == -1:
-        return LEFT
-    if b0 >= 0 and gold[b0] == s0:
-        return RIGHT
-    if L >= 2 and b0 >= 0 and s.head[s0] != -1:
-        # reduce s0 once no remaining buffer node is attached to or from it
-        for k in range(b0, n + 1):
-            if gold[k] == s0 or gold[s0] == k:
-                break
-        else:
-            return REDUCE
-    return SHIFT if b0 >= 0 else -1
-
-
-cdef bint _complete(const StateC* s, const int[::1] gold, int h):
-    """Every gold dependent of h is attached (to h)."""
-    cdef int d
-    for d in range(1, s.n + 1):
-        if gold[d] == h and s.head[d] != h:
-            return False
-    return True
+cdef inline void _features(State state, const int[:, ::1] templates, uint64_t* out):
+    cdef const int64_t[::1] w = state.sentence.words
+    cdef const int64_t[::1] t = state.sentence.tags
+    if templates.shape[0]:
+        extract(state.c, &w[0], &t[0], &templates[0, 0], templates.shape[0], templates.shape[1], out)
 
 
 cdef class Weights:
@@ -768,14 +417,23 @@ def step_scores(State state, Weights weights, const int[:, ::1] templates,
                 const int[::1] cls_move, double[::1] scores, cnp.uint8_t[::1] valid):
     """Features of state (returned), scores of every class and the validity mask."""
     cdef cnp.ndarray[cnp.uint64_t, ndim=1] feats = np.empty(templates.shape[0], dtype=np.uint64)
-    cdef const int64_t[::1] w = state.sentence.words
-    cdef const int64_t[::1] t = state.sentence.tags
-    cdef int c
-    _extract(state.c, &w[0], &t[0], templates, <uint64_t*>feats.data)
+    _features(state, templates, <uint64_t*>feats.data)
     weights._scores(<uint64_t*>feats.data, templates.shape[0], &scores[0])
-    for c in range(cls_move.shape[0]):
-        valid[c] = _valid(state.system, state.c, cls_move[c])
+    _legal_mask(&state.machine.c, state.c, cls_move, &valid[0])
     return feats
+
+
+cdef inline void _legal_mask(const MachineC* m, const StateC* s, const int[::1] cls_move,
+                             cnp.uint8_t* valid) noexcept nogil:
+    """valid[c] = whether class c's move is legal; the classes of one move are
+    adjacent, so each move is tested once."""
+    cdef int c, last = -1
+    cdef bint ok = False
+    for c in range(cls_move.shape[0]):
+        if cls_move[c] != last:
+            last = cls_move[c]
+            ok = machine_legal(m, s, last)
+        valid[c] = ok
 
 
 def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
@@ -783,49 +441,27 @@ def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
     """Parse to the end, always taking the best valid class; returns the classes taken."""
     cdef int C = cls_move.shape[0], c, best
     cdef int nf = templates.shape[0]
+    cdef const MachineC* m = &state.machine.c
     cdef double* scores = <double*>malloc(C * sizeof(double))
-    cdef uint64_t* feats = <uint64_t*>malloc(nf * sizeof(uint64_t))
-    cdef const int64_t[::1] w = state.sentence.words
-    cdef const int64_t[::1] t = state.sentence.tags
+    cdef uint64_t* feats = <uint64_t*>malloc(max(nf, 1) * sizeof(uint64_t))
+    cdef cnp.uint8_t* valid = <cnp.uint8_t*>malloc(C * sizeof(cnp.uint8_t))
     taken = []
     try:
-        while not _final(state.system, state.c):
-            _extract(state.c, &w[0], &t[0], templates, feats)
+        while not machine_is_final(m, state.c):
+            _features(state, templates, feats)
             weights._scores(feats, nf, scores)
+            _legal_mask(m, state.c, cls_move, valid)
             best = -1
             for c in range(C):
-                if _valid(state.system, state.c, cls_move[c]) and (best < 0 or scores[c] > scores[best]):
+                if valid[c] and (best < 0 or scores[c] > scores[best]):
                     best = c
             if best < 0:
                 raise RuntimeError("no valid transition in a non-final configuration")
-            _apply(state.system, state.c, cls_move[best], cls_label[best])
+            machine_apply(m, state.c, cls_move[best], cls_label[best])
+            state.steps += 1
             taken.append(best)
     finally:
         free(scores)
         free(feats)
+        free(valid)
     return taken
-
-
-def arc_of(State state, int move):
-    """(head, dependent) of the arc move would add in state, or None."""
-    cdef StateC* s = state.c
-    cdef int L = s.stack_len
-    if not _valid(state.system, s, move) or move == SHIFT:
-        return None
-    if state.system == LR_SPINE:
-        if (move & 3) == LEFT:
-            return (_spine(s, s.stack[L - 1], LEFT, (move >> 2) + 1), s.stack[L - 2])
-        return (_spine(s, s.stack[L - 2], RIGHT, (move >> 2) + 1), s.stack[L - 1])
-    if state.system == ARC_STANDARD:
-        if move == LEFT:
-            return (s.stack[L - 1], s.stack[L - 2])
-        return (s.stack[L - 2], s.stack[L - 1])
-    if state.system == ARC_HYBRID:
-        if move == LEFT:
-            return (s.b, s.stack[L - 1])
-        return (s.stack[L - 2], s.stack[L - 1])
-    if move == LEFT:
-        return (s.b, s.stack[L - 1])
-    if move == RIGHT:
-        return (s.stack[L - 1], s.b)
-    return None

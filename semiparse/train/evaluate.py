@@ -5,7 +5,9 @@ a system file must hold the same sentences and words as the gold file.
 """
 import numpy as np
 
+from ..oracles._machine import machine_for
 from . import _core
+from .model import SYSTEMS
 
 PUNCT_TAGS = frozenset({"PUNCT"})
 STEPS_KEY = "semiparse_steps"
@@ -108,23 +110,24 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
                 "and 'semiparse parse --probabilities'"
             )
         system, steps, where = recorded
-        if system not in _core.SYSTEMS:
+        if system not in SYSTEMS:
             raise ValueError(f"{out.where}: unknown system {system!r} in {SYSTEM_KEY}")
         if system not in oracles:
             oracles[system] = factory(system)
         sent = _core.Sentence([0] * (len(gold) + 1), [0] * (len(gold) + 1), gold.heads,
                               [-1] * (len(gold) + 1))
-        state = _core.State(sent, _core.SYSTEMS[system])
+        machine = machine_for(system)
+        state = _core.State(sent, machine)
         for move, label, p in steps:
             try:
-                code = _core.move_code(move)
+                code = machine.code(move)
             except ValueError:
                 code = None
             if code is None or not state.valid(code):
                 raise ValueError(f"{where}: step {move!r} is not a valid move of {system} here")
             optimal = oracles[system].optimal(state.stack, state.buffer, list(gold.heads), arcs=state.arcs)
             ok = move in optimal
-            arc = _core.arc_of(state, code)
+            arc = state.arc(code)
             if ok and arc is not None and gold.heads[arc[1]] == arc[0]:
                 ok = label == gold.labels[arc[1]]
             b = min(int(p * bins), bins - 1)

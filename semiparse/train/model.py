@@ -13,6 +13,7 @@ import zipfile
 
 import numpy as np
 
+from ..oracles._machine import machine_for
 from ..outputs import open_output
 from . import _core
 from .features import ZHANG_NIVRE, compile_templates
@@ -52,7 +53,7 @@ class Model:
             raise ValueError("labels must be a non-empty list of distinct strings")
         check_beam(beam)
         self.system = system
-        self.code = _core.SYSTEMS[system]
+        self.machine = machine_for(system)
         self.labels = labels
         self.label_index = {label: i for i, label in enumerate(labels)}
         self.template_strings = list(templates)
@@ -64,13 +65,13 @@ class Model:
             raise ValueError(f"root label {self.root_label!r} is not among the labels")
         moves = SYSTEM_MOVES[system]
         self.classes = [("shift", None)] + [(m, l) for m in moves[1:] for l in labels]
-        self.cls_move = np.array([_core.move_code(m) for m, _ in self.classes], dtype=np.int32)
+        self.cls_move = np.array([self.machine.code(m) for m, _ in self.classes], dtype=np.int32)
         self.cls_label = np.array([-1 if l is None else self.label_index[l] for _, l in self.classes],
                                   dtype=np.int32)
         self.class_of = {c: i for i, c in enumerate(self.classes)}
         self.classes_of_move = {}
         for i, (m, _) in enumerate(self.classes):
-            self.classes_of_move.setdefault(_core.move_code(m), []).append(i)
+            self.classes_of_move.setdefault(self.machine.code(m), []).append(i)
         self.weights = _core.Weights(len(self.classes), rda)
 
     # -- input -------------------------------------------------------------
@@ -96,7 +97,7 @@ class Model:
         ]
 
     def state(self, sentence):
-        return _core.State(sentence, self.code)
+        return _core.State(sentence, self.machine)
 
     # -- decoding ----------------------------------------------------------
 

@@ -23,6 +23,7 @@ from collections import Counter
 
 import numpy as np
 
+from ..oracles.static import static_choice, static_rank
 from . import _core
 from .model import SYSTEM_MOVES, Model
 from .evaluate import attachment_scores
@@ -44,20 +45,58 @@ class DynamicOracle:
         self.needs_arcs = self.oracle.system.needs_arcs
         self._sentence = self._heads = None
 
-    def optimal(self, state, sent):
+    def optimal_names(self, state, sent):
         if sent is not self._sentence:  # the oracle keys its per-tree cache on a tuple
             self._sentence, self._heads = sent, tuple(sent.heads.tolist())
-        names = self.oracle.optimal(state.stack, state.buffer, self._heads,
-                                    state.arcs if self.needs_arcs else None)
-        return {_core.move_code(name) for name in names}
+        return self.oracle.optimal(state.stack, state.buffer, self._heads,
+                                   state.arcs if self.needs_arcs else None)
+
+    def optimal(self, state, sent):
+        return {state.machine.code(name) for name in self.optimal_names(state, sent)}
 
 
 class StaticOracle:
-    """The canonical gold sequence: one optimal move per configuration on the gold path."""
+    """The canonical computation (:mod:`semiparse.oracles.static`): in each
+    configuration the first optimal move in the system's static order.
+
+    Training with it follows that computation, so the moves of each sentence
+    are computed once (one dynamic-oracle call per step) and replayed in later
+    epochs; a configuration off the recorded path (told by its step number
+    and fingerprint) asks the dynamic oracle again.
+    """
+
+    def __init__(self, system):
+        self.dynamic = DynamicOracle(system)
+        self.rank = static_rank(self.dynamic.oracle.system)
+        self._paths = {}
+
+    def move(self, state, sent):
+        """The canonical move code at state, or -1 if there is none (final)."""
+        name = static_choice(self.rank, self.dynamic.optimal_names(state, sent))
+        return -1 if name is None else state.machine.code(name)
 
     def optimal(self, state, sent):
-        move = state.static_move()
+        path = self._paths.get(sent)
+        if path is None:
+            path = self._paths[sent] = self._path(state.machine, sent)
+        i = state.steps
+        if i < len(path[1]) and path[0][i] == state.fingerprint():
+            return {int(path[1][i])}
+        move = self.move(state, sent)
         return {move} if move >= 0 else set()
+
+    def _path(self, machine, sent):
+        """(fingerprints, moves) of the canonical computation of sent."""
+        state = _core.State(sent, machine)
+        prints, moves = [], []
+        while not state.is_final():
+            move = self.move(state, sent)
+            if move < 0:
+                break
+            prints.append(state.fingerprint())
+            moves.append(move)
+            state.apply(move, 0)
+        return np.array(prints, dtype=np.uint64), np.array(moves, dtype=np.int32)
 
 
 def prepare(trees, nonproj, oracle, log=None):
@@ -158,9 +197,9 @@ class Trainer:
         for move in moves:
             if move not in model.classes_of_move:
                 continue
-            arc = _core.arc_of(state, move)
+            arc = state.arc(move)
             if arc is not None and heads[arc[1]] == arc[0] and labels[arc[1]] >= 0:
-                name = _core.move_name(move, model.system)
+                name = model.machine.name(move)
                 out.append(model.class_of[(name, model.labels[labels[arc[1]]])])
             else:
                 out.extend(model.classes_of_move[move])
@@ -169,7 +208,7 @@ class Trainer:
     def _beyond_model(self, model, state, moves, sent):
         """Follow an optimal move the model has no class for (LR-spine, deep spines)."""
         move = min(moves)
-        arc = _core.arc_of(state, move)
+        arc = state.arc(move)
         label = sent.labels[arc[1]] if arc is not None and sent.heads[arc[1]] == arc[0] else 0
         state.apply(move, max(label, 0))
 
@@ -200,7 +239,7 @@ class Trainer:
             w = model.weights
             w.rho, w.alpha = self.rho, self.alpha
             w.lam = self.lam if self.lam is not None else 1.0 / (20 * n_tokens)
-        self.oracle = StaticOracle() if self.oracle_name == "static" else DynamicOracle(self.system)
+        self.oracle = (StaticOracle if self.oracle_name == "static" else DynamicOracle)(self.system)
         sents = [model.sentence(t) for t in trees]
         self.t = 1.0  # perceptron clock (number of examples seen), for averaging
         order = list(range(len(sents)))

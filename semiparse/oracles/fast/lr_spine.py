@@ -75,6 +75,7 @@ class LRSpine(TransitionSystem):
 
     name = "lr_spine"
     transitions = ("shift", "left_arc_K", "right_arc_K")
+    static_order = ("left_arc_K", "right_arc_K", "shift")  # attach as early as possible
     strategies = ("none",)
     needs_arcs = True
     description = ("LR-spine: shift; left_arc_K (K-th node of the top's left spine heads the "
