@@ -181,7 +181,7 @@ def test_weights_perceptron_average_and_rda_match_dense_reference(n_classes, see
         assert np.allclose(perceptron.scores(probe), ref[i])
         assert np.allclose(average.scores(probe), ref[i])
 
-    # AdaGrad-RDA (seed 004, Algorithm 2): w = alpha * shrink(g, j lambda) / sqrt(G + rho)
+    # AdaGrad-RDA (Goldberg 2013, Algorithm 2): w = alpha * shrink(g, j lambda) / sqrt(G + rho)
     rda = _core.Weights(n_classes, True)
     rda.alpha, rda.rho, rda.lam = 0.7, 0.01, 0.05
     g = np.zeros((len(vocab), n_classes))

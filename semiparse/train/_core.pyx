@@ -314,7 +314,7 @@ cdef class Weights:
             self.U[k] += t * delta
 
     def rda_update(self, const uint64_t[::1] feats, const double[::1] direction):
-        """One AdaGrad-RDA step (seed 004, Algorithm 2) along direction[c] = f_c - p_c."""
+        """One AdaGrad-RDA step (Goldberg 2013, Algorithm 2) along direction[c] = f_c - p_c."""
         cdef int f, c, C = self.n_classes
         cdef long r
         cdef size_t k

@@ -1,4 +1,4 @@
-"""Evaluation: attachment scores and the calibration table of seed 004 (Table 4).
+"""Evaluation: attachment scores and the calibration table of Goldberg 2013 (Table 4).
 
 Punctuation is what UD tags ``PUNCT``.  Scores are percentages over words;
 a system file must hold the same sentences and words as the gold file.
@@ -88,7 +88,7 @@ def _read_steps(tree):
 
 
 def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
-    """Seed 004, Table 4: the parser's probability for each action it took,
+    """Goldberg 2013, Table 4: the parser's probability for each action it took,
     binned into ``bins`` equal-width bins, with the share of correct actions.
 
     An action is correct when the dynamic oracle rates its move optimal in

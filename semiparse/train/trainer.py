@@ -1,11 +1,11 @@
 """Training loops: greedy perceptron, probabilistic (AdaGrad-RDA) and beam.
 
-* ``perceptron`` -- seed 000, Algorithm 2: averaged perceptron; the update goes
+* ``perceptron`` -- Goldberg et al. 2014, Algorithm 2: averaged perceptron; the update goes
   from the predicted class towards the best-scoring correct class.
-* ``rda`` -- seed 004, Algorithms 2-3: multi-label log-likelihood (the
+* ``rda`` -- Goldberg 2013, Algorithms 2-3: multi-label log-likelihood (the
   probability of the *set* of correct classes) optimised with AdaGrad-RDA and
   L1 regularisation; exploration by sampling from the model.
-* ``beam-early`` / ``beam-maxv`` -- seed 001: global perceptron for beam
+* ``beam-early`` / ``beam-maxv`` -- Aufrant et al. 2017: global perceptron for beam
   search, early update or max-violation, where a configuration is correct
   when it was reached by zero-cost transitions only (CORRECT(c'|c), from the
   dynamic oracle, or from the static sequence for ``--oracle static``), with
@@ -283,7 +283,7 @@ class Trainer:
         model.weights.finalize(self.t)
         return model
 
-    # -- greedy perceptron (seed 000, Algorithm 2) ----------------------------
+    # -- greedy perceptron (Goldberg et al. 2014, Algorithm 2) -----------------
 
     def _perceptron_sentence(self, model, sent, epoch):
         C = len(model.classes)
@@ -316,7 +316,7 @@ class Trainer:
                 model.apply(state, best_gold)
         return correct, steps
 
-    # -- probabilistic (seed 004, Algorithms 2 and 3) --------------------------
+    # -- probabilistic (Goldberg 2013, Algorithms 2 and 3) ----------------------
 
     def _rda_sentence(self, model, sent, epoch):
         C = len(model.classes)
@@ -350,7 +350,7 @@ class Trainer:
             model.apply(state, nxt)
         return correct, steps
 
-    # -- global beam training (seed 001) ---------------------------------------
+    # -- global beam training (Aufrant et al. 2017) ----------------------------
 
     def _beam_sentence(self, model, sent, epoch):
         """Update on one sentence; with restart, until the sentence is parsed."""
@@ -380,7 +380,7 @@ class Trainer:
         return [(item.score + scores[c], item, int(c), feats, c in gold) for c in np.flatnonzero(valid)]
 
     def _beam_oracle(self, model, sent, start, maxv):
-        """Seed 001, Algorithm 2 (early update) or its max-violation variant.
+        """Aufrant et al. 2017, Algorithm 2 (early update) or its max-violation variant.
 
         Returns (c+, c-, steps, steps where the beam's best was correct);
         c- is None when no update is needed.

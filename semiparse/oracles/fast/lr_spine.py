@@ -1,4 +1,4 @@
-"""The LR-spine transition system (seed 000 section 6.1) and its oracle.
+"""The LR-spine transition system (Goldberg et al. 2014, section 6.1) and its oracle.
 
 Stack elements are trees given by their left and right spines: the path
 from the root through leftmost left children, and through rightmost right
@@ -20,8 +20,8 @@ roots of the stack trees (bottom first), ``buffer`` the remaining positions,
 ``arcs[d]`` the head built for ``d`` or -1.  The spines follow from ``arcs``
 (:func:`spines`).
 
-The oracle (method ``spine_table``, projective gold trees) follows seed 000
-section 6.2, for each legal transition: the buffer is collapsed into the
+The oracle (method ``spine_table``, projective gold trees) follows Goldberg et
+al. 2014, section 6.2, for each legal transition: the buffer is collapsed into the
 right stack of maximal gold fragments (each may take dependents only at its
 root), then a table over (stack trees absorbed, fragments absorbed) keeps,
 per spine pair of the tree built around the top, the most gold edges.  A
