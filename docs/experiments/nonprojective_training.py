@@ -2,7 +2,7 @@
 
 Trains the labelled arc-standard greedy perceptron on the shared UD Greek,
 Gothic and Hungarian training sets (42,326 / 35,024 / 20,166 tokens, the
-sizes of seed 002 Table 7) in three set-ups, each with several seeds, scores
+sizes of Nederhof 2019, Table 7) in three set-ups, each with several seeds, scores
 the test sets and writes a Markdown table (mean and standard deviation over
 seeds) plus the raw numbers as JSON:
 
@@ -53,7 +53,7 @@ def one_run(job):
 
 def table(results, command):
     lines = [
-        "# Training on non-projective treebanks (cf. seed 002, Table 7)",
+        "# Training on non-projective treebanks (cf. Nederhof 2019, Table 7)",
         "",
         f"Command: `{command}`",
         "",

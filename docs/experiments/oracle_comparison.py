@@ -1,4 +1,4 @@
-"""Static vs nondet vs dynamic oracle on the same data (cf. seed 000, Table 1).
+"""Static vs nondet vs dynamic oracle on the same data (cf. Goldberg et al. 2014, Table 1).
 
 Every run trains the labelled greedy perceptron on the optimally
 projectivized training trees (so only the oracle differs) and scores the
@@ -46,7 +46,7 @@ def main(argv=None):
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(one_run, jobs))
     lines = [
-        f"# Static vs nondet vs dynamic oracle ({args.lang}, cf. seed 000 Table 1)", "",
+        f"# Static vs nondet vs dynamic oracle ({args.lang}, cf. Goldberg et al. 2014, Table 1)", "",
         "Command: `python " + " ".join(sys.argv if argv is None else ["oracle_comparison.py"] + argv) + "`",
         "", "Greedy averaged perceptron, projectivized training trees, test set without punctuation, "
         f"mean over seeds {' '.join(map(str, args.seeds))}.", "",
