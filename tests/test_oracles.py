@@ -189,3 +189,29 @@ def test_gold_tree_is_validated_once():
     assert o._gold is gold
     o.scores([0, 1], [2, 3], [-1, 0, 0, 0])
     assert o._gold is not gold
+
+
+def test_auto_uses_the_grammar_path_below_the_masked_methods_min_size(monkeypatch):
+    """`auto` picks by measured speed: on non-projective gold trees arc-hybrid's
+    projective_masked serves configurations from MASKED_MIN_SIZE on, the
+    grammar path (faster there) the smaller ones; both give the same scores."""
+    import importlib
+
+    from semiparse.oracles.grammar_path import MASKED_MIN_SIZE
+
+    oracle_module = importlib.import_module("semiparse.oracles.oracle")
+
+    calls = []
+    real = oracle_module.grammar_scores
+    monkeypatch.setattr(oracle_module, "grammar_scores", lambda *a: calls.append(a) or real(*a))
+    system = semiparse.oracles.get_system("arc_hybrid")
+    for n, uses_grammar in ((MASKED_MIN_SIZE - 1, True), (MASKED_MIN_SIZE + 5, False)):
+        heads = [-1, 0, 4, 1] + [d - 1 for d in range(4, n + 1)]  # the edge 4 -> 2 crosses 1 -> 3
+        assert not semiparse.is_projective(heads)
+        auto = semiparse.oracle("arc_hybrid")
+        assert auto.method_for(heads) == "projective_masked"
+        stack, buffer, arcs = system.initial(n)
+        calls.clear()
+        got = auto.scores(stack, buffer, heads, arcs)
+        assert bool(calls) == uses_grammar
+        assert got == semiparse.oracle("arc_hybrid", method="grammar").scores(stack, buffer, heads, arcs)

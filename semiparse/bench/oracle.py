@@ -116,7 +116,8 @@ def run(args):
     for name in args.systems:
         system = get_system(name)
         system.check_strategy(args.strategy)
-        names = ["grammar"] + [m.name for m in methods(name) if args.strategy in m.strategies]
+        names = (["grammar"] + [m.name for m in methods(name) if args.strategy in m.strategies]
+                 + ["auto"])  # what semiparse.oracle() picks, per configuration
         projective_only = {m.name: m.projective_only for m in methods(name)}
         oracles = {m: oracle(name, args.strategy, m) for m in names}
         found = collect(name, args.strategy, trees, args.sizes, args.per_size, rng)

@@ -68,18 +68,25 @@ class Oracle:
         return best
 
     def _resolve(self, gold):
-        """The scoring function for this gold tree: (stack, buffer, gold, arcs) -> dict."""
+        """The scoring function for this gold tree: (stack, buffer, gold, arcs) -> dict.
+
+        Under ``auto`` a method with a ``min_size`` serves the configurations
+        of that size and more, the grammar path the smaller ones."""
         name = self._choose(gold)
+        system, strategy = self.system, self.strategy
+        grammar = lambda s, b, g, a: grammar_scores(system, g, s, b, a, strategy)
         if name == "grammar":
-            system, strategy = self.system, self.strategy
-            return lambda s, b, g, a: grammar_scores(system, g, s, b, a, strategy)
+            return grammar
         if name == "exhaustive":
             return lambda s, b, g, a: self._exhaustive(g).scores(s, b, a)
         m = self._registered[name]
         if m.projective_only and not gold.projective:
             raise ValueError(f"oracle method {name!r} of {self.system.name} is exact only for "
                              f"projective gold trees, and this one is not projective")
-        fn, strategy = m.fn, self.strategy
+        fn, small = m.fn, m.min_size
+        if self.method == "auto" and small and system.grammar is not None:
+            return lambda s, b, g, a: (grammar(s, b, g, a) if len(s) - 1 + len(b) < small
+                                       else fn(s, b, g.heads, a, strategy))
         return lambda s, b, g, a: fn(s, b, g.heads, a, strategy)
 
     def _exhaustive(self, gold):
@@ -106,7 +113,8 @@ class Oracle:
         return self._exhaustive(gold).scores(stack, buffer, arcs)
 
     def method_for(self, heads):
-        """Name of the method :meth:`scores` uses for the gold tree ``heads``."""
+        """Name of the method :meth:`scores` uses for the gold tree ``heads``
+        (under ``auto``, for configurations of at least its ``min_size``)."""
         return self._choose(Gold(heads))
 
 

@@ -33,7 +33,10 @@ class Method:
     ``fn(stack, buffer, heads, arcs, strategy) -> dict[str, int]`` returns the
     same scores as the grammar path; ``strategies`` are the strategy names it
     supports; ``projective_only`` says it is exact only for projective gold
-    trees; lower ``rank`` is preferred by ``method="auto"``.
+    trees; lower ``rank`` is preferred by ``method="auto"``, which uses the
+    method only from ``min_size`` on (k + m, the stack size less one plus the
+    buffer size: where ``semiparse bench oracle`` measured it to beat the
+    grammar path) and the grammar path below.
     """
 
     system: str
@@ -42,14 +45,16 @@ class Method:
     strategies: tuple
     projective_only: bool
     rank: float
+    min_size: int = 0
 
     def applies(self, strategy, projective):
         """Whether this method is exact for ``strategy`` and a gold tree of this kind."""
         return strategy in self.strategies and (projective or not self.projective_only)
 
 
-def register_method(system, method, fn, strategies, projective_only, rank):
-    """Register ``fn`` as oracle method ``method`` of transition system ``system``.
+def register_method(system, method, fn, strategies, projective_only, rank, min_size=0):
+    """Register ``fn`` as oracle method ``method`` of transition system ``system``
+    (the fields are those of :class:`Method`).
 
     Registering the same (system, method) again replaces the earlier entry.
     """
@@ -66,8 +71,11 @@ def register_method(system, method, fn, strategies, projective_only, rank):
     if not strategies or not all(isinstance(s, str) for s in strategies):
         raise ValueError(f"register_method: strategies for {system}/{method} must be a "
                          f"non-empty tuple of names, got {strategies!r}")
+    if isinstance(min_size, bool) or not isinstance(min_size, int) or min_size < 0:
+        raise ValueError(f"register_method: min_size for {system}/{method} must be an integer "
+                         f">= 0, got {min_size!r}")
     _METHODS.setdefault(system, {})[method] = Method(
-        system, method, fn, strategies, bool(projective_only), float(rank))
+        system, method, fn, strategies, bool(projective_only), float(rank), min_size)
 
 
 def methods(system):

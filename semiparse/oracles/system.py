@@ -872,7 +872,8 @@ def _read_system_file(path):
 def _from_file(path, shipped=False):
     """Load a system file.  Registered oracle methods are bound to definitions,
     never to names alone: a shipped file registers its ``projective_masked``
-    method (exact for every gold tree, rank 90) and gets every method
+    method (exact for every gold tree, rank 90, used by ``auto`` from
+    k + m = ``MASKED_MIN_SIZE`` on) and gets every method
     registered under its name; another file gets them only if it is the same
     definition (the same parsed content and completion grammar) as the
     shipped file of its name, else only its own ``projective_masked``."""
@@ -883,13 +884,14 @@ def _from_file(path, shipped=False):
                    and twin._grammar_file == system._grammar_file):
         system._definition = system.name
     if system.projective_form:
-        from .grammar_path import masked_method
+        from .grammar_path import MASKED_MIN_SIZE, masked_method
         from .registry import Method, register_method
 
         if shipped:
             register_method(system.name, "projective_masked", masked_method(system), ("none",),
-                            projective_only=False, rank=90)
+                            projective_only=False, rank=90, min_size=MASKED_MIN_SIZE)
         elif system.method_key is None:
             system.own_methods = {"projective_masked": Method(
-                system.name, "projective_masked", masked_method(system), ("none",), False, 90.0)}
+                system.name, "projective_masked", masked_method(system), ("none",), False, 90.0,
+                MASKED_MIN_SIZE)}
     return system
