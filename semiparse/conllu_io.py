@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import conllu
 from conllu.parser import ParseException, parse_id_value, parse_int_value
 
+from .heads import is_tree, tree_problems
 from .outputs import open_output as atomic_output  # the name documented before outputs.py existed
 
 # The same few IDs and heads recur on every sentence: remember the parses.
@@ -203,69 +204,6 @@ def _decode(data):
 
 def _encode_text(text):
     return text.encode("utf-8", "surrogateescape")
-
-
-def is_tree(heads):
-    """Quick check: every word's head chain reaches 0 (any number of words
-    may be attached to 0).  ``heads`` a list of ints with ``heads[0] == -1``;
-    see :func:`tree_problems` for what is wrong when it is not a tree."""
-    m = len(heads)
-    if m > 1 and (min(heads[1:]) < 0 or max(heads[1:]) >= m):
-        return False
-    seen = [0] * m  # the walk that first reached each node
-    seen[0] = -1
-    for start in range(1, m):
-        d = start
-        while not seen[d]:
-            seen[d] = start
-            d = heads[d]
-        if seen[d] == start:  # this walk closed a loop
-            return False
-    return True
-
-
-def tree_problems(heads):
-    """Problems of a head list as ``(word, reason, is_multiple_roots)``.
-
-    Checks range, self-loops, cycles and the number of words attached to 0
-    (exactly one in UD); ``word`` is the word the problem is reported at.
-    """
-    n = len(heads) - 1
-    problems = []
-    for d in range(1, n + 1):
-        h = heads[d]
-        if not 0 <= h <= n:
-            problems.append((d, f"HEAD {h} of word {d} is out of range 0..{n}", False))
-        elif h == d:
-            problems.append((d, f"word {d} is headed by itself", False))
-    if problems:
-        return problems
-    roots = [d for d in range(1, n + 1) if heads[d] == 0]
-    # Follow heads from every word; state 1 = on the current path, 2 = done.
-    state = [0] * (n + 1)
-    state[0] = 2
-    for start in range(1, n + 1):
-        path = []
-        d = start
-        while state[d] == 0:
-            state[d] = 1
-            path.append(d)
-            d = heads[d]
-        if state[d] == 1:  # closed a cycle through d
-            cycle = path[path.index(d):]
-            first = min(cycle)
-            at = cycle.index(first)
-            cycle = cycle[at:] + cycle[:at]
-            shown = " -> ".join(str(x) for x in cycle + [first])
-            problems.append((first, f"cycle {shown} (each arrow goes from a word to its head)", False))
-        for x in path:
-            state[x] = 2
-    if len(roots) > 1:
-        listed = ", ".join(str(r) for r in roots)
-        problems.append(
-            (roots[1], f"{len(roots)} words attached to 0 (words {listed}); UD allows one", True)
-        )
-    return problems
 
 
 def read_conllu(source, name=None, multiple_roots="error"):

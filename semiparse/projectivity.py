@@ -38,7 +38,7 @@ import random as _random
 
 import numpy as np
 
-from .conllu_io import is_tree, tree_problems
+from .heads import check_tree, no_crossing
 
 TIE_BREAKS = ("first", "closest", "random")
 
@@ -81,16 +81,7 @@ def _checked(heads):
     if not isinstance(heads, (list, tuple, range)):
         raise ValueError(f"heads must be a sequence of integers (list, tuple or 1-D array), "
                          f"got {type(heads).__name__}")
-    for d, h in enumerate(heads):
-        if isinstance(h, bool) or not isinstance(h, (int, np.integer)):
-            raise ValueError(f"heads must be a sequence of integers, got heads[{d}] = {h!r}")
-    heads = [int(h) for h in heads]
-    if not heads or heads[0] != -1:
-        raise ValueError(f"heads must start with -1 (heads[0] is the root), got {heads[:3]!r}...")
-    if is_tree(heads):
-        return heads
-    problems = [reason for _, reason, roots_only in tree_problems(heads) if not roots_only]
-    raise ValueError(f"heads is not a tree: {problems[0]}")
+    return list(check_tree(heads))
 
 
 def _rng(seed):
@@ -120,37 +111,6 @@ def is_projective(heads):
     a contiguous span.  ValueError if ``heads`` is not a tree.
     """
     return no_crossing(_checked(heads))
-
-
-def no_crossing(heads):
-    """Whether a tree already checked (``heads[0] == -1``, no cycles) is
-    projective.  O(n) sweep over positions with a stack of the right ends of the open
-    edges (innermost last): an edge starting at ``left`` must end inside the
-    innermost open one.  Edges starting at ``left`` come longest first: the
-    edge to ``left``'s head (when to the right), then its right dependents
-    from the farthest.  (If a right dependent lies beyond the head, the tree
-    is not projective -- the head's way up to the root crosses that edge --
-    and the sweep rejects it at once.)"""
-    m = len(heads)
-    right_deps = [[] for _ in range(m)]
-    for d in range(m - 1, 0, -1):
-        h = heads[d]
-        if h < d:
-            right_deps[h].append(d)
-    open_right = [m]
-    for left in range(m):
-        while open_right[-1] <= left:
-            open_right.pop()
-        h = heads[left]
-        if h > left:
-            if h > open_right[-1]:
-                return False
-            open_right.append(h)
-        for d in right_deps[left]:
-            if d > open_right[-1]:
-                return False
-            open_right.append(d)
-    return True
 
 
 def gold_weights(heads):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from .oracles import get_system
-from .projectivity import no_crossing
+from .heads import no_crossing
 
 
 @st.composite

@@ -12,7 +12,7 @@ from semiparse.conllu_io import read_conllu
 from semiparse.oracles import get_system, methods
 from semiparse.oracles.fast import _lrspine
 from semiparse.oracles.fast.lr_spine import child_bounds, spines
-from semiparse.projectivity import no_crossing
+from semiparse.heads import no_crossing
 from semiparse.testing import (gold_trees, oracle_examples, perturbed_configurations,
                                validation_outcome)
 

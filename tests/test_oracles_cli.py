@@ -4,8 +4,8 @@ from hypothesis import strategies as st
 
 from semiparse.cli import main
 from semiparse.oracles import get_system
-from semiparse.oracles.gold import check_tree
-from semiparse.projectivity import no_crossing
+from semiparse.heads import check_tree
+from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
 from semiparse.testing import computations, gold_trees, oracle_examples
 

@@ -247,7 +247,7 @@ def test_random_with_seed_is_reproducible():
         ([-1, 2, 1], "not a tree: cycle"),
         ([-1, 1], "headed by itself"),
         ([-1, 3], "out of range"),
-        ([-1, "x"], "sequence of integers"),
+        ([-1, "x"], "sequence of integer heads: element 1 is 'x'"),
     ],
 )
 def test_bad_trees_are_value_errors(heads, message):

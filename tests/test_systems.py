@@ -12,7 +12,7 @@ import semiparse
 from semiparse.oracles import TransitionSystem, get_system, register_system
 from semiparse.oracles._configs import accepts
 from semiparse.oracles.checking import check
-from semiparse.projectivity import no_crossing
+from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
 from semiparse.testing import perturbed_configurations, validation_outcome
 

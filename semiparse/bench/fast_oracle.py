@@ -36,7 +36,7 @@ def add_parser(subparsers):
 def run(args):
     from ..oracles import get_system, methods
     from ..oracles.gold import Gold
-    from ..projectivity import no_crossing
+    from ..heads import no_crossing
     from ..oracles.grammar_path import grammar_scores
 
     rng = random.Random(args.seed)

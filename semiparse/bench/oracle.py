@@ -107,7 +107,7 @@ def collect(system_name, strategy, trees, sizes, per_size, rng):
 def run(args):
     from .. import oracle
     from ..oracles import get_system, methods
-    from ..projectivity import no_crossing
+    from ..heads import no_crossing
 
     rng = random.Random(args.seed)
     timer = _cpu_per_call if args.clock == "cpu" else lambda fn, s: per_call(fn, s, repeats=1)

@@ -27,31 +27,12 @@ import numpy as np
 
 from . import _configs
 from ..grammar import load_grammar
+from ..heads import find_cycle, int_tuple
 from ..resources import data_dir
 
 LBR, RBL, NO_LEFT, NO_RIGHT = 1, 2, 4, 8
 NEG_INF = float("-inf")
 ROLES = ("root", "top", "below_top", "stack", "buffer")
-
-
-def int_tuple(values, what):
-    """``values`` as a tuple of Python ints, or ValueError saying that ``what``
-    (e.g. "heads must be a sequence of integer heads") fails and at which
-    element.  Integer types such as numpy's are normalized; bools, floats and
-    strings are refused, since ``int()`` would silently read ``True``, ``0.5``
-    or ``"3"`` as positions."""
-    if hasattr(values, "tolist"):
-        values = values.tolist()
-    if isinstance(values, (str, bytes)):
-        raise ValueError(f"{what}, got the string {values!r}")
-    try:
-        values = tuple(values)
-    except TypeError:
-        raise ValueError(f"{what}, got {type(values).__name__}") from None
-    for i, x in enumerate(values):
-        if isinstance(x, (bool, np.bool_)) or not hasattr(type(x), "__index__"):
-            raise ValueError(f"{what}: element {i} is {x!r} ({type(x).__name__})")
-    return tuple(map(operator.index, values))
 
 
 def int_configuration(stack, buffer, arcs):
@@ -61,24 +42,6 @@ def int_configuration(stack, buffer, arcs):
             int_tuple(buffer, "buffer must be a sequence of integer positions"),
             None if arcs is None else
             int_tuple(arcs, "arcs must be a sequence of integer heads (-1 for none)"))
-
-
-def find_cycle(heads):
-    """A cycle of ``heads`` (``heads[d]`` a position or negative for none) as the
-    list ``[x, ..., x]`` of its nodes, or None if following heads from every
-    node ends at a headless one."""
-    state = [0] * len(heads)  # 0 unseen, 1 on the current path, 2 ends headless
-    for d in range(len(heads)):
-        path, x = [], d
-        while x >= 0 and state[x] == 0:
-            state[x] = 1
-            path.append(x)
-            x = heads[x]
-        if x >= 0 and state[x] == 1:
-            return path[path.index(x):] + [x]
-        for y in path:
-            state[y] = 2
-    return None
 
 
 class TransitionSystem:

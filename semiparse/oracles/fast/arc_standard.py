@@ -19,7 +19,7 @@ Every method returns the sigma dict of ``oracle("arc_standard", strategy)``.
 import numpy as np
 
 from ...engine import parse
-from ...projectivity import no_crossing
+from ...heads import no_crossing
 from . import _arcstd
 
 NEG_INF = float("-inf")
