@@ -882,8 +882,8 @@ def _imported(spec, module, attr):
                              f"attribute {attr!r}")
         obj = getattr(obj, part)
     if not isinstance(obj, TransitionSystem):
-        raise ValueError(f"transition system {spec!r}: {attr} is a {type(obj).__name__}, not a "
-                         f"transition system (expected a TransitionSystem instance, e.g. "
+        raise ValueError(f"transition system {spec!r}: {attr} is of type {type(obj).__name__}, "
+                         f"not a transition system (expected a TransitionSystem instance, e.g. "
                          f"from load_system)")
     return obj
 
