@@ -72,6 +72,8 @@ def recorded_system(path, meta):
         return load_system(name)
     if not isinstance(text, str):
         raise ModelError(f"{path}: the recorded system definition is not TOML text")
+    if name in SYSTEMS and definition_sha256(load_system(name)) == meta.get("system_sha256"):
+        return load_system(name)  # the shipped definition: share its object (and machine)
     try:
         system = system_from_text(text, f"{path} (recorded system {name})")
     except ValueError as exc:
