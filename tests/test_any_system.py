@@ -130,6 +130,13 @@ def test_another_definition_of_the_same_name_is_refused(systems, small, tmp_path
         Model.load(model, system=str(other))
     err = _error(capsys, ["parse", str(model), str(small), "--system", "arc_eager"])
     assert "model is for the strict_eager system, not arc_eager" in err
+    # a recorded definition that does not match its recorded hash is a damaged file
+    with np.load(model) as archive:
+        meta = json.loads(str(archive["meta"]))
+        keys, weights = archive["keys"], archive["weights"]
+    meta["system_definition"] = other.read_text(encoding="utf-8")
+    np.savez_compressed(model, meta=np.array(json.dumps(meta)), keys=keys, weights=weights)
+    assert "damaged model file" in _error(capsys, ["parse", str(model), str(small)])
 
 
 def test_models_without_a_recorded_definition_load_as_the_shipped_system(small, tmp_path):
