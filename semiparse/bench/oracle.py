@@ -29,7 +29,8 @@ def add_parser(subparsers):
                               help="time per oracle call by k+m for every system and method")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="CoNLL-U files (default: every file under $SEMIPARSE_DATA/ud)")
-    p.add_argument("--systems", nargs="+", default=list(SYSTEMS), metavar="NAME")
+    p.add_argument("--systems", nargs="+", default=list(SYSTEMS), metavar="SYSTEM",
+                   help="names, system files or MODULE:ATTR (default: the shipped rewrite systems)")
     p.add_argument("--strategy", default="none", help="oracle strategy (default none)")
     p.add_argument("--sizes", type=int, nargs="+", default=list(range(10, 121, 10)), metavar="K",
                    help="k+m values (default 10 20 ... 120); configurations within +-4 count")
@@ -66,13 +67,11 @@ def _sentences(files, longest):
     return trees[:longest] + trees[longest::max(1, len(trees) // longest)]
 
 
-def collect(system_name, strategy, trees, sizes, per_size, rng):
+def collect(system, strategy, trees, sizes, per_size, rng):
     """``{size: [(stack, buffer, arcs, heads)]}`` visited while parsing ``trees``."""
     from .. import oracle, projectivize
-    from ..oracles import get_system
 
-    system = get_system(system_name)
-    follow = oracle(system_name, strategy)
+    follow = oracle(system, strategy)
     found = {s: [] for s in sizes}
 
     def bucket(km):
@@ -106,21 +105,24 @@ def collect(system_name, strategy, trees, sizes, per_size, rng):
 
 def run(args):
     from .. import oracle
-    from ..oracles import get_system, methods
     from ..heads import no_crossing
+    from ..oracles import get_system
+    from ..oracles.registry import system_methods
 
     rng = random.Random(args.seed)
     timer = _cpu_per_call if args.clock == "cpu" else lambda fn, s: per_call(fn, s, repeats=1)
     trees = _sentences(_files(args), longest=3 * args.per_size)
     curves = {}
-    for name in args.systems:
-        system = get_system(name)
+    for spec in args.systems:
+        system = get_system(spec)
+        name = system.name
         system.check_strategy(args.strategy)
-        names = (["grammar"] + [m.name for m in methods(name) if args.strategy in m.strategies]
+        registered = system_methods(system)
+        names = (["grammar"] + [m.name for m in registered if args.strategy in m.strategies]
                  + ["auto"])  # what semiparse.oracle() picks, per configuration
-        projective_only = {m.name: m.projective_only for m in methods(name)}
-        oracles = {m: oracle(name, args.strategy, m) for m in names}
-        found = collect(name, args.strategy, trees, args.sizes, args.per_size, rng)
+        projective_only = {m.name: m.projective_only for m in registered}
+        oracles = {m: oracle(system, args.strategy, m) for m in names}
+        found = collect(system, args.strategy, trees, args.sizes, args.per_size, rng)
         print(f"\n{name}, strategy {args.strategy}: mean {args.clock} time per oracle call "
               f"(ratio = grammar time / method time on the same configurations)")
         header = f"{'k+m':>5} {'configs':>7} {'grammar':>10}"

@@ -1,8 +1,9 @@
 """``semiparse check SYSTEM``: prove an oracle right against exhaustive search.
 
-For the dependency systems (shipped names or a ``.toml`` file) hypothesis
-draws gold trees (projective and not), configurations reachable from the
-initial one and every strategy, and compares the grammar oracle (or
+For the dependency systems (shipped or registered names, a ``.toml`` file or
+``module:attr``) hypothesis draws gold trees (projective and not),
+configurations reachable from the initial one and every strategy, and
+compares the grammar oracle (or
 ``--method M``) with the exhaustive search over all computations.  A mismatch
 is shrunk and printed; the exit status is then 1.  ``top_down`` and
 ``in_order`` are the constituent systems, checked by
@@ -17,9 +18,12 @@ def add_parser(subparsers):
     p = subparsers.add_parser(
         "check", help="compare a transition system's oracle with exhaustive search",
         description=__doc__.split("\n\n")[1].replace("\n", " "))
-    p.add_argument("system", metavar="SYSTEM",
+    p.add_argument("system", metavar="SYSTEM", nargs="?",
                    help="arc_standard, arc_hybrid, arc_eager, a registered system, a .toml "
-                        "file, or top_down / in_order")
+                        "file, MODULE:ATTR (a system object in a Python module), or top_down / "
+                        "in_order")
+    p.add_argument("--system", dest="system_option", metavar="SYSTEM",
+                   help="the same as the positional SYSTEM")
     p.add_argument("--grammar", metavar="FILE",
                    help="completion grammar to check instead of the system's own")
     p.add_argument("--examples", type=int, default=2000, metavar="N",
@@ -38,6 +42,9 @@ def add_parser(subparsers):
 
 
 def run(args):
+    if (args.system is None) == (args.system_option is None):
+        raise ValueError("give the system to check once: SYSTEM or --system SYSTEM")
+    args.system = args.system or args.system_option
     if args.system in CONSTITUENT_SYSTEMS:
         from ..constituency import checking
 

@@ -12,7 +12,9 @@ def add_parser(subparsers):
     p.add_argument("model", metavar="MODEL")
     p.add_argument("input", metavar="IN.conllu", help="words and tags; HEAD/DEPREL are replaced")
     p.add_argument("-o", "--output", metavar="OUT.conllu", help="default: standard output")
-    p.add_argument("--system", help="fail unless the model is for this transition system")
+    p.add_argument("--system", metavar="NAME|FILE.toml|MODULE:ATTR",
+                   help="fail unless the model is for this transition system (the same name and "
+                   "definition); by default the definition recorded in the model is used")
     p.add_argument("--beam", type=int, help="beam size (default: the model's)")
     p.add_argument("--probabilities", action="store_true",
                    help="record each decision and its probability in a comment (greedy decoding; "

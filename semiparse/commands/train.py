@@ -2,7 +2,7 @@
 import sys
 
 from ..outputs import check_output
-from ..train import NONPROJ, ORACLES, SYSTEMS, TRAINERS, Trainer, read_trees
+from ..train import NONPROJ, ORACLES, TRAINERS, Trainer, read_trees
 from ..train.trainer import RESTARTS
 
 
@@ -14,7 +14,10 @@ def add_parser(subparsers):
     )
     p.add_argument("train", metavar="TRAIN.conllu", help="training treebank")
     p.add_argument("--dev", metavar="DEV.conllu", help="scored after every epoch")
-    p.add_argument("--system", choices=SYSTEMS, default="arc_standard")
+    p.add_argument("--system", default="arc_standard", metavar="NAME|FILE.toml|MODULE:ATTR",
+                   help="transition system: a shipped or registered name (default arc_standard), "
+                   "a system file, or a system object in a Python module; the model records its "
+                   "definition")
     p.add_argument("--oracle", choices=ORACLES, default="dynamic",
                    help="static: canonical gold sequence; nondet: any optimal move, no exploration; "
                    "dynamic: optimal moves with exploration (default)")

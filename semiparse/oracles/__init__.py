@@ -13,9 +13,10 @@ from .registry import GRAMMAR_RANK, methods, register_method, register_system
 from .system import TransitionSystem, available_systems, load_system
 
 
-def get_system(name):
-    """The transition system called ``name`` (registered or shipped), or from a TOML path."""
-    return load_system(name)
+def get_system(spec):
+    """The transition system ``spec`` names: see :func:`load_system` (a
+    registered or shipped name, a TOML path or ``module:attr``)."""
+    return load_system(spec)
 
 
 __all__ = ["oracle", "Oracle", "best_of", "get_system", "available_systems", "register_method",

@@ -333,17 +333,31 @@ class RewriteSystem(TransitionSystem):
     are errors (:data:`_SCHEMA`), so that a misspelt key is not ignored.
     """
 
-    _definition = None  # the shipped system this one is (set by _from_file)
+    _definition = None  # the shipped system this one is (set by _build)
 
     @property
     def method_key(self):
         """The name, if this is the shipped definition of that name or the
-        system registered under it; else None (see :func:`_from_file`)."""
+        system registered under it; else None (see :func:`_build`)."""
         from .registry import lookup_system
 
         if self._definition == self.name or lookup_system(self.name) is self:
             return self.name
         return None
+
+    @property
+    def shipped(self):
+        """Whether this is the definition of the shipped file of its name."""
+        return self._definition == self.name
+
+    @property
+    def text(self):
+        """The TOML text of the definition."""
+        return self._text
+
+    def adds_edge(self, t):
+        """Whether transition ``t`` adds an edge."""
+        return self._rule_of[t].edge is not None
 
     def __init__(self, path, text, data):
         self.path = str(path)
@@ -785,26 +799,56 @@ def _shipped(name):
     return _SYSTEM_CACHE[name]
 
 
-def load_system(name_or_path):
-    """A transition system: a registered or shipped name, a TOML path, or a system."""
+_MODULE_ATTR = re.compile(r"^([A-Za-z_][\w.]*):([A-Za-z_][\w.]*)$")
+
+
+def load_system(spec):
+    """A transition system: a registered or shipped name, a TOML path,
+    ``module:attr`` (a system object, e.g. a :class:`TransitionSystem` instance,
+    found by importing ``module`` and following the dotted ``attr``), or a
+    system.  Anything else is a ValueError saying what was expected."""
     from .registry import lookup_system
 
-    if isinstance(name_or_path, TransitionSystem):
-        return name_or_path
-    text_name = str(name_or_path)
+    if isinstance(spec, TransitionSystem):
+        return spec
+    text_name = str(spec)
     registered = lookup_system(text_name)
     if registered is not None:
         return registered
+    m = _MODULE_ATTR.match(text_name)
+    if m and not _is_file(Path(text_name)):
+        return _imported(text_name, *m.groups())
     if "/" not in text_name and not text_name.endswith(".toml"):
         system = _shipped(text_name)
         if system is None:
             raise ValueError(f"unknown transition system {text_name!r}: expected one of "
-                             f"{', '.join(available_systems())}, or a .toml file")
+                             f"{', '.join(available_systems())}, a .toml file or module:attr")
         return system
     path = Path(text_name)
     if not _is_file(path):
         raise ValueError(f"no transition system file {text_name!r}")
     return _from_file(path)
+
+
+def _imported(spec, module, attr):
+    """The system object ``attr`` of ``module`` (see :func:`load_system`)."""
+    import importlib
+
+    try:
+        obj = importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"transition system {spec!r}: cannot import module {module!r} "
+                         f"({exc})") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"transition system {spec!r}: module {module!r} has no "
+                             f"attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not isinstance(obj, TransitionSystem):
+        raise ValueError(f"transition system {spec!r}: {attr} is of type {type(obj).__name__}, "
+                         f"not a transition system (expected a TransitionSystem instance, e.g. "
+                         f"from load_system)")
+    return obj
 
 
 def available_systems():
@@ -824,23 +868,53 @@ def _read_system_file(path):
         line = raw[:exc.start].count(b"\n") + 1
         raise SystemFileError(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}): "
                               f"system files are UTF-8 text") from None
+    return text, _parse_text(text, path)
+
+
+def _parse_text(text, where):
+    """The parsed TOML of a system definition, or SystemFileError ``WHERE:LINE:COL``."""
     try:
-        return text, tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        where = f"{m.group(1)}:{m.group(2)}" if m else str(len(text.splitlines()) or 1)
-        raise SystemFileError(f"{path}:{where}: {str(exc).split(' (at ')[0]}") from None
+        line = f"{m.group(1)}:{m.group(2)}" if m else str(len(text.splitlines()) or 1)
+        raise SystemFileError(f"{where}:{line}: {str(exc).split(' (at ')[0]}") from None
+
+
+def system_from_text(text, where):
+    """A declared system rebuilt from its TOML text (e.g. the copy a model
+    records); ``where`` names it in error messages, and a completion grammar
+    that is not shipped is looked for next to it."""
+    return _build(where, text, _parse_text(text, where))
+
+
+def definition_sha256(system):
+    """The sha256 (hex) of a declared system's parsed definition, so that
+    formatting, comments and key order do not count; None for a system
+    written in Python."""
+    import hashlib
+    import json
+
+    if not isinstance(system, RewriteSystem):
+        return None
+    normal = json.dumps(system._data, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(normal.encode("utf-8")).hexdigest()
 
 
 def _from_file(path, shipped=False):
-    """Load a system file.  Registered oracle methods are bound to definitions,
-    never to names alone: a shipped file registers its ``projective_masked``
-    method (exact for every gold tree, rank 90, used by ``auto`` from
-    k + m = ``MASKED_MIN_SIZE`` on) and gets every method
-    registered under its name; another file gets them only if it is the same
-    definition (the same parsed content and completion grammar) as the
-    shipped file of its name, else only its own ``projective_masked``."""
+    """Load a system file (see :func:`_build`)."""
     text, data = _read_system_file(path)
+    return _build(path, text, data, shipped)
+
+
+def _build(path, text, data, shipped=False):
+    """The system of a parsed definition.  Registered oracle methods are bound
+    to definitions, never to names alone: a shipped file registers its
+    ``projective_masked`` method (exact for every gold tree, rank 90, used by
+    ``auto`` from k + m = ``MASKED_MIN_SIZE`` on) and gets every method
+    registered under its name; another definition gets them only
+    if it is the same (the same parsed content and completion grammar) as the
+    shipped file of its name, else only its own ``projective_masked``."""
     system = RewriteSystem(path, text, data)
     twin = None if shipped else _shipped(system.name)
     if shipped or (twin is not None and twin._data == data

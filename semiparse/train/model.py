@@ -1,8 +1,10 @@
 """Trained parser models: labelled classes, decoding, saving and loading.
 
 A model is a transition system, a label list, feature templates and a
-:class:`~semiparse.train._core.Weights` table over the classes
-``shift`` and ``<move>:<label>`` for every other move.  The file format is
+:class:`~semiparse.train._core.Weights` table over the classes of
+:func:`system_classes` (``<move>`` or ``<move>:<label>``).  The file records
+the system's definition, so a model of a user's system file parses without
+that file.  The file format is
 described in ``docs/training.md``: a NumPy ``.npz`` archive (no pickles) with
 a JSON header ``meta``, the sorted feature keys ``keys`` (uint64) and the
 weight rows ``weights`` (float32, one column per class).
@@ -14,6 +16,7 @@ import zipfile
 import numpy as np
 
 from ..oracles._machine import machine_for
+from ..oracles.system import definition_sha256, load_system, system_from_text
 from ..outputs import open_output
 from . import _core
 from .features import ZHANG_NIVRE, compile_templates
@@ -22,18 +25,78 @@ from .data import ROOT_WORD, stable_hash
 FORMAT = "semiparse-parser-model"
 VERSION = 1
 SPINE_DEPTH = 4  # LR-spine classes attach to the first SPINE_DEPTH nodes of a spine
-SYSTEM_MOVES = {
-    "arc_standard": ("shift", "left_arc", "right_arc"),
-    "arc_hybrid": ("shift", "left_arc", "right_arc"),
-    "arc_eager": ("shift", "left_arc", "right_arc", "reduce"),
-    "lr_spine": ("shift",) + tuple(f"{kind}_{k}" for k in range(1, SPINE_DEPTH + 1)
-                                   for kind in ("left_arc", "right_arc")),
-}
-SYSTEMS = tuple(SYSTEM_MOVES)
+SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")  # the shipped systems
+# The shipped arc-eager models give reduce one class per label (a layout older
+# than :func:`system_classes`'s rule); kept so that those models load unchanged.
+_LEGACY_MOVES = {"arc_eager": ("left_arc", "right_arc", "reduce")}
+# Meta keys that record the system (not passed on as the model's free meta).
+SYSTEM_KEYS = ("system", "system_definition", "system_sha256")
+
+
+def system_classes(system, labels):
+    """The classes of a model of ``system`` (an object): in the order of its
+    transitions, ``(t, None)`` for a transition ``t`` that adds no edge and
+    ``(t, label)`` for each label otherwise.  LR-spine has shift and
+    ``left_arc_K`` / ``right_arc_K`` with labels for K <= SPINE_DEPTH."""
+    if machine_for(system).spine:
+        moves = tuple(f"{kind}_{k}" for k in range(1, SPINE_DEPTH + 1)
+                      for kind in ("left_arc", "right_arc"))
+        return [("shift", None)] + [(m, l) for m in moves for l in labels]
+    if getattr(system, "shipped", False) and system.name in _LEGACY_MOVES:
+        return [("shift", None)] + [(m, l) for m in _LEGACY_MOVES[system.name] for l in labels]
+    return [(t, l) for t in system.transitions
+            for l in (labels if system.adds_edge(t) else [None])]
 
 
 class ModelError(ValueError):
     """A model file that cannot be used: ``FILE: reason``."""
+
+
+def system_record(system):
+    """The meta entries that record a system: its name and, for a declared
+    system, its TOML text and :func:`definition_sha256`."""
+    digest = definition_sha256(system)
+    if digest is None:
+        return {"system": system.name}
+    return {"system": system.name, "system_definition": system.text, "system_sha256": digest}
+
+
+def recorded_system(path, meta):
+    """The system a model's meta records: rebuilt from the stored definition,
+    or, for a model without one (older files), the shipped system of its name."""
+    name, text = meta.get("system"), meta.get("system_definition")
+    if text is None:
+        if name not in SYSTEMS:
+            raise ModelError(f"{path}: unknown transition system {name!r} and no recorded "
+                             f"definition")
+        return load_system(name)
+    if not isinstance(text, str):
+        raise ModelError(f"{path}: the recorded system definition is not TOML text")
+    if name in SYSTEMS and definition_sha256(load_system(name)) == meta.get("system_sha256"):
+        return load_system(name)  # the shipped definition: share its object (and machine)
+    try:
+        system = system_from_text(text, f"{path} (recorded system {name})")
+    except ValueError as exc:
+        raise ModelError(f"{path}: its recorded system definition is invalid: {exc}") from None
+    if system.name != name or definition_sha256(system) != meta.get("system_sha256"):
+        raise ModelError(f"{path}: the recorded system definition does not match its name "
+                         f"and sha256 (damaged model file)")
+    return system
+
+
+def check_same_system(path, recorded, wanted):
+    """Raise ModelError unless the system ``wanted`` (a name, path,
+    ``module:attr`` or object) has the definition recorded in the model."""
+    try:
+        wanted = load_system(wanted)
+    except ValueError as exc:
+        raise ModelError(f"{path}: cannot check the model's system: {exc}") from None
+    if wanted.name != recorded.name:
+        raise ModelError(f"{path}: model is for the {recorded.name} system, not {wanted.name}")
+    if wanted is not recorded and definition_sha256(wanted) != definition_sha256(recorded):
+        raise ModelError(f"{path}: model is for another definition of the {recorded.name} "
+                         f"system (sha256 {str(definition_sha256(recorded))[:12]}, given "
+                         f"{str(definition_sha256(wanted))[:12]})")
 
 
 def check_beam(beam):
@@ -46,14 +109,13 @@ class Model:
     """A labelled transition-based parser: system, labels, templates, weights."""
 
     def __init__(self, system, labels, templates=ZHANG_NIVRE, rda=False, beam=1, meta=None):
-        if system not in SYSTEM_MOVES:
-            raise ValueError(f"unknown transition system {system!r}: expected one of {', '.join(SYSTEMS)}")
         labels = list(labels)
         if not labels or len(set(labels)) != len(labels) or None in labels:
             raise ValueError("labels must be a non-empty list of distinct strings")
         check_beam(beam)
-        self.system = system
-        self.machine = machine_for(system)
+        self.transition_system = load_system(system)
+        self.system = self.transition_system.name
+        self.machine = machine_for(self.transition_system)
         self.labels = labels
         self.label_index = {label: i for i, label in enumerate(labels)}
         self.template_strings = list(templates)
@@ -63,8 +125,7 @@ class Model:
         self.root_label = self.meta.get("root_label", labels[0])
         if self.root_label not in self.label_index:
             raise ValueError(f"root label {self.root_label!r} is not among the labels")
-        moves = SYSTEM_MOVES[system]
-        self.classes = [("shift", None)] + [(m, l) for m in moves[1:] for l in labels]
+        self.classes = system_classes(self.transition_system, labels)
         self.cls_move = np.array([self.machine.code(m) for m, _ in self.classes], dtype=np.int32)
         self.cls_label = np.array([-1 if l is None else self.label_index[l] for _, l in self.classes],
                                   dtype=np.int32)
@@ -179,13 +240,13 @@ class Model:
         meta = {
             "format": FORMAT,
             "version": VERSION,
-            "system": self.system,
+            **system_record(self.transition_system),
             "labels": self.labels,
             "templates": self.template_strings,
             "classes": [self.class_name(i) for i in range(len(self.classes))],
             "beam": self.beam,
             "n_nonzero": int(np.count_nonzero(weights)),
-            **{k: v for k, v in self.meta.items() if k not in ("format", "version")},
+            **{k: v for k, v in self.meta.items() if k not in ("format", "version") + SYSTEM_KEYS},
         }
         with open_output(path, binary=True) as stream:
             np.savez_compressed(
@@ -197,7 +258,9 @@ class Model:
 
     @classmethod
     def load(cls, path, system=None):
-        """Read a model written by :meth:`save`; ``system``, if given, must match.
+        """Read a model written by :meth:`save`.  Its system is rebuilt from the
+        recorded definition (so the system file is not needed); ``system``, if
+        given, must have the same name and definition (sha256).
 
         Any problem (missing, truncated or foreign file, other system) is a
         :class:`ModelError` naming the file and the reason.
@@ -224,14 +287,13 @@ class Model:
             raise ModelError(f"{path}: not a semiparse parser model")
         if meta.get("version") != VERSION:
             raise ModelError(f"{path}: model format version {meta.get('version')} (this semiparse reads {VERSION})")
-        if meta.get("system") not in SYSTEM_MOVES:
-            raise ModelError(f"{path}: unknown transition system {meta.get('system')!r}")
-        if system is not None and meta["system"] != system:
-            raise ModelError(f"{path}: model is for the {meta['system']} system, not {system}")
+        recorded = recorded_system(path, meta)
+        if system is not None:
+            check_same_system(path, recorded, system)
         try:
-            model = cls(meta["system"], meta["labels"], meta["templates"], beam=int(meta.get("beam", 1)),
+            model = cls(recorded, meta["labels"], meta["templates"], beam=int(meta.get("beam", 1)),
                         meta={k: v for k, v in meta.items()
-                              if k not in ("system", "labels", "templates", "classes", "beam")})
+                              if k not in SYSTEM_KEYS + ("labels", "templates", "classes", "beam")})
             if meta.get("classes") != [model.class_name(i) for i in range(len(model.classes))]:
                 raise ValueError("its class list does not match its system and labels")
             if keys.dtype != np.uint64 or weights.ndim != 2 or len(keys) != len(weights):

@@ -25,7 +25,9 @@ import numpy as np
 
 from ..oracles.static import static_choice, static_rank
 from . import _core
-from .model import SYSTEM_MOVES, Model
+from ..oracles._machine import machine_for
+from ..oracles.system import load_system
+from .model import Model
 from .evaluate import attachment_scores
 
 ORACLES = ("static", "nondet", "dynamic")
@@ -163,21 +165,23 @@ class Trainer:
     def __init__(self, system="arc_standard", oracle="dynamic", trainer="perceptron",
                  epochs=10, seed=0, beam=8, explore_after=1, explore_p=0.9,
                  rho=0.01, alpha=1.0, lam=None, restart="positive", progress=True, log=None):
-        if system not in SYSTEM_MOVES:
-            raise ValueError(f"unknown system {system!r}: expected one of {', '.join(SYSTEM_MOVES)}")
+        system = load_system(system)  # a name, a TOML path, module:attr or a system
+        spine = machine_for(system).spine
         if oracle not in ORACLES:
             raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
         if trainer not in TRAINERS:
             raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, not {trainer!r}")
         if restart not in RESTARTS:
             raise ValueError(f"restart must be one of {', '.join(RESTARTS)}, not {restart!r}")
-        if trainer.startswith("beam") and system == "lr_spine":
-            raise ValueError("the beam trainers support arc_standard, arc_hybrid and arc_eager")
+        if trainer.startswith("beam") and spine:
+            raise ValueError("the beam trainers support the systems declared as stack/buffer "
+                             "rewrites, not LR-spine")
         if restart == "negative" and oracle != "dynamic":
             raise ValueError("--restart negative explores wrong configurations: it needs --oracle dynamic")
         _check_settings(epochs=epochs, seed=seed, beam=beam, explore_after=explore_after,
                         explore_p=explore_p, rho=rho, alpha=alpha, lam=lam)
-        self.system, self.oracle_name, self.trainer = system, oracle, trainer
+        self.system, self.spine = system, spine
+        self.oracle_name, self.trainer = oracle, trainer
         self.epochs, self.seed, self.beam = epochs, seed, beam
         self.explore_after, self.explore_p = explore_after, explore_p
         self.rho, self.alpha, self.lam = rho, alpha, lam
@@ -223,7 +227,7 @@ class Trainer:
     def run(self, trees, dev=None, nonproj="projectivize"):
         from tqdm import tqdm
 
-        if nonproj == "oracle" and self.system == "lr_spine":
+        if nonproj == "oracle" and self.spine:
             raise ValueError("the LR-spine oracle is exact for projective trees only: "
                              "use --nonproj skip or projectivize")
         trees = prepare(trees, nonproj, self.oracle_name, self.log)
@@ -276,7 +280,7 @@ class Trainer:
     def _finished(self, model, copy=False):
         """Final weights (averaged / RDA solution), in place or on a copy."""
         if copy:
-            clone = Model(model.system, model.labels, model.template_strings, beam=model.beam,
+            clone = Model(model.transition_system, model.labels, model.template_strings, beam=model.beam,
                           meta=model.meta)
             clone.weights = model.weights.snapshot(self.t)
             return clone
