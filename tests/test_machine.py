@@ -190,7 +190,7 @@ def test_machine_codes_and_names():
 
 
 def test_machine_rejects_a_system_that_is_no_rewrite():
-    from semiparse.oracles.system import TransitionSystem
+    from semiparse.oracles.interface import TransitionSystem
 
     class Other(TransitionSystem):
         name = "other"

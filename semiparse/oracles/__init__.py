@@ -10,7 +10,8 @@ the two.  Fast methods plug in through :func:`register_method`.
 """
 from .oracle import Oracle, best_of, oracle
 from .registry import GRAMMAR_RANK, methods, register_method, register_system
-from .system import TransitionSystem, available_systems, load_system
+from .interface import TransitionSystem
+from .system import available_systems, load_system
 
 
 def get_system(spec):

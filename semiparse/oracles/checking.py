@@ -14,6 +14,7 @@ from hypothesis import seed as hypothesis_seed
 
 from ..grammar import load_grammar
 from .oracle import Oracle
+from .registry import system_methods
 from .system import load_system
 
 
@@ -102,8 +103,6 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
         system = with_grammar(system, grammar)
     if examples < 1 or max_n < 1:
         raise ValueError(f"check needs examples >= 1 and max_n >= 1, got {examples} and {max_n}")
-    from .registry import system_methods
-
     projective_only = any(m.name == method and m.projective_only
                           for m in system_methods(system))
     results = []

@@ -5,7 +5,7 @@ configurations, the strategy's per-node constraints), never from a grammar,
 so it can prove a completion grammar right.  Exponential in general; the
 memo over (configuration, strategy flags) makes it fast enough for n <= 10.
 """
-from .system import LBR, NO_LEFT, NO_RIGHT, RBL
+from .interface import LBR, NO_LEFT, NO_RIGHT, RBL
 
 NEG_INF = float("-inf")
 _ACTIVE = object()

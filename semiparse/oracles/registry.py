@@ -18,6 +18,8 @@ and methods when imported; :func:`load_plugins` imports it once.
 import importlib
 from dataclasses import dataclass
 
+from .interface import TransitionSystem
+
 GRAMMAR_RANK = 100
 
 _SYSTEMS = {}
@@ -94,8 +96,6 @@ def system_methods(system):
 
 def register_system(system):
     """Register a transition system object (a ``TransitionSystem`` subclass instance)."""
-    from .system import TransitionSystem
-
     if not isinstance(system, TransitionSystem):
         raise ValueError(f"register_system needs a TransitionSystem instance, got {system!r}")
     _SYSTEMS[system.name] = system

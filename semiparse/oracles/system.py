@@ -1,17 +1,8 @@
-"""Transition systems: the interface every oracle works through, and the
-systems declared as data (``systems/*.toml``, see docs/oracles.md).
-
-A configuration is ``(stack, buffer, arcs)``: positions bottom first / front
-first, ``arcs[d]`` the head given to ``d`` so far or -1 (``arcs`` may be None
-for systems that do not look at it).  Methods return tuples.
-
-Strategies restrict the computations from the configuration ``c`` an oracle
-is asked about.  Their meaning, as far as the exhaustive search needs it, is a
-bit mask per node of ``c`` (:meth:`TransitionSystem.constraints`):
-
-- ``LBR``: the node takes all its future left children before any future
-  right child; ``RBL``: the mirror image;
-- ``NO_LEFT`` / ``NO_RIGHT``: the node takes no future left / right child.
+"""Transition systems declared as data (``systems/*.toml``, see
+docs/oracles.md): the file schema, the loader and the rewrite rules, which
+run as small generated Python functions in the oracles' searches and as the
+compiled machine (:mod:`semiparse.oracles._machine`) in training and parsing.
+The interface they implement is :mod:`semiparse.oracles.interface`.
 """
 import itertools
 import operator
@@ -29,122 +20,11 @@ from . import _configs
 from ..grammar import load_grammar
 from ..heads import find_cycle, int_tuple
 from ..resources import data_dir
+from .grammar_path import MASKED_MIN_SIZE, masked_method
+from .interface import LBR, NEG_INF, NO_LEFT, NO_RIGHT, RBL, TransitionSystem, int_configuration
+from .registry import Method, lookup_system, register_method, registered_systems
 
-LBR, RBL, NO_LEFT, NO_RIGHT = 1, 2, 4, 8
-NEG_INF = float("-inf")
 ROLES = ("root", "top", "below_top", "stack", "buffer")
-
-
-def int_configuration(stack, buffer, arcs):
-    """``(stack, buffer, arcs)`` as tuples of Python ints (``arcs`` may be None),
-    or the ValueError of :func:`int_tuple`."""
-    return (int_tuple(stack, "stack must be a sequence of integer positions"),
-            int_tuple(buffer, "buffer must be a sequence of integer positions"),
-            None if arcs is None else
-            int_tuple(arcs, "arcs must be a sequence of integer heads (-1 for none)"))
-
-
-class TransitionSystem:
-    """Base class of transition systems; subclass it for a system that is not a
-    stack/buffer rewrite (and register the instance with
-    :func:`semiparse.oracles.register_system`).
-
-    Required: the attributes ``name`` and ``transitions`` (tuple of names)
-    and the methods :meth:`initial`, :meth:`legal`, :meth:`apply`,
-    :meth:`is_final`, :meth:`validate_slowly` (or :meth:`validate`); an
-    optional fast :meth:`accepts` spares the common case the slow path.  The
-    exhaustive search and ``semiparse check`` use only these.  A system with
-    strategies other than ``"none"`` overrides :meth:`constraints`; a system
-    with a completion grammar sets ``grammar`` and overrides
-    :meth:`completion` (and :meth:`forbidden` for its strategies).
-    """
-
-    name = None
-    transitions = ()
-    strategies = ("none",)
-    grammar = None
-    projective_form = False
-    needs_arcs = True
-    own_methods = {}  # oracle methods of this object only: {name: registry.Method}
-
-    @property
-    def method_key(self):
-        """The name whose registered oracle methods apply to this system (None:
-        none of them); a system registered from Python owns its name."""
-        return self.name
-
-    def initial(self, n):
-        """The initial configuration for ``n`` words: ``(stack, buffer, arcs)``."""
-        return (0,), tuple(range(1, n + 1)), (-1,) * (n + 1)
-
-    def legal(self, stack, buffer, arcs):
-        """Names of the transitions applicable to the configuration (none if final)."""
-        raise NotImplementedError
-
-    def apply(self, stack, buffer, arcs, t):
-        """``(stack, buffer, arcs, edge)`` after transition ``t``; ``edge`` is
-        ``(head, dependent)`` or None."""
-        raise NotImplementedError
-
-    def is_final(self, stack, buffer, arcs):
-        raise NotImplementedError
-
-    def successors(self, stack, buffer, arcs):
-        """``[(name, stack, buffer, arcs, edge)]`` for every legal transition."""
-        return [(t,) + tuple(self.apply(stack, buffer, arcs, t))
-                for t in self.legal(stack, buffer, arcs)]
-
-    def validate(self, stack, buffer, arcs, n):
-        """Normalized ``(stack, buffer, arcs)`` for a sentence of ``n`` words, or
-        ValueError saying what is wrong.  :meth:`accepts` answers the common
-        case at once; anything it does not accept goes to
-        :meth:`validate_slowly`, which normalizes it or explains the error."""
-        try:
-            stack, buffer = tuple(stack), tuple(buffer)
-            arcs = None if arcs is None else tuple(arcs)
-            if self.accepts(stack, buffer, arcs, n):
-                return stack, buffer, arcs if self.needs_arcs else None
-        except (TypeError, OverflowError):
-            pass
-        return self.validate_slowly(stack, buffer, arcs, n)
-
-    def accepts(self, stack, buffer, arcs, n):
-        """Fast check of tuples of exact ints (``arcs`` may be None): True only
-        where :meth:`validate_slowly` would return them as they are.  The
-        default accepts nothing, so every call takes the slow path."""
-        return False
-
-    def validate_slowly(self, stack, buffer, arcs, n):
-        """:meth:`validate` in Python: normalizes any integer type and says what
-        is wrong (the reference for :meth:`accepts`)."""
-        raise NotImplementedError
-
-    def constraints(self, strategy, stack, buffer, arcs):
-        """``{node: mask}`` of the strategy's restrictions at this configuration."""
-        self.check_strategy(strategy)
-        return {}
-
-    def search_key(self, stack, buffer, arcs):
-        """What the future of a configuration depends on (a memo key)."""
-        return stack, buffer, arcs
-
-    def completion(self, stack, buffer, arcs):
-        """``(nodes, terminal_ids)`` of the completion-grammar input: one entry
-        per string position, node -1 for a virtual position (scores 0)."""
-        raise ValueError(f"transition system {self.name!r} has no completion grammar")
-
-    def forbidden(self, strategy, t, stack, buffer, after_stack, after_buffer):
-        """``[(node, side)]``: after ``t`` these nodes take no child on ``side``
-        ('left' or 'right') in the grammar path under ``strategy``."""
-        return []
-
-    def check_strategy(self, strategy):
-        if strategy not in self.strategies:
-            raise ValueError(f"unknown strategy {strategy!r} for transition system "
-                             f"{self.name!r}: expected one of {', '.join(self.strategies)}")
-
-    def __repr__(self):
-        return f"<{type(self).__name__} {self.name}: {', '.join(self.transitions)}>"
 
 
 # -- systems declared as stack/buffer rewrites -----------------------------------
@@ -339,8 +219,6 @@ class RewriteSystem(TransitionSystem):
     def method_key(self):
         """The name, if this is the shipped definition of that name or the
         system registered under it; else None (see :func:`_build`)."""
-        from .registry import lookup_system
-
         if self._definition == self.name or lookup_system(self.name) is self:
             return self.name
         return None
@@ -807,8 +685,6 @@ def load_system(spec):
     ``module:attr`` (a system object, e.g. a :class:`TransitionSystem` instance,
     found by importing ``module`` and following the dotted ``attr``), or a
     system.  Anything else is a ValueError saying what was expected."""
-    from .registry import lookup_system
-
     if isinstance(spec, TransitionSystem):
         return spec
     text_name = str(spec)
@@ -853,8 +729,6 @@ def _imported(spec, module, attr):
 
 def available_systems():
     """Names of the shipped and registered systems."""
-    from .registry import registered_systems
-
     shipped = [p.name[:-5] for p in data_dir("systems").iterdir() if p.name.endswith(".toml")]
     return sorted(set(shipped) | set(registered_systems()))
 
@@ -921,9 +795,6 @@ def _build(path, text, data, shipped=False):
                    and twin._grammar_file == system._grammar_file):
         system._definition = system.name
     if system.projective_form:
-        from .grammar_path import MASKED_MIN_SIZE, masked_method
-        from .registry import Method, register_method
-
         if shipped:
             register_method(system.name, "projective_masked", masked_method(system), ("none",),
                             projective_only=False, rank=90, min_size=MASKED_MIN_SIZE)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ...engine import parse
 from ...heads import no_crossing
+from ..system import load_system
 from . import _arcstd
 
 NEG_INF = float("-inf")
@@ -140,7 +141,6 @@ _system = None
 def _arc_standard():
     global _system
     if _system is None:
-        from ..system import load_system
         _system = load_system("arc_standard")
     return _system
 

@@ -35,7 +35,7 @@ the stack trees are read off ``arcs`` once and each successor's top tree is
 spliced from them, and the tables are filled by branch and bound.
 """
 from ..registry import register_method, register_system
-from ..system import TransitionSystem, int_configuration
+from ..interface import TransitionSystem, int_configuration
 from . import _lrspine
 from .arc_standard import _Cache
 
