@@ -15,10 +15,10 @@ wall`` for elapsed time).
 import math
 import os
 import random
-import tempfile
 import time
 from pathlib import Path
 
+from ..outputs import check_output, open_output
 from ._timing import fmt_time, per_call
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
@@ -109,6 +109,8 @@ def run(args):
     from ..oracles import get_system
     from ..oracles.registry import system_methods
 
+    if args.plot:
+        check_output(args.plot)  # before minutes of timing, not after
     rng = random.Random(args.seed)
     timer = _cpu_per_call if args.clock == "cpu" else lambda fn, s: per_call(fn, s, repeats=1)
     trees = _sentences(_files(args), longest=3 * args.per_size)
@@ -214,14 +216,8 @@ def _plot(curves, path, strategy, clock):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", suffix=".png")
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=120)
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        with open_output(path, binary=True) as out:
+            fig.savefig(out, format="png", dpi=120)
     finally:
         plt.close(fig)
