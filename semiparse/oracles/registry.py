@@ -38,7 +38,9 @@ class Method:
     trees; lower ``rank`` is preferred by ``method="auto"``, which uses the
     method only from ``min_size`` on (k + m, the stack size less one plus the
     buffer size: where ``semiparse bench oracle`` measured it to beat the
-    grammar path) and the grammar path below.
+    grammar path) and the grammar path below.  ``rows``, if given, is a
+    :class:`semiparse.oracles._rows.RowKernel`: the same scores computed in C
+    on the C configuration, which ``Oracle.scores_batch`` runs without the GIL.
     """
 
     system: str
@@ -48,13 +50,15 @@ class Method:
     projective_only: bool
     rank: float
     min_size: int = 0
+    rows: object = None
 
     def applies(self, strategy, projective):
         """Whether this method is exact for ``strategy`` and a gold tree of this kind."""
         return strategy in self.strategies and (projective or not self.projective_only)
 
 
-def register_method(system, method, fn, strategies, projective_only, rank, min_size=0):
+def register_method(system, method, fn, strategies, projective_only, rank, min_size=0,
+                    rows=None):
     """Register ``fn`` as oracle method ``method`` of transition system ``system``
     (the fields are those of :class:`Method`).
 
@@ -77,7 +81,7 @@ def register_method(system, method, fn, strategies, projective_only, rank, min_s
         raise ValueError(f"register_method: min_size for {system}/{method} must be an integer "
                          f">= 0, got {min_size!r}")
     _METHODS.setdefault(system, {})[method] = Method(
-        system, method, fn, strategies, bool(projective_only), float(rank), min_size)
+        system, method, fn, strategies, bool(projective_only), float(rank), min_size, rows)
 
 
 def methods(system):

@@ -22,55 +22,109 @@ Strategies (codes): 0 none, 1 lbr, 2 strict_lbr, 3 rbl; they forbid, after
 each transition, left or right children of some nodes exactly as the grammar
 path does (``forbid`` tables of arc_standard.toml).
 """
+from libc.math cimport INFINITY, NAN
+
 import numpy as np
+
+from semiparse.oracles._rows cimport KernelWork, row_dict, row_fn, row_kernel
 
 cdef int NEG = -(1 << 28)
 
 STRATEGY_CODES = {"none": 0, "lbr": 1, "strict_lbr": 2, "rbl": 3}
 
 
-cdef class Work:
+# The C view of a Work: what the kernels read.
+cdef struct ArcStdC:
+    int n
+    int* heads
+    int* mark
+    int* xs
+    int* stack2
+    int* crit
+    int* tab
+    int* posmap
+    int* par
+    int* lmin
+    int* rmax
+    int* nleft
+    int* nright
+    int* dlo
+    int* dhi
+    int* jlo
+    int* jhi
+    int* val
+    int* touched
+    int* stamp
+    int* off
+    int* cnt
+    int* eroot
+    int* evalue
+    int* bonus
+    int* flag
+    unsigned char* no_left
+    unsigned char* no_right
+
+
+cdef class Work(KernelWork):
     """Scratch arrays for one gold tree of ``n`` words (reused across calls)."""
-    cdef int n
-    cdef int[::1] heads
-    cdef int[::1] mark, xs, stack2, crit
-    cdef unsigned char[::1] no_left, no_right
-    cdef int[::1] tab
-    # linear method: per reduced-string position
-    cdef int[::1] posmap, par, lmin, rmax, nleft, nright, dlo, dhi, jlo, jhi
-    cdef int[::1] val, touched, stamp, off, cnt, eroot, evalue, bonus, flag
+    cdef ArcStdC c
+    cdef object _arrays   # keeps the arrays that c points into alive
 
     def __init__(self, heads):
-        n = len(heads) - 1
-        self.n = n
-        self.heads = np.asarray(heads, dtype=np.intc)
-        self.mark = np.zeros(n + 2, dtype=np.intc)
-        self.xs = np.zeros(n + 2, dtype=np.intc)
-        self.stack2 = np.zeros(n + 2, dtype=np.intc)
-        self.crit = np.zeros(n + 2, dtype=np.intc)
-        self.no_left = np.zeros(n + 2, dtype=np.uint8)
-        self.no_right = np.zeros(n + 2, dtype=np.uint8)
-        # two anti-diagonals of (stack nodes absorbed) x (root position)
-        self.tab = np.zeros(2 * (n + 2) * (n + 2), dtype=np.intc)
-        self.posmap = np.full(n + 2, -1, dtype=np.intc)
-        self.par = np.zeros(n + 3, dtype=np.intc)
-        self.lmin = np.zeros(n + 3, dtype=np.intc)
-        self.rmax = np.zeros(n + 3, dtype=np.intc)
-        self.nleft = np.zeros(n + 3, dtype=np.intc)
-        self.nright = np.zeros(n + 3, dtype=np.intc)
-        self.dlo = np.zeros(n + 3, dtype=np.intc)
-        self.dhi = np.zeros(n + 3, dtype=np.intc)
-        self.jlo = np.zeros(n + 3, dtype=np.intc)
-        self.jhi = np.zeros(n + 3, dtype=np.intc)
-        self.touched = np.zeros(n + 3, dtype=np.intc)
-        self.bonus = np.zeros(n + 3, dtype=np.intc)
-        self.flag = np.zeros(n + 3, dtype=np.intc)
-        self.val = np.full(n + 3, NEG, dtype=np.intc)
-        self.stamp = np.full(2 * (n + 3), -1, dtype=np.intc)
-        self.off = np.zeros(2 * (n + 3), dtype=np.intc)
-        self.cnt = np.zeros(2 * (n + 3), dtype=np.intc)
-        self.eroot = np.zeros(2 * (n + 3) * (n + 3), dtype=np.intc)
-        self.evalue = np.zeros(2 * (n + 3) * (n + 3), dtype=np.intc)
+        cdef int n = len(heads) - 1
+        # (name, size, initial value) of the int arrays, all in one block
+        layout = [("heads", n + 1, 0), ("mark", n + 2, 0), ("xs", n + 2, 0),
+                  ("stack2", n + 2, 0), ("crit", n + 2, 0),
+                  # two anti-diagonals of (stack nodes absorbed) x (root position)
+                  ("tab", 2 * (n + 2) * (n + 2), 0), ("posmap", n + 2, -1),
+                  ("val", n + 3, NEG), ("stamp", 2 * (n + 3), -1), ("off", 2 * (n + 3), 0),
+                  ("cnt", 2 * (n + 3), 0), ("eroot", 2 * (n + 3) * (n + 3), 0),
+                  ("evalue", 2 * (n + 3) * (n + 3), 0)]
+        layout += [(name, n + 3, 0) for name in ("par", "lmin", "rmax", "nleft", "nright", "dlo",
+                                                  "dhi", "jlo", "jhi", "touched", "bonus", "flag")]
+        block = np.zeros(sum(size for _, size, _ in layout), dtype=np.intc)
+        flags = np.zeros(2 * (n + 2), dtype=np.uint8)
+        self._arrays = (block, flags)
+        cdef int[::1] ints = block
+        cdef unsigned char[::1] nl = flags
+        cdef int* at = &ints[0]
+        cdef dict where = {}
+        cdef Py_ssize_t start = 0
+        for name, size, value in layout:
+            if value:
+                block[start:start + size] = value
+            where[name] = start
+            start += size
+        block[:n + 1] = heads
+        self.c.n = n
+        self.c.heads = at + <Py_ssize_t>where["heads"]
+        self.c.mark = at + <Py_ssize_t>where["mark"]
+        self.c.xs = at + <Py_ssize_t>where["xs"]
+        self.c.stack2 = at + <Py_ssize_t>where["stack2"]
+        self.c.crit = at + <Py_ssize_t>where["crit"]
+        self.c.tab = at + <Py_ssize_t>where["tab"]
+        self.c.posmap = at + <Py_ssize_t>where["posmap"]
+        self.c.par = at + <Py_ssize_t>where["par"]
+        self.c.lmin = at + <Py_ssize_t>where["lmin"]
+        self.c.rmax = at + <Py_ssize_t>where["rmax"]
+        self.c.nleft = at + <Py_ssize_t>where["nleft"]
+        self.c.nright = at + <Py_ssize_t>where["nright"]
+        self.c.dlo = at + <Py_ssize_t>where["dlo"]
+        self.c.dhi = at + <Py_ssize_t>where["dhi"]
+        self.c.jlo = at + <Py_ssize_t>where["jlo"]
+        self.c.jhi = at + <Py_ssize_t>where["jhi"]
+        self.c.val = at + <Py_ssize_t>where["val"]
+        self.c.touched = at + <Py_ssize_t>where["touched"]
+        self.c.stamp = at + <Py_ssize_t>where["stamp"]
+        self.c.off = at + <Py_ssize_t>where["off"]
+        self.c.cnt = at + <Py_ssize_t>where["cnt"]
+        self.c.eroot = at + <Py_ssize_t>where["eroot"]
+        self.c.evalue = at + <Py_ssize_t>where["evalue"]
+        self.c.bonus = at + <Py_ssize_t>where["bonus"]
+        self.c.flag = at + <Py_ssize_t>where["flag"]
+        self.c.no_left = &nl[0]
+        self.c.no_right = &nl[n + 2]
+        self.ptr = &self.c
 
 
 cdef int critical_nodes(int* heads, int n, int* stack, int ns, int bstart,
@@ -108,7 +162,7 @@ cdef inline int gain(int* heads, unsigned char* no_left, unsigned char* no_right
     return 1 if heads[d] == h else 0
 
 
-cdef int right_stack_value(Work w, int* stack, int ns, int bstart) noexcept nogil:
+cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil:
     """Most gold edges a computation from (stack, bstart..n) can add (Algorithm 1)."""
     cdef int* heads = &w.heads[0]
     cdef int* xs = &w.xs[0]
@@ -171,7 +225,7 @@ cdef int right_stack_value(Work w, int* stack, int ns, int bstart) noexcept nogi
     return v + (n + 1 - bstart) - q
 
 
-cdef int linear_value(Work w, int* stack, int ns, int bstart) noexcept nogil:
+cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil:
     """Most gold edges a computation from (stack, bstart..n) can add: Algorithm 1
     on a compressed string, restricted to a band of cells and to the roots
     that can still matter (see docs/fast-oracles.md).
@@ -435,20 +489,24 @@ cdef inline bint pos_is_stack(int x, int* stack, int ns) noexcept nogil:
     return False
 
 
-ctypedef int (*value_fn)(Work, int*, int, int) noexcept nogil
+ctypedef int (*value_fn)(ArcStdC*, int*, int, int) noexcept nogil
 
 
-cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, value_fn value):
-    """sigma of every legal arc-standard transition, futures by ``value``."""
+cdef inline double _sigma(int v, int gain) noexcept nogil:
+    return v + gain if v > NEG else -INFINITY
+
+
+cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strategy,
+                     value_fn value, double* out) noexcept nogil:
+    """sigma of shift, left_arc, right_arc into out[0..2] (NaN: not legal),
+    futures by ``value``."""
     cdef int n = w.n
-    cdef int ns = len(stack)
-    cdef int* st = &w.stack2[0]
-    cdef int* heads = &w.heads[0]
-    cdef unsigned char* nl = &w.no_left[0]
-    cdef unsigned char* nr = &w.no_right[0]
+    cdef int* st = w.stack2
+    cdef int* heads = w.heads
+    cdef unsigned char* nl = w.no_left
+    cdef unsigned char* nr = w.no_right
     cdef int i, v, s0, s1
-    cdef int bstart = buffer[0] if buffer else n + 1
-    out = {}
+    out[0] = out[1] = out[2] = NAN
     for i in range(ns):
         st[i] = stack[i]
     s0 = st[ns - 1]
@@ -462,7 +520,7 @@ cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, value_fn 
         v = value(w, st, ns + 1, bstart + 1)
         for i in range(ns):
             nl[st[i]] = 0
-        out["shift"] = v if v > NEG else float("-inf")
+        out[0] = _sigma(v, 0)
     if ns >= 2:
         s1 = st[ns - 2]
         if s1 != 0:
@@ -477,22 +535,46 @@ cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, value_fn 
                 nl[st[i]] = 0
             nr[s0] = 0
             st[ns - 2] = s1
-            out["left_arc"] = (v + (heads[s1] == s0)) if v > NEG else float("-inf")
+            out[1] = _sigma(v, heads[s1] == s0)
         if strategy == 2:
             for i in range(ns - 1):
                 nl[st[i]] = 1
         v = value(w, st, ns - 1, bstart)
         for i in range(ns - 1):
             nl[st[i]] = 0
-        out["right_arc"] = (v + (heads[s0] == s1)) if v > NEG else float("-inf")
-    return out
+        out[2] = _sigma(v, heads[s0] == s1)
+
+
+cdef void linear_row(void* w, const int* stack, int ns, int bstart, const int* arcs,
+                     int strategy, double* out) noexcept nogil:
+    scores_row(<ArcStdC*>w, stack, ns, bstart, strategy, linear_value, out)
+
+
+cdef void right_stack_row(void* w, const int* stack, int ns, int bstart, const int* arcs,
+                          int strategy, double* out) noexcept nogil:
+    scores_row(<ArcStdC*>w, stack, ns, bstart, strategy, right_stack_value, out)
+
+
+COLUMNS = ("shift", "left_arc", "right_arc")
+LINEAR_ROWS = row_kernel(linear_row, COLUMNS, Work, {"none": 0})
+RIGHT_STACK_ROWS = row_kernel(right_stack_row, COLUMNS, Work,
+                              {k: STRATEGY_CODES[k] for k in ("none", "lbr", "strict_lbr")})
+
+
+cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, row_fn row):
+    """``{transition: sigma}`` of the legal transitions, by the kernel ``row``."""
+    cdef int ns = len(stack), i
+    cdef int[::1] st = np.asarray(stack, dtype=np.intc)
+    cdef double out[3]
+    row(w.ptr, &st[0], ns, buffer[0] if buffer else w.c.n + 1, NULL, strategy, out)
+    return row_dict(COLUMNS, out)
 
 
 def right_stack_scores(Work w, tuple stack, tuple buffer, int strategy):
     """Oracle scores by the right stack and Algorithm 1 of Goldberg et al. 2014."""
-    return scores_with(w, stack, buffer, strategy, right_stack_value)
+    return scores_with(w, stack, buffer, strategy, right_stack_row)
 
 
 def linear_scores(Work w, tuple stack, tuple buffer, int strategy):
     """Oracle scores by the banded, pruned Algorithm 1 (strategy none)."""
-    return scores_with(w, stack, buffer, strategy, linear_value)
+    return scores_with(w, stack, buffer, strategy, linear_row)

@@ -13,35 +13,53 @@ Conventions of systems/arc_eager.toml and systems/arc_hybrid.toml: root 0 at
 the stack bottom, never a child; arc-eager stops when the buffer is empty
 (headless stack nodes then get no edge); arc-hybrid ends with only the root.
 """
+from libc.math cimport NAN
+
 import numpy as np
 
+from semiparse.oracles._rows cimport KernelWork, row_dict, row_kernel
 
-cdef class Work:
+
+cdef struct CostsC:
+    int n
+    int* heads
+    unsigned char* on_stack
+
+
+cdef class Work(KernelWork):
     """The gold heads and a scratch stack-membership array for one gold tree."""
-    cdef int n
+    cdef CostsC c
     cdef int[::1] heads
     cdef unsigned char[::1] on_stack
 
     def __init__(self, heads):
-        self.n = len(heads) - 1
-        self.heads = np.asarray(heads, dtype=np.intc)
-        self.on_stack = np.zeros(self.n + 2, dtype=np.uint8)
+        self.c.n = len(heads) - 1
+        self.heads = np.array(heads, dtype=np.intc)
+        self.on_stack = np.zeros(self.c.n + 2, dtype=np.uint8)
+        self.c.heads = &self.heads[0]
+        self.c.on_stack = &self.on_stack[0]
+        self.ptr = &self.c
 
 
-def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
-    """sigma of every legal arc-eager transition."""
+EAGER = ("shift", "left_arc", "right_arc", "reduce")
+HYBRID = ("shift", "left_arc", "right_arc")
+
+
+cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int* arcs,
+                    int strategy, double* out) noexcept nogil:
+    """sigma of the arc-eager transitions (order EAGER) into out, NaN where illegal."""
+    cdef CostsC* w = <CostsC*>work
     cdef int n = w.n
-    cdef int* gold = &w.heads[0]
-    cdef unsigned char* S = &w.on_stack[0]
-    cdef int ns = len(stack)
-    cdef int bstart = buffer[0] if buffer else n + 1
+    cdef int* gold = w.heads
+    cdef unsigned char* S = w.on_stack
     cdef int i, d, h, s, b, total = 0
     cdef int b_kids_on_stack = 0, s_kids_in_buffer = 0
     cdef bint s_headed
+    out[0] = out[1] = out[2] = out[3] = NAN
     if bstart > n:
-        return {}
+        return
     for i in range(ns):
-        S[<int>stack[i]] = 1
+        S[stack[i]] = 1
     s = stack[ns - 1]
     b = bstart
     s_headed = arcs[s] >= 0
@@ -62,39 +80,37 @@ def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
             total += 1
         if h == s:
             s_kids_in_buffer += 1
-    out = {}
     # shift: b can no longer get its head from the stack nor children from it
-    out["shift"] = total - (1 if S[gold[b]] else 0) - b_kids_on_stack
+    out[0] = total - (1 if S[gold[b]] else 0) - b_kids_on_stack
     if s != 0 and not s_headed:
         # left_arc b -> s: s loses a reachable head other than b, and its
         # children in the buffer
-        out["left_arc"] = total - (1 if gold[s] >= bstart and gold[s] != b else 0) \
-            - s_kids_in_buffer
+        out[1] = total - (1 if gold[s] >= bstart and gold[s] != b else 0) - s_kids_in_buffer
     # right_arc s -> b: b loses a reachable head other than s, and its
     # headless children on the stack
-    out["right_arc"] = total - (1 if gold[b] != s and (S[gold[b]] or gold[b] > b) else 0) \
+    out[2] = total - (1 if gold[b] != s and (S[gold[b]] or gold[b] > b) else 0) \
         - b_kids_on_stack
     if s_headed:
         # reduce: s loses its children in the buffer
-        out["reduce"] = total - s_kids_in_buffer
+        out[3] = total - s_kids_in_buffer
     for i in range(ns):
-        S[<int>stack[i]] = 0
-    return out
+        S[stack[i]] = 0
 
 
-def hybrid_scores(Work w, tuple stack, tuple buffer):
-    """sigma of every legal arc-hybrid transition."""
+cdef void hybrid_row(void* work, const int* stack, int ns, int bstart, const int* arcs,
+                     int strategy, double* out) noexcept nogil:
+    """sigma of the arc-hybrid transitions (order HYBRID) into out, NaN where illegal."""
+    cdef CostsC* w = <CostsC*>work
     cdef int n = w.n
-    cdef int* gold = &w.heads[0]
-    cdef unsigned char* S = &w.on_stack[0]
-    cdef int ns = len(stack)
-    cdef int bstart = buffer[0] if buffer else n + 1
+    cdef int* gold = w.heads
+    cdef unsigned char* S = w.on_stack
     cdef int i, d, h, s, s1 = -1, b = bstart, total = 0
     cdef int b_kids_on_stack = 0, s_kids_in_buffer = 0
+    out[0] = out[1] = out[2] = NAN
     if bstart > n and ns == 1:
-        return {}
+        return
     for i in range(ns):
-        S[<int>stack[i]] = 1
+        S[stack[i]] = 1
     s = stack[ns - 1]
     if ns >= 2:
         s1 = stack[ns - 2]
@@ -113,16 +129,35 @@ def hybrid_scores(Work w, tuple stack, tuple buffer):
             total += 1
         if h == s:
             s_kids_in_buffer += 1
-    out = {}
     if b <= n:
         # shift: b's head on the stack is reachable only if it is s; b's
         # children on the stack are lost
-        out["shift"] = total - (1 if S[gold[b]] and gold[b] != s else 0) - b_kids_on_stack
+        out[0] = total - (1 if S[gold[b]] and gold[b] != s else 0) - b_kids_on_stack
         if s != 0:
-            out["left_arc"] = total - s_kids_in_buffer - (
+            out[1] = total - s_kids_in_buffer - (
                 1 if gold[s] != b and (gold[s] >= bstart or gold[s] == s1) else 0)
     if ns >= 2:
-        out["right_arc"] = total - s_kids_in_buffer - (1 if gold[s] >= bstart else 0)
+        out[2] = total - s_kids_in_buffer - (1 if gold[s] >= bstart else 0)
     for i in range(ns):
-        S[<int>stack[i]] = 0
-    return out
+        S[stack[i]] = 0
+
+
+EAGER_ROWS = row_kernel(eager_row, EAGER, Work)
+HYBRID_ROWS = row_kernel(hybrid_row, HYBRID, Work)
+
+
+def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
+    """sigma of every legal arc-eager transition."""
+    cdef int[::1] st = np.asarray(stack, dtype=np.intc)
+    cdef int[::1] a = np.asarray(arcs, dtype=np.intc)
+    cdef double out[4]
+    eager_row(w.ptr, &st[0], len(stack), buffer[0] if buffer else w.c.n + 1, &a[0], 0, out)
+    return row_dict(EAGER, out)
+
+
+def hybrid_scores(Work w, tuple stack, tuple buffer):
+    """sigma of every legal arc-hybrid transition."""
+    cdef int[::1] st = np.asarray(stack, dtype=np.intc)
+    cdef double out[3]
+    hybrid_row(w.ptr, &st[0], len(stack), buffer[0] if buffer else w.c.n + 1, NULL, 0, out)
+    return row_dict(HYBRID, out)

@@ -1,0 +1,32 @@
+# cython: language_level=3
+"""Oracle kernels that score one configuration in C without the GIL, for
+``Oracle.scores_batch``.
+
+A kernel writes sigma of each of its ``columns`` (transition names) for the
+configuration (stack bottom first, buffer ``bstart..n``, ``arcs`` the heads
+built so far) into ``out``, NaN where the transition does not apply.  Its
+per-gold-tree data is a :class:`KernelWork` whose ``ptr`` points at the C
+struct the kernel reads (and whose scratch arrays it writes: one thread per
+work); ``strategy`` is the code of the oracle's strategy in the kernel's
+``strategy_codes`` (the strategies it supports).
+"""
+
+ctypedef void (*row_fn)(void* work, const int* stack, int ns, int bstart, const int* arcs,
+                        int strategy, double* out) noexcept nogil
+
+
+cdef class KernelWork:
+    cdef void* ptr
+
+
+cdef class RowKernel:
+    cdef row_fn fn
+    cdef readonly tuple columns
+    cdef readonly object work_type
+    cdef readonly dict strategy_codes
+
+
+cdef RowKernel row_kernel(row_fn fn, tuple columns, object work_type, dict strategy_codes=*)
+
+
+cdef dict row_dict(tuple columns, const double* row)
