@@ -137,10 +137,10 @@ def _follow(system, n, choices):
     for choice in choices:
         final = py.is_final(stack, buffer, arcs)
         assert state.is_final() == final
-        assert (state.stack, state.buffer, state.arcs) == (list(stack), list(buffer), list(arcs))
-        assert state.arc_labels == labels
+        assert (state.stack, state.buffer, state.arcs) == (stack, buffer, arcs)
+        assert state.labels == tuple(labels)
         legal = py.legal(stack, buffer, arcs)
-        assert sorted(machine.name(t) for t in state.legal()) == sorted(legal)
+        assert sorted(machine.name(t) for t in state.legal_codes()) == sorted(legal)
         if final:
             assert not legal
             return
@@ -151,15 +151,15 @@ def _follow(system, n, choices):
             code = machine.code(name)
             edge = py.apply(stack, buffer, arcs, name)[3]
             assert state.arc(code) == edge
-            after.apply(code, 5)
+            after.do(code, 5)
             s, b, a, _ = py.apply(stack, buffer, arcs, name)
-            assert (after.stack, after.buffer, after.arcs) == (list(s), list(b), list(a))
+            assert (after.stack, after.buffer, after.arcs) == (s, b, a)
         name = legal[choice % len(legal)]
         label = choice % 70  # label sets wrap at 64
         stack, buffer, arcs, edge = py.apply(stack, buffer, arcs, name)
         if edge is not None:
             labels[edge[1]] = label
-        state.apply(machine.code(name), label)
+        state.do(machine.code(name), label)
 
 
 @settings(max_examples=80)
@@ -265,10 +265,10 @@ def test_static_oracle_rebuilds_every_projective_tree_as_the_hand_written_one(de
             assert machine.name(move) == old_static(system, stack, buffer, arcs, tree.heads), \
                 tree.where
             arc = state.arc(move)
-            state.apply(move, index[arc[1]] if arc else -1)
+            state.do(move, index[arc[1]] if arc else -1)
             stack, buffer, arcs, _ = py.apply(stack, buffer, arcs, machine.name(move))
-        assert state.arcs == list(tree.heads), tree.where
-        assert state.arc_labels[1:] == index[1:], tree.where
+        assert list(state.arcs) == list(tree.heads), tree.where
+        assert list(state.labels[1:]) == index[1:], tree.where
         assert oracle.optimal(state, sent) == set()
 
 
@@ -286,8 +286,8 @@ def test_static_order_is_honoured(tmp_path, dev_trees):
         differ += paths[0] != paths[1]
         state = _core.State(sent, machine_for(str(late)))
         for move in paths[1]:
-            state.apply(move)
-        assert state.arcs == list(tree.heads)
+            state.do(move)
+        assert list(state.arcs) == list(tree.heads)
     assert differ > 20
 
 
@@ -321,7 +321,7 @@ def test_static_oracle_answers_off_its_recorded_path(dev_trees):
             assert oracle.optimal(state, sent) == {expected}
             assert expected in oracle.dynamic.optimal(state, sent)
             mismatches += state.steps < len(path) and path[state.steps] != expected
-            state.apply(expected if rng.random() < 0.7 else rng.choice(state.legal()))
+            state.do(expected if rng.random() < 0.7 else rng.choice(state.legal_codes()))
     assert mismatches > 10
 
 

@@ -119,8 +119,8 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
     labels = [-1] * (n + 1)
     for choice in choices:
         assert state.is_final() == py.is_final(stack, buffer, arcs)
-        assert state.stack == list(stack) and state.buffer == list(buffer)
-        assert state.arcs == list(arcs) and state.arc_labels == labels
+        assert state.stack == stack and state.buffer == buffer
+        assert state.arcs == arcs and state.labels == tuple(labels)
         assert list(state.features(TEMPLATES)) == reference_features(
             stack, buffer, arcs, labels, words, tags)
         legal = sorted(py.legal(stack, buffer, arcs))
@@ -138,7 +138,7 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
         assert arc == edge
         if edge is not None:
             labels[edge[1]] = label
-        state.apply(machine.code(name), label)
+        state.do(machine.code(name), label)
         for root in stack:
             left, right = _py_spines(root, arcs)
             assert state.spine(root, "left") == list(left)

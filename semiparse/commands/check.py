@@ -60,8 +60,10 @@ def run(args):
         chosen = ["grammar"] if system.grammar is not None or args.grammar else [
             m.name for m in system_methods(system)]
         if not chosen:
+            reason = getattr(system, "not_split", None)
             raise ValueError(f"transition system {system.name!r} has neither a completion "
-                             f"grammar nor a registered oracle method to check")
+                             f"grammar nor a registered oracle method to check"
+                             + (f"; no split grammar can describe it: {reason}" if reason else ""))
     results = []
     for method in chosen:
         results += check(args.system, args.strategy, args.examples, args.max_n, args.seed,

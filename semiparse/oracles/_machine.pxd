@@ -4,7 +4,8 @@ that C code runs on a :c:type:`StateC` (``semiparse/_state.pxd``).
 
 Each transition of a :class:`~semiparse.oracles.system.RewriteSystem` becomes a
 ``RuleC``: the number of named stack / buffer elements of its pattern, its
-requirements (a named node is not the root / has a head / has none), the named
+requirements (a named node is / is not the root, has a head / has none; the
+buffer is empty; the stack has at least K elements), the named
 nodes it pushes back onto the stack and the buffer front, and its edge.
 Transition ``t`` is the ``t``-th ``[[transition]]`` table.  LR-spine, whose
 stack elements are spines, keeps moves of its own behind the same functions
@@ -24,14 +25,17 @@ cdef enum:
     REQ_NOT_ROOT = 0
     REQ_HEADED = 1
     REQ_HEADLESS = 2
+    REQ_IS_ROOT = 3
 
 
 cdef struct RuleC:
     int ns                  # named stack elements (bottom to top)
     int nb                  # named buffer elements (front first)
+    int stack_min           # least stack size (ns, or more by "stack size >= K")
+    bint buffer_empty       # "buffer empty"
     int n_req
-    int req_node[3 * MAX_NAMES]   # index into the names: stack ones, then buffer ones
-    int req_kind[3 * MAX_NAMES]   # REQ_*
+    int req_node[4 * MAX_NAMES]   # index into the names: stack ones, then buffer ones
+    int req_kind[4 * MAX_NAMES]   # REQ_*
     int n_stack_after
     int stack_after[MAX_NAMES]    # names pushed onto the stack, bottom to top
     int n_buffer_after
@@ -51,6 +55,7 @@ cdef class Machine:
     cdef MachineC c
     cdef readonly str system_name
     cdef readonly tuple transitions
+    cdef readonly object system
 
 
 cdef inline int rule_node(const RuleC* r, const StateC* s, int i) noexcept nogil:
@@ -88,12 +93,15 @@ cdef inline bint machine_legal(const MachineC* m, const StateC* s, int t) noexce
     if t >= m.n_rules:
         return False
     r = &m.rules[t]
-    if s.stack_len < r.ns or s.buffer_len < r.nb:
+    if s.stack_len < r.stack_min or s.buffer_len < r.nb or (r.buffer_empty and s.buffer_len):
         return False
     for k in range(r.n_req):
         x = rule_node(r, s, r.req_node[k])
         if r.req_kind[k] == REQ_NOT_ROOT:
             if x == 0:
+                return False
+        elif r.req_kind[k] == REQ_IS_ROOT:
+            if x != 0:
                 return False
         elif r.req_kind[k] == REQ_HEADED:
             if s.head[x] < 0:

@@ -1,10 +1,6 @@
 # cython: language_level=3
 """Build a compiled rewrite machine (``_machine.pxd``) from a transition system."""
-import weakref
-
 from libc.stdlib cimport calloc, free
-
-_CACHE = weakref.WeakKeyDictionary()
 
 
 cdef class Machine:
@@ -22,6 +18,7 @@ cdef class Machine:
         from .system import RewriteSystem
 
         self.system_name = system.name
+        self.system = system
         if isinstance(system, LRSpine):
             self.c.kind = KIND_SPINE
             self.c.final_root_only = True
@@ -85,8 +82,9 @@ cdef _compile(RuleC* out, rule, str system_name):
                          f"{rule.ns + rule.nb} elements: the compiled machine takes at "
                          f"most {MAX_NAMES}")
     out.ns, out.nb = rule.ns, rule.nb
-    reqs = ([(i, REQ_NOT_ROOT) for i in rule.not_root] + [(i, REQ_HEADED) for i in rule.headed]
-            + [(i, REQ_HEADLESS) for i in rule.headless])
+    out.stack_min, out.buffer_empty = rule.stack_min, rule.buffer_empty
+    reqs = ([(i, REQ_NOT_ROOT) for i in rule.not_root] + [(i, REQ_IS_ROOT) for i in rule.is_root]
+            + [(i, REQ_HEADED) for i in rule.headed] + [(i, REQ_HEADLESS) for i in rule.headless])
     out.n_req = len(reqs)
     for k, (i, kind) in enumerate(reqs):
         out.req_node[k], out.req_kind[k] = i, kind
@@ -101,11 +99,11 @@ cdef _compile(RuleC* out, rule, str system_name):
 
 def machine_for(system):
     """The machine of a system (a name, a TOML path or a system object), built
-    once per system object."""
+    once per system object and kept on it."""
     from .system import load_system
 
     system = load_system(system)
-    machine = _CACHE.get(system)
+    machine = vars(system).get("_machine")
     if machine is None:
-        machine = _CACHE[system] = Machine(system)
+        machine = system._machine = Machine(system)
     return machine

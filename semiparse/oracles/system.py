@@ -29,7 +29,10 @@ ROLES = ("root", "top", "below_top", "stack", "buffer")
 
 # -- systems declared as stack/buffer rewrites -----------------------------------
 
-_REQUIRE = re.compile(r"^\s*(\w+)\s*(?:(!=)\s*root|(has head)|(has no head))\s*$")
+_REQUIRE = re.compile(r"^\s*(\w+)\s*(?:(!=)\s*root|(==)\s*root|(has head)|(has no head))\s*$")
+_REQUIRE_BUFFER_EMPTY = re.compile(r"^\s*buffer\s+empty\s*$")
+_REQUIRE_STACK_SIZE = re.compile(r"^\s*stack\s+size\s*>=\s*(\d+)\s*$")
+_REQUIRE_FORMS = "'X != root', 'X == root', 'X has head', 'X has no head', 'buffer empty' or 'stack size >= K'"
 _EDGE = re.compile(r"^\s*(\w+)\s*->\s*(\w+)\s*$")
 _FORBID = re.compile(r"^\s*(\w+\*?)\s+(left|right)\s*$")
 
@@ -41,12 +44,14 @@ class _Rule:
     Indices refer to ``names``: the named stack top elements, then the named
     buffer front elements."""
 
-    __slots__ = ("name", "ns", "nb", "not_root", "headed", "headless",
-                 "stack_after", "buffer_after", "edge", "names", "test", "step")
+    __slots__ = ("name", "ns", "nb", "not_root", "is_root", "headed", "headless",
+                 "buffer_empty", "stack_min", "stack_after", "buffer_after", "edge", "names",
+                 "test", "step")
 
     def __init__(self, name, ns, nb, names):
         self.name, self.ns, self.nb, self.names = name, ns, nb, names
-        self.not_root, self.headed, self.headless = [], [], []
+        self.not_root, self.is_root, self.headed, self.headless = [], [], [], []
+        self.buffer_empty, self.stack_min = False, ns
         self.stack_after = self.buffer_after = ()
         self.edge = None
 
@@ -56,11 +61,14 @@ class _Rule:
     def build(self):
         ref = self._ref
         conds = []
-        if self.ns:
-            conds.append(f"len(stack) >= {self.ns}")
+        if self.stack_min:
+            conds.append(f"len(stack) >= {self.stack_min}")
         if self.nb:
             conds.append(f"len(buffer) >= {self.nb}")
+        if self.buffer_empty:
+            conds.append("not buffer")
         conds += [f"{ref(i)} != 0" for i in self.not_root]
+        conds += [f"{ref(i)} == 0" for i in self.is_root]
         conds += [f"arcs[{ref(i)}] >= 0" for i in self.headed]
         conds += [f"arcs[{ref(i)}] < 0" for i in self.headless]
         rest = f"stack[:{-self.ns}]" if self.ns else "stack"
@@ -264,6 +272,7 @@ class RewriteSystem(TransitionSystem):
             self._fail(f"duplicate transition name {self.transitions[dup]!r}",
                        "transition", dup, "name")
         self._rule_of = {r.name: r for r in self._rules}
+        self.not_split = _not_split(self._rules)
         self.static_order = d.get("static_order", list(self.transitions))
         if (not isinstance(self.static_order, list)
                 or sorted(map(str, self.static_order)) != sorted(self.transitions)):
@@ -318,12 +327,19 @@ class RewriteSystem(TransitionSystem):
 
         for cond in r.get("require", []):
             m = _REQUIRE.match(cond)
-            if not m:
-                fail(f"bad require {cond!r}: expected 'X != root', 'X has head' or 'X has no head'",
-                     "require")
-            i = idx(m.group(1), "require")
-            kind = rule.not_root if m.group(2) else rule.headed if m.group(3) else rule.headless
-            kind.append(i)
+            if _REQUIRE_BUFFER_EMPTY.match(cond):
+                rule.buffer_empty = True
+            elif _REQUIRE_STACK_SIZE.match(cond):
+                rule.stack_min = max(rule.stack_min, int(_REQUIRE_STACK_SIZE.match(cond).group(1)))
+            elif m:
+                i = idx(m.group(1), "require")
+                kind = (rule.not_root if m.group(2) else rule.is_root if m.group(3)
+                        else rule.headed if m.group(4) else rule.headless)
+                if i not in kind:
+                    kind.append(i)
+            else:
+                fail(f"bad require {cond!r}: expected {_REQUIRE_FORMS}", "require")
+        self._check_requirements(rule, fail)
         sa, ba = r.get("stack_after"), r.get("buffer_after")
         if not (sa and sa[0] == "*" and "*" not in sa[1:]):
             fail('stack_after must be ["*", names...]', "stack_after")
@@ -334,6 +350,10 @@ class RewriteSystem(TransitionSystem):
             fail(f"stack_after/buffer_after use a name twice: {kept}", "stack_after")
         rule.stack_after = tuple(idx(x, "stack_after") for x in sa[1:])
         rule.buffer_after = tuple(idx(x, "buffer_after") for x in ba[:-1])
+        if ("edge" not in r and rule.stack_after == tuple(range(rule.ns))
+                and rule.buffer_after == tuple(range(rule.ns, rule.ns + rule.nb))):
+            fail("it changes nothing (no edge; the stack and buffer stay as they are), so "
+                 "it can be applied forever", "stack_after")
         if "edge" in r:
             m = _EDGE.match(r["edge"])
             if not m or m.group(1) == m.group(2):
@@ -342,11 +362,38 @@ class RewriteSystem(TransitionSystem):
         rule.build()
         return rule
 
+    @staticmethod
+    def _check_requirements(rule, fail):
+        """Refuse requirements no configuration can meet (the root sits at the
+        stack bottom and never gets a head)."""
+        names = rule.names
+        for a, b, what in ((rule.not_root, rule.is_root, "!= root and == root"),
+                           (rule.headed, rule.headless, "has head and has no head"),
+                           (rule.is_root, rule.headed, "== root and has head (the root never "
+                                                       "gets a head)")):
+            both = sorted(set(a) & set(b))
+            if both:
+                fail(f"contradictory requirements: {names[both[0]]} {what}", "require")
+        if rule.buffer_empty and rule.nb:
+            fail(f"contradictory requirements: buffer empty, but the buffer pattern names "
+                 f"{', '.join(names[rule.ns:])}", "require")
+        in_buffer = [i for i in rule.is_root if i >= rule.ns]
+        if in_buffer:
+            fail(f"contradictory requirements: {names[in_buffer[0]]} == root, but the root is "
+                 f"at the bottom of the stack, never in the buffer", "require")
+        for i in rule.is_root:
+            if i > 0 or rule.stack_min > rule.ns:
+                fail(f"contradictory requirements: {names[i]} == root, but {names[i]} has "
+                     f"stack elements below it and the root is the bottom of the stack",
+                     "require")
+
     def _load_completion(self, comp):
         self.grammar = self._grammar_file = None
         if comp is None:
             return
         at = ("completion",)
+        if self.not_split:
+            self._fail(f"a [completion] cannot describe this system: {self.not_split}", *at)
         gname = comp.get("grammar")
         if gname is None:
             self._fail("completion.grammar must name a grammar file", *at)
@@ -656,6 +703,29 @@ class RewriteSystem(TransitionSystem):
         return out
 
 
+def _not_split(rules):
+    """Why no split grammar can describe the trees a system builds (None if
+    nothing says so): the completion grammar of a configuration parses its
+    stack and buffer nodes in their order, with projective trees over that
+    string, so a transition must keep the nodes it names in their order and
+    attach only neighbours (no kept node between the two ends of its edge)."""
+    for r in rules:
+        kept = list(r.stack_after + r.buffer_after)
+        if kept != sorted(kept):
+            return (f"transition {r.name} changes the order of "
+                    f"{', '.join(r.names[i] for i in kept)}, as swap does, so it builds "
+                    f"non-projective trees, which no split grammar derives")
+        if r.edge is not None:
+            low, high = sorted(r.edge)
+            between = [r.names[i] for i in kept if low < i < high]
+            if between:
+                return (f"transition {r.name} adds the edge {r.names[r.edge[0]]} -> "
+                        f"{r.names[r.edge[1]]} over {', '.join(between)}, which stays, as "
+                        f"Attardi's arcs to s2 do, so it builds non-projective trees, which no "
+                        f"split grammar derives")
+    return None
+
+
 _SYSTEM_CACHE = {}
 
 
@@ -687,6 +757,8 @@ def load_system(spec):
     system.  Anything else is a ValueError saying what was expected."""
     if isinstance(spec, TransitionSystem):
         return spec
+    if isinstance(getattr(spec, "definition", None), TransitionSystem):  # semiparse.system(...)
+        return spec.definition
     text_name = str(spec)
     registered = lookup_system(text_name)
     if registered is not None:

@@ -23,7 +23,8 @@ cimport cython
 import numpy as np
 cimport numpy as cnp
 
-from semiparse._state cimport StateC, state_new, state_init_standard, state_free, state_copy
+from semiparse._state cimport StateC, state_copy
+from semiparse.oracles._configuration cimport Configuration
 from semiparse.oracles._machine cimport (Machine, MachineC, machine_legal, machine_apply,
                                          machine_arc, machine_is_final)
 from semiparse.train._features cimport (
@@ -58,42 +59,26 @@ cdef class Sentence:
             raise ValueError("words, tags, heads and labels must all have length n + 1")
 
 
-cdef class State:
-    """A configuration of a transition system (its :class:`Machine`) over one
-    :class:`Sentence`, starting from stack [0], buffer 1..n; ``steps`` counts
-    the transitions applied since."""
-    cdef StateC* c
-    cdef readonly Machine machine
+cdef class State(Configuration):
+    """A configuration (:class:`semiparse.oracles._configuration.Configuration`) over
+    one :class:`Sentence`, whose words and tags the features read; ``steps``
+    counts the moves done since the initial configuration."""
     cdef readonly Sentence sentence
     cdef readonly int steps
 
     def __cinit__(self, Sentence sentence, Machine machine):
         self.sentence = sentence
-        self.machine = machine
-        self.c = state_new(sentence.n)
-        if self.c is NULL:
-            raise MemoryError()
-        state_init_standard(self.c)
+        self._start(machine, sentence.n)
 
-    def __dealloc__(self):
-        state_free(self.c)
-
-    def copy(self):
+    cpdef Configuration copy(self):
         cdef State other = State(self.sentence, self.machine)
         state_copy(other.c, self.c)
         other.steps = self.steps
         return other
 
-    def is_final(self):
-        return machine_is_final(&self.machine.c, self.c)
-
-    def valid(self, int move):
-        return machine_legal(&self.machine.c, self.c, move)
-
-    def legal(self):
-        """Codes of the legal transitions, in increasing order."""
-        return [t for t in range(self.machine.max_code(self.c.n))
-                if machine_legal(&self.machine.c, self.c, t)]
+    def do(self, int move, int label=-1):
+        Configuration.do(self, move, label)
+        self.steps += 1
 
     def spine(self, int root, str side):
         """The left or right spine of root's tree (root first)."""
@@ -103,20 +88,6 @@ cdef class State:
             out.append(x)
             x = self.c.l1[x] if side == "left" else self.c.r1[x]
         return out
-
-    def apply(self, int move, int label=-1):
-        if not machine_legal(&self.machine.c, self.c, move):
-            raise ValueError(f"move {move} is not valid in this configuration")
-        machine_apply(&self.machine.c, self.c, move, label)
-        self.steps += 1
-
-    def arc(self, int move):
-        """(head, dependent) of the arc move would add, or None (also if move is not legal)."""
-        cdef int h, d
-        if machine_legal(&self.machine.c, self.c, move) and machine_arc(
-                &self.machine.c, self.c, move, &h, &d):
-            return (h, d)
-        return None
 
     def fingerprint(self):
         """A 64-bit hash of the stack, buffer and arcs (equal configurations, equal hashes)."""
@@ -131,23 +102,6 @@ cdef class State:
         for i in range(self.c.n + 1):
             h = (h ^ <uint64_t>(self.c.head[i] + 1)) * 1099511628211ULL
         return h
-
-    @property
-    def stack(self):
-        return [self.c.stack[i] for i in range(self.c.stack_len)]
-
-    @property
-    def buffer(self):
-        return [self.c.buffer[i] for i in range(self.c.buffer_len - 1, -1, -1)]
-
-    @property
-    def arcs(self):
-        """Head of each position built so far (-1 if none); arcs[0] == -1."""
-        return [self.c.head[i] for i in range(self.c.n + 1)]
-
-    @property
-    def arc_labels(self):
-        return [self.c.label[i] for i in range(self.c.n + 1)]
 
     def features(self, const int[:, ::1] templates):
         cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(templates.shape[0], dtype=np.uint64)

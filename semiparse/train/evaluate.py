@@ -133,7 +133,7 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
             b = min(int(p * bins), bins - 1)
             counts[b] += 1
             correct[b] += ok
-            state.apply(code, 0)
+            state.do(code, 0)
     return [(i / bins, (i + 1) / bins, int(counts[i]), int(correct[i])) for i in range(bins)]
 
 

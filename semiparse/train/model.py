@@ -163,7 +163,7 @@ class Model:
     # -- decoding ----------------------------------------------------------
 
     def apply(self, state, cls):
-        state.apply(int(self.cls_move[cls]), int(self.cls_label[cls]))
+        state.do(int(self.cls_move[cls]), int(self.cls_label[cls]))
 
     def probabilities(self, scores, valid):
         """Softmax of the scores over the valid classes (0 elsewhere)."""
@@ -197,8 +197,8 @@ class Model:
             state = self.state(sent)
             _core.greedy_parse(state, self.weights, self.templates, self.cls_move, self.cls_label)
             steps = []
-        heads = state.arcs
-        labels = [None] + [self.labels[l] if l >= 0 else self.root_label for l in state.arc_labels[1:]]
+        heads = list(state.arcs)
+        labels = [None] + [self.labels[l] if l >= 0 else self.root_label for l in state.labels[1:]]
         for d in range(1, len(heads)):
             if heads[d] < 0:  # arc-eager leaves headless words on the stack: root them
                 heads[d], labels[d] = 0, self.root_label

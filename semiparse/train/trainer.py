@@ -97,7 +97,7 @@ class StaticOracle:
                 break
             prints.append(state.fingerprint())
             moves.append(move)
-            state.apply(move, 0)
+            state.do(move, 0)
         return np.array(prints, dtype=np.uint64), np.array(moves, dtype=np.int32)
 
 
@@ -214,7 +214,7 @@ class Trainer:
         move = min(moves)
         arc = state.arc(move)
         label = sent.labels[arc[1]] if arc is not None and sent.heads[arc[1]] == arc[0] else 0
-        state.apply(move, max(label, 0))
+        state.do(move, max(label, 0))
 
     def _optimal(self, state, sent):
         moves = self.oracle.optimal(state, sent)
