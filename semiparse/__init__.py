@@ -23,6 +23,7 @@ _EXPORTS = {
     "count_optimal_projectivizations": "semiparse.projectivity",
     # dynamic oracles
     "oracle": "semiparse.oracles",
+    "system": "semiparse.oracles",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

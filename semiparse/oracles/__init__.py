@@ -7,7 +7,11 @@ strategies) or written in Python (:class:`TransitionSystem`, registered with
 the max-plus semiring (:func:`oracle`); :meth:`Oracle.scores_exhaustive`
 gives the same scores by exhaustive search, and ``semiparse check`` compares
 the two.  Fast methods plug in through :func:`register_method`.
+:func:`system` gives configurations to step through by name, for users' own
+training loops, scored one by one or in batches (:meth:`Oracle.scores_batch`).
 """
+from ._configuration import Configuration
+from .api import System, system
 from .oracle import Oracle, best_of, oracle
 from .registry import GRAMMAR_RANK, methods, register_method, register_system
 from .interface import TransitionSystem
@@ -20,5 +24,5 @@ def get_system(spec):
     return load_system(spec)
 
 
-__all__ = ["oracle", "Oracle", "best_of", "get_system", "available_systems", "register_method",
+__all__ = ["oracle", "Oracle", "best_of", "system", "System", "Configuration", "get_system", "available_systems", "register_method",
            "register_system", "methods", "TransitionSystem", "GRAMMAR_RANK"]

@@ -7,11 +7,15 @@ before c are not counted).  Methods: ``"grammar"`` (the system's completion
 grammar, exact for any gold tree), ``"exhaustive"`` (search over all
 computations, small n only), and any registered fast method.
 """
+import numpy as np
+
+from ._configuration import Configuration, fill_rows
+from ._machine import machine_for
 from .exhaustive import NEG_INF, Search
 from .gold import Gold
 from .grammar_path import grammar_scores
 from .registry import GRAMMAR_RANK, system_methods
-from .system import load_system
+from .system import definition_sha256, load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
 
@@ -29,7 +33,7 @@ class Oracle:
                              f"one of {', '.join(BUILTIN + tuple(registered))}")
         if method == "grammar" and self.system.grammar is None:
             raise ValueError(f"transition system {self.system.name!r} has no completion grammar: "
-                             f"method 'grammar' does not apply")
+                             f"method 'grammar' does not apply{_why_no_grammar(self.system)}")
         if method in registered and strategy not in registered[method].strategies:
             raise ValueError(f"oracle method {method!r} of {self.system.name} does not support "
                              f"strategy {strategy!r} (it supports "
@@ -64,7 +68,7 @@ class Oracle:
         if best is None:
             raise ValueError(f"no oracle method of {self.system.name} applies to strategy "
                              f"{self.strategy!r} and this gold tree, and the system has "
-                             f"no completion grammar")
+                             f"no completion grammar{_why_no_grammar(self.system)}")
         return best
 
     def _resolve(self, gold):
@@ -94,18 +98,92 @@ class Oracle:
             self._search = Search(self.system, gold.heads, self.strategy)
         return self._search
 
+    def _unpack(self, config, heads, arcs, where="the configuration"):
+        """``(stack, buffer, heads, arcs)`` of a :class:`Configuration` of this
+        oracle's system (ValueError for another system's)."""
+        if heads is not None or arcs is not None:
+            raise TypeError("with a configuration, pass only the gold heads: "
+                            "scores(config, heads)")
+        if not _same_system(config.system, self.system):
+            raise ValueError(f"{where} belongs to transition system "
+                             f"{config.machine.system_name!r}, not to this oracle's "
+                             f"{self.system.name!r} (or to another definition of that name)")
+        return config.stack, config.buffer, config.arcs
+
     # -- the API ------------------------------------------------------------------
 
-    def scores(self, stack, buffer, heads, arcs=None):
-        """``{transition: sigma}`` for every legal transition (empty if final)."""
+    @property
+    def transitions(self):
+        """The system's transition names: the columns of :meth:`scores_batch`."""
+        return self.system.transitions
+
+    def scores(self, stack, buffer, heads=None, arcs=None):
+        """``{transition: sigma}`` for every legal transition (empty if final).
+
+        The configuration is ``stack, buffer[, heads, arcs]`` or a
+        :class:`Configuration`: ``scores(config, heads)``."""
+        if isinstance(stack, Configuration):
+            heads, (stack, buffer, arcs) = buffer, self._unpack(stack, heads, arcs)
         gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs)
         if self._fn is None:
             self._fn = self._resolve(gold)
         return self._fn(stack, buffer, gold, arcs)
 
-    def optimal(self, stack, buffer, heads, arcs=None):
-        """The set of transitions with maximal sigma."""
+    def optimal(self, stack, buffer, heads=None, arcs=None):
+        """The set of transitions with maximal sigma (arguments as :meth:`scores`)."""
         return best_of(self.scores(stack, buffer, heads, arcs))
+
+    def scores_batch(self, configs, golds, n_jobs=1):
+        """sigma for many configurations at once, as a float array with one row
+        per configuration and one column per transition (:attr:`transitions`
+        order), -inf where a transition does not apply.
+
+        ``configs``: :class:`Configuration` objects of this oracle's system
+        (e.g. from ``semiparse.system(name).initial(n)``), of any sentences;
+        ``golds``: the gold heads of each configuration's sentence, one per
+        configuration (repeating one object for the configurations of a
+        sentence prepares its tree once).  Rows whose method has a C kernel
+        (``linear`` and ``right_stack`` of arc-standard, ``cost`` of
+        arc-hybrid and arc-eager: projective gold trees) are computed in C
+        without the GIL, on ``n_jobs`` threads if > 1; the others through
+        :meth:`scores`.
+        """
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+            raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
+        configs, golds = list(configs), list(golds)
+        if any(t.endswith("_K") for t in self.system.transitions):
+            raise ValueError(f"scores_batch needs a system with a fixed set of transitions; "
+                             f"{self.system.name} has families {self.system.transitions}: "
+                             f"use scores()")
+        column = {t: i for i, t in enumerate(self.transitions)}
+
+        def prepare(heads, i):
+            try:
+                gold = Gold(heads)
+            except ValueError as exc:
+                raise ValueError(f"golds[{i}]: {exc}") from None
+            return self._kernel(gold, column), gold.n
+
+        def check(config, i):
+            self._unpack(config, None, None, where=f"configs[{i}]")
+
+        out = np.empty((len(configs), len(self.transitions)))
+        for i in fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs):
+            for t, v in self.scores(configs[i], golds[i]).items():
+                out[i, column[t]] = v
+        return out
+
+    def _kernel(self, gold, column):
+        """``(kernel, work, strategy code, columns)`` for :func:`fill_rows` if
+        the method for this gold tree has a C kernel for this strategy, else None."""
+        method = self._registered.get(self._choose(gold))
+        kernel = getattr(method, "rows", None)
+        if (kernel is None or self.strategy not in kernel.strategy_codes
+                or not method.applies(self.strategy, gold.projective)
+                or (self.method == "auto" and method.min_size and self.system.grammar)):
+            return None
+        columns = np.array([column[t] for t in kernel.columns], dtype=np.intc)
+        return kernel, kernel.work_type(gold.heads), kernel.strategy_codes[self.strategy], columns
 
     def scores_exhaustive(self, stack, buffer, heads, arcs=None):
         """The same scores by exhaustive search over all computations (small n only)."""
@@ -126,6 +204,21 @@ def _same_ints(cached, heads):
         heads = heads.tolist()
     return (isinstance(heads, (tuple, list)) and len(heads) == len(cached)
             and set(map(type, heads)) == {int} and tuple(heads) == cached)
+
+
+def _why_no_grammar(system):
+    """``": REASON"`` if no split grammar can describe the system, else ``""``."""
+    reason = getattr(system, "not_split", None)
+    return f" (and cannot have one: {reason}; use method='exhaustive' on short sentences)" \
+        if reason else ""
+
+
+def _same_system(a, b):
+    """Whether two system objects are the same definition."""
+    if a is b:
+        return True
+    sha = definition_sha256(a)
+    return sha is not None and a.name == b.name and sha == definition_sha256(b)
 
 
 def best_of(scores):

@@ -1,0 +1,113 @@
+"""``semiparse bench batch``: ``Oracle.scores_batch`` against single calls.
+
+Collects the configurations visited while parsing the sentences of a UD dev
+file with the configuration API (``semiparse.system``), following the oracle
+of the optimally projectivized gold tree with 10% random steps, then times
+on the same configurations one ``oracle.scores(config, heads)`` call each
+(the baseline) and one ``oracle.scores_batch`` call for all of them, on one
+thread and on ``--jobs`` threads (elapsed time: threads save time, not CPU).
+All must give the same scores.  Projectivized gold trees, so that the C kernels
+(arc-standard ``linear``, arc-hybrid and arc-eager ``cost``) apply.
+"""
+import math
+import random
+import time
+
+import numpy as np
+
+from ._timing import fmt_time
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("batch", help="Oracle.scores_batch vs one scores() call each")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="CoNLL-U files (default: the first *-dev.conllu under $SEMIPARSE_DATA/ud)")
+    p.add_argument("--systems", nargs="+", default=["arc_standard", "arc_hybrid", "arc_eager"],
+                   metavar="SYSTEM", help="names, system files or MODULE:ATTR")
+    p.add_argument("--sentences", type=int, default=300, metavar="N",
+                   help="sentences parsed to collect configurations (default 300)")
+    p.add_argument("--repeats", type=int, default=3, help="best of this many rounds (default 3)")
+    p.add_argument("--jobs", type=int, default=2, help="threads of the last column (default 2)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+    return p
+
+
+def _dev_file(args):
+    from .oracle import _files
+
+    files = _files(args)
+    if args.files:
+        return files
+    dev = [f for f in files if f.name.endswith("-dev.conllu")]
+    return dev[:1] or files[:1]
+
+
+def collect(system, trees, rng):
+    """``(configs, golds)`` visited by following the oracle (10% random steps)."""
+    oracle = system.oracle()
+    configs, golds = [], []
+    for heads in trees:
+        config = system.initial(len(heads) - 1)
+        while not config.is_final():
+            configs.append(config)
+            golds.append(heads)
+            legal = config.legal()
+            if rng.random() < 0.1:
+                name = rng.choice(legal)
+            else:
+                sigma = oracle.scores(config, heads)
+                name = max(legal, key=lambda t: sigma[t])
+            config = config.apply(name)
+    return configs, golds
+
+
+def _best(fn, repeats):
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def run(args):
+    from .. import projectivize, system
+    from ..conllu_io import read_conllu
+
+    files = _dev_file(args)
+    trees = [tuple(projectivize(s.heads)) for f in files for s in read_conllu(f, multiple_roots="warn")
+             if s.heads is not None][:args.sentences]
+    print(f"{len(trees)} sentences of {', '.join(f.name for f in files)}, projectivized; "
+          f"elapsed time per configuration, best of {args.repeats}")
+    threads = f"{args.jobs} threads"
+    print(f"{'system':>14} {'configs':>8} {'method':>8} {'scores()':>10} {'batch':>10} {'ratio':>7} "
+          f"{threads:>10} {'ratio':>7}")
+    rng = random.Random(args.seed)
+    for name in args.systems:
+        sys_ = system(name)
+        oracle = sys_.oracle()
+        configs, golds = collect(sys_, trees, rng)
+
+        def single():
+            return [oracle.scores(c, h) for c, h in zip(configs, golds)]
+
+        batch = oracle.scores_batch(configs, golds)
+        if not np.array_equal(batch, oracle.scores_batch(configs, golds, n_jobs=args.jobs)):
+            raise RuntimeError(f"{name}: scores_batch on {args.jobs} threads differs")
+        column = {t: i for i, t in enumerate(oracle.transitions)}
+        for row, sigma in zip(batch, single()):
+            expected = np.full(len(column), -math.inf)
+            for t, v in sigma.items():
+                expected[column[t]] = v
+            if not np.array_equal(row, expected):
+                raise RuntimeError(f"{name}: scores_batch and scores disagree: {row} vs {sigma}")
+        t_single = _best(single, args.repeats) / len(configs)
+        t_batch = _best(lambda: oracle.scores_batch(configs, golds), args.repeats) / len(configs)
+        t_jobs = _best(lambda: oracle.scores_batch(configs, golds, n_jobs=args.jobs),
+                       args.repeats) / len(configs)
+        methods = sorted({oracle.method_for(h) for h in set(golds)})
+        print(f"{sys_.name:>14} {len(configs):>8} {'/'.join(methods):>8} {fmt_time(t_single):>10} "
+              f"{fmt_time(t_batch):>10} {t_single / t_batch:>6.1f}x {fmt_time(t_jobs):>10} "
+              f"{t_single / t_jobs:>6.1f}x")
+    return 0
