@@ -144,7 +144,15 @@ def test_scores_batch_on_treebank_configurations(ud_files):
         system = semiparse.system(spec)
         configs, golds = collect(system, trees, random.Random(1))
         assert len(configs) > 100
-        _batch_equals_single(system.oracle(), configs, golds)
+        oracle = system.oracle()
+        _batch_equals_single(oracle, configs, golds)
+        single_thread = oracle.scores_batch(configs, golds)
+        for n_jobs in (2, 3):
+            assert np.array_equal(oracle.scores_batch(configs, golds, n_jobs=n_jobs),
+                                  single_thread)
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="n_jobs"):
+            oracle.scores_batch(configs, golds, n_jobs=bad)
 
 
 def test_the_same_file_loaded_twice_is_one_system(late_root):
