@@ -149,8 +149,10 @@ def forced_weights(weights, heads, only):
 def _check_forced(tree, heads, only):
     """``tree``, unless it moves a word outside ``only`` (NoProjectiveTree)."""
     if tree is None or any(tree[d] != heads[d] for d in range(1, len(heads)) if d not in only):
+        if not only:
+            raise NoProjectiveTree("the tree is not projective, and no word may change head")
         raise NoProjectiveTree(
-            f"no projective tree changes only the heads of words {sorted(only)}: "
+            f"no projective tree changes only the heads of words {', '.join(map(str, sorted(only)))}: "
             "the edges of the other words cross"
         )
     return tree

@@ -54,9 +54,11 @@ def test_only_moves_just_the_named_words():
     heads = [-1, 3, 4, 0, 3]  # 4 -> 2 crosses 0 -> 3 and 3 -> 1: only moving word 2 helps
     assert projectivize(heads, only={2}) == [-1, 3, 3, 0, 3]
     assert projectivize(heads, only=[1, 2], tie_break="random", seed=3)[1] == 3
-    with pytest.raises(NoProjectiveTree, match=r"only the heads of words \[1, 4\]"):
+    with pytest.raises(NoProjectiveTree, match="only the heads of words 1, 4: the edges of the other words cross"):
         projectivize(heads, only={1, 4})
     assert projectivize([-1, 2, 0], only=()) == [-1, 2, 0]  # projective: nothing to move
+    with pytest.raises(NoProjectiveTree, match="no word may change head"):
+        projectivize(heads, only=())
 
 
 @pytest.mark.parametrize("only, message", [
@@ -66,3 +68,100 @@ def test_only_moves_just_the_named_words():
 def test_bad_only_is_a_value_error(only, message):
     with pytest.raises(ValueError, match=message):
         projectivize([-1, 3, 4, 0, 3], only=only)
+
+
+# -- projectivize --only and DEPS ------------------------------------------------
+
+def word(i, form, deprel, head, deps="_", upos="X"):
+    return f"{i}\t{form}\t{form.lower()}\t{upos}\t_\t_\t{head}\t{deprel}\t{deps}\t_\n"
+
+
+# The comma's edge 4 -> 2 crosses 0 -> 3 and 3 -> 1: moving the comma fixes the tree.
+PUNCT_FIXES = (
+    "# sent_id = fixable\n"
+    + word(1, "A", "nsubj", 3, "3:nsubj") + word(2, ",", "punct", 4, "1:orphan|4:punct|5:dep", "PUNCT")
+    + word(3, "C", "root", 0, "0:root") + word(4, "D", "obj", 3, "3:obj") + word(5, "E", "dep", 3, "3:dep")
+    + "\n"
+)
+# The same tree with no punctuation: no word that --only punct may move.
+NO_PUNCT = (
+    "# sent_id = stuck\n"
+    + word(1, "A", "nsubj", 3) + word(2, "B", "obj", 4) + word(3, "C", "root", 0) + word(4, "D", "obl:x", 3)
+    + "\n"
+)
+
+
+def lines_of(path):
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def test_only_punct_moves_the_comma_and_counts_the_stale_deps(tmp_path, capsys):
+    src, out = tmp_path / "in.conllu", tmp_path / "out.conllu"
+    src.write_text(PUNCT_FIXES, encoding="utf-8")
+    assert main(["projectivize", str(src), "-o", str(out), "--only", "punct"]) == 0
+    before, after = lines_of(src), lines_of(out)
+    assert [a for a, b in zip(after, before) if a != b] == [
+        "2\t,\t,\tPUNCT\t_\t_\t3\tpunct\t1:orphan|4:punct|5:dep\t_"  # DEPS still names head 4
+    ]
+    assert "1 words changed HEAD and had a DEPS entry for the old head" in capsys.readouterr().err
+
+
+def test_update_deps_moves_the_old_head_entry(tmp_path, capsys):
+    src, out = tmp_path / "in.conllu", tmp_path / "out.conllu"
+    src.write_text(PUNCT_FIXES, encoding="utf-8")
+    assert main(["projectivize", str(src), "-o", str(out), "--only", "punct", "--update-deps"]) == 0
+    changed = [a for a, b in zip(lines_of(out), lines_of(src)) if a != b]
+    assert changed == ["2\t,\t,\tPUNCT\t_\t_\t3\tpunct\t1:orphan|3:punct|5:dep\t_"]
+    assert "moved to the new head (--update-deps)" in capsys.readouterr().err
+
+
+def test_only_without_a_solution_follows_on_error(tmp_path, capsys):
+    src, out = tmp_path / "in.conllu", tmp_path / "out.conllu"
+    src.write_text(NO_PUNCT + PUNCT_FIXES, encoding="utf-8")
+    assert main(["projectivize", str(src), "-o", str(out), "--only", "punct,nsubj"]) == 2
+    err = capsys.readouterr().err
+    assert f"semiparse projectivize: error: {src}:1: --only punct,nsubj: no projective tree changes only the heads of words 1:" in err
+    assert "Traceback" not in err and not out.exists()
+
+    assert main(["projectivize", str(src), "-o", str(out), "--only", "punct", "--on-error", "skip"]) == 0
+    assert "sentence skipped" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8").startswith("# sent_id = fixable")
+
+    assert main(["projectivize", str(src), "-o", str(out), "--only", "punct", "--on-error", "keep"]) == 0
+    assert "sentence copied unchanged" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8").startswith(NO_PUNCT)
+
+
+def test_only_uses_the_universal_part_of_the_deprel(tmp_path):
+    src, out = tmp_path / "in.conllu", tmp_path / "out.conllu"
+    src.write_text(NO_PUNCT.replace("\tobj\t", "\tobj:x\t"), encoding="utf-8")
+    assert main(["projectivize", str(src), "-o", str(out), "--only", "obj"]) == 0
+    assert [a.split("\t")[6] for a in lines_of(out)[1:5]] == ["3", "3", "0", "3"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--only", "punct,"], "no empty relation"),
+    (["--unmark", "--update-deps"], "--unmark restores"),
+    (["--unmark", "--only", "punct"], "--unmark restores"),
+])
+def test_bad_only_and_deps_options(tmp_path, capsys, argv, message):
+    src = tmp_path / "in.conllu"
+    src.write_text(PUNCT_FIXES, encoding="utf-8")
+    assert main(["projectivize", str(src), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("deps, deprel, old, new, expected", [
+    ("4:punct", "punct", 4, 3, "3:punct"),
+    ("1:orphan|4:punct|5:dep", "punct", 4, 3, "1:orphan|3:punct|5:dep"),
+    ("1:a|4:punct", "punct", 4, 7, "1:a|7:punct"),
+    ("4:nsubj|4:obl:in", "obl", 4, 2, "2:obl:in|4:nsubj"),  # the entry of the basic relation
+    ("3:punct|4:punct", "punct", 4, 3, "3:punct"),  # already there: not twice
+    ("8:x|8.1:nsubj|9:y", "obj", 9, 8, "8:x|8:y|8.1:nsubj"),
+    ("2:nsubj", "nsubj", 4, 3, "2:nsubj"),  # no entry for the old head
+    ("_", "nsubj", 4, 3, "_"),
+])
+def test_moved_deps(deps, deprel, old, new, expected):
+    from semiparse.treebank_columns import moved_deps
+
+    assert moved_deps(deps, deprel, old, new) == expected
