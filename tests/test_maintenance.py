@@ -165,3 +165,74 @@ def test_moved_deps(deps, deprel, old, new, expected):
     from semiparse.treebank_columns import moved_deps
 
     assert moved_deps(deps, deprel, old, new) == expected
+
+
+# -- count: words, --sort, --plot -------------------------------------------------
+
+# 5 syntactic words: the multiword token line "2-3" and the empty node "5.1" are not words.
+WITH_MWT = (
+    "# sent_id = mwt\n"
+    "1\tA\ta\tX\t_\t_\t3\tnsubj\t_\t_\n"
+    "2-3\tBC\t_\t_\t_\t_\t_\t_\t_\t_\n"
+    "2\tB\tb\tX\t_\t_\t4\tobj\t_\t_\n"
+    "3\tC\tc\tX\t_\t_\t0\troot\t_\t_\n"
+    "4\tD\td\tX\t_\t_\t3\tobl\t_\t_\n"
+    "5\tE\te\tX\t_\t_\t3\tdep\t_\t_\n"
+    "5.1\tF\tf\tX\t_\t_\t_\t_\t3:dep\t_\n"
+    "\n"
+)
+
+
+def test_count_says_words_and_counts_syntactic_words_only(tmp_path, capsys):
+    src = tmp_path / "in.conllu"
+    src.write_text(WITH_MWT, encoding="utf-8")
+    assert main(["count", str(src)]) == 0
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    assert header.split()[1:3] == ["sentences", "words"] and "tokens" not in header
+    assert row.split()[1:3] == ["1", "5"]
+    assert main(["count", "--json", str(src)]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    for entry in (stats["files"][0], stats["total"]):
+        assert entry["words"] == 5 and entry["tokens"] == 5  # tokens: the old, deprecated name
+        assert entry["edges_lost_percent"] == 20.0
+
+
+def test_count_per_sentence_sort(tmp_path, capsys):
+    # three non-projective sentences: (lost, optimal trees) = (1, 2), (2, ...), (1, ...)
+    one = "".join(word(i, "w", "dep", h) for i, h in enumerate([3, 4, 0, 3], 1)) + "\n"
+    two = "".join(word(i, "w", "dep", h) for i, h in enumerate([3, 5, 0, 6, 3, 3], 1)) + "\n"
+    src = tmp_path / "in.conllu"
+    src.write_text(one + two + PUNCT_FIXES, encoding="utf-8")
+
+    def rows(*extra):
+        assert main(["count", "--per-sentence", "--root", "any", str(src), *extra]) == 0
+        out = capsys.readouterr().out.split("file:line\tsent_id\tlength\tlost\toptimal_trees\n")[1]
+        return [line.split("\t") for line in out.splitlines()]
+
+    in_order = rows()
+    assert [r[0].rsplit(":", 1)[1] for r in in_order] == ["1", "6", "13"]
+    by_count = rows("--sort", "count")
+    assert [int(r[4]) for r in by_count] == sorted((int(r[4]) for r in in_order), reverse=True)
+    by_loss = rows("--sort", "loss")
+    assert [int(r[3]) for r in by_loss] == sorted((int(r[3]) for r in in_order), reverse=True)
+    assert by_loss != in_order and sorted(by_loss) == sorted(in_order)
+    assert main(["count", "--sort", "loss", str(src)]) == 2
+    assert "--sort orders the lines of --per-sentence" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("root", ["single", "any"])
+def test_count_plot_labels_the_curve_and_keeps_small_bins(tmp_path, monkeypatch, root):
+    import matplotlib.pyplot as plt
+
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    src = tmp_path / "in.conllu"
+    src.write_text(PUNCT_FIXES, encoding="utf-8")  # one non-projective sentence: a bin of one
+    assert main(["count", "--root", root, "--plot", str(tmp_path / "plot.png"), str(src)]) == 0
+    assert (tmp_path / "plot.png").read_bytes().startswith(b"\x89PNG")
+    (ax,) = figures[0].axes
+    assert f"--root {root}" in ax.get_title()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "in: geometric mean per 10 words" in labels
+    (line,) = ax.get_lines()
+    assert len(line.get_xdata()) == 1  # the bin of a single sentence is drawn
