@@ -236,3 +236,124 @@ def test_count_plot_labels_the_curve_and_keeps_small_bins(tmp_path, monkeypatch,
     assert "in: geometric mean per 10 words" in labels
     (line,) = ax.get_lines()
     assert len(line.get_xdata()) == 1  # the bin of a single sentence is drawn
+
+
+# -- evaluate: CoNLL 2018 metrics ----------------------------------------------------
+
+def full(i, form, lemma, upos, feats, head, deprel):
+    return f"{i}\t{form}\t{lemma}\t{upos}\t_\t{feats}\t{head}\t{deprel}\t_\t_\n"
+
+
+GOLD = "".join([
+    full(1, "The", "the", "DET", "Definite=Def|PronType=Art", 2, "det"),
+    full(2, "dog", "dog", "NOUN", "Number=Sing", 3, "nsubj"),
+    full(3, "barks", "bark", "VERB", "Mood=Ind", 0, "root"),
+    full(4, "at", "at", "ADP", "_", 5, "case"),
+    full(5, "cats", "cat", "NOUN", "Number=Plur", 3, "obl:at"),
+    full(6, ".", ".", "PUNCT", "_", 3, "punct"),
+]) + "\n"
+SYSTEM = "".join([
+    full(1, "The", "the", "DET", "Definite=Def|PronType=Art", 3, "det"),  # wrong head
+    full(2, "dog", "dog", "NOUN", "Number=Plur|Foo=Bar", 3, "nsubj:pass"),  # subtype; Number wrong
+    full(3, "barks", "barkx", "VERB", "Mood=Ind", 0, "root"),  # lemma wrong; gains a det child
+    full(4, "at", "at", "ADP", "_", 5, "case"),
+    full(5, "cats", "cat", "NOUN", "Number=Plur|Foo=Baz", 3, "obl"),  # Foo is not universal
+    full(6, ".", ".", "PUNCT", "_", 3, "dep"),  # a content relation in the system only
+]) + "\n"
+
+
+def evaluate_json(tmp_path, capsys, gold, system):
+    g, s = tmp_path / "gold.conllu", tmp_path / "system.conllu"
+    g.write_text(gold, encoding="utf-8")
+    s.write_text(system, encoding="utf-8")
+    assert main(["evaluate", str(g), str(s), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_evaluate_conll18_metrics_by_hand(tmp_path, capsys):
+    scores = evaluate_json(tmp_path, capsys, GOLD, SYSTEM)
+    # today's scores: full labels, punctuation by UPOS
+    assert scores["uas"] == pytest.approx(500 / 6) and scores["las"] == pytest.approx(200 / 6)
+    assert scores["uas_nopunct"] == pytest.approx(80.0) and scores["las_nopunct"] == pytest.approx(40.0)
+    assert (scores["words"], scores["words_nopunct"]) == (6, 5)
+    official = scores["conll18"]
+    # UAS: all but word 1.  LAS by the universal relation: not word 6 (dep for punct) either.
+    assert official["uas"]["correct"] == 5 and official["uas"]["f1"] == pytest.approx(500 / 6)
+    assert official["las"]["correct"] == 4 and official["las"]["f1"] == pytest.approx(400 / 6)
+    # content words: gold 2, 3, 5; system also 6.  CLAS: all three right.
+    assert [official["clas"][k] for k in ("correct", "gold", "system")] == [3, 3, 4]
+    assert official["clas"]["f1"] == pytest.approx(600 / 7)
+    assert official["clas"]["precision"] == pytest.approx(75.0) and official["clas"]["recall"] == 100.0
+    # MLAS: 2 has the wrong Number, 3 a functional child too many; only 5 (Foo ignored).
+    assert official["mlas"]["correct"] == 1 and official["mlas"]["f1"] == pytest.approx(200 / 7)
+    # BLEX: 3 has the wrong lemma.
+    assert official["blex"]["correct"] == 2 and official["blex"]["f1"] == pytest.approx(400 / 7)
+
+
+def test_evaluate_text_keeps_todays_lines_and_adds_conll18(tmp_path, capsys):
+    g, s = tmp_path / "gold.conllu", tmp_path / "system.conllu"
+    g.write_text(GOLD, encoding="utf-8")
+    s.write_text(SYSTEM.rstrip("\n") + "\n", encoding="utf-8")  # no blank line at the end: still read
+    assert main(["evaluate", str(g), str(s)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "UAS 83.33  LAS 33.33  (6 words)",
+        "without punctuation: UAS 80.00  LAS 40.00  (5 words)",
+        "CoNLL 2018 shared task (F1): UAS 83.33  LAS 66.67  CLAS 85.71  MLAS 28.57  BLEX 57.14",
+    ]
+
+
+def test_evaluate_aligns_multiword_tokens_and_ignores_empty_nodes(tmp_path, capsys):
+    gold = (
+        "1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_\n"
+        + full(1, "de", "de", "ADP", "_", 2, "case") + full(2, "el", "el", "DET", "_", 3, "det")
+        + full(3, "mar", "mar", "NOUN", "_", 0, "root")
+        + "3.1\tes\tser\tAUX\t_\t_\t_\t_\t3:cop\t_\n\n"
+    )
+    system = gold.replace("\t2\tcase\t", "\t3\tcase\t").replace("3.1\tes\tser\tAUX\t_\t_\t_\t_\t3:cop\t_\n", "")
+    official = evaluate_json(tmp_path, capsys, gold, system)["conll18"]
+    assert [official[m]["correct"] for m in ("uas", "las", "clas", "mlas", "blex")] == [2, 2, 1, 0, 1]
+    assert official["uas"]["gold"] == official["uas"]["system"] == 3
+
+
+def test_evaluate_scorer_errors_name_the_file(tmp_path, capsys):
+    g, s = tmp_path / "gold.conllu", tmp_path / "system.conllu"
+    g.write_text(GOLD, encoding="utf-8")
+    # same words, but a multiword token whose text is not theirs: the scorer cannot align the texts
+    s.write_text("1-2\tTheDog\t_\t_\t_\t_\t_\t_\t_\t_\n" + GOLD, encoding="utf-8")
+    assert main(["evaluate", str(g), str(s)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"semiparse evaluate: error: {s}: against {g}: The concatenation of tokens")
+    assert "Traceback" not in err
+
+
+CONTENT = {"nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated",
+           "advcl", "advmod", "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed",
+           "flat", "compound", "list", "parataxis", "orphan", "goeswith", "reparandum", "root", "dep"}
+
+
+def test_evaluate_projectivized_english_against_a_count_by_hand(ud_files, tmp_path, capsys):
+    """English EWT has multiword tokens and empty nodes.  Its optimal
+    projectivization changes only heads, so every score is the share of
+    words (content words for CLAS) that kept their head."""
+    gold = next(p for p in ud_files if p.name == "en_ewt-ud-dev.conllu")
+    system = tmp_path / "system.conllu"
+    assert main(["projectivize", str(gold), "-o", str(system)]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(gold), str(system), "--json"]) == 0
+    scores = json.loads(capsys.readouterr().out)
+    from semiparse.conllu_io import read_conllu
+
+    words = kept = content = content_kept = 0
+    for g, s in zip(read_conllu(gold), read_conllu(system)):
+        for d in range(1, len(g) + 1):
+            same = g.heads[d] == s.heads[d]
+            is_content = g.columns(d)[7].split(":")[0] in CONTENT
+            words, kept = words + 1, kept + same
+            content, content_kept = content + is_content, content_kept + (is_content and same)
+    assert kept < words and scores["words"] == words
+    official = scores["conll18"]
+    for metric in ("uas", "las"):
+        assert (official[metric]["correct"], official[metric]["gold"]) == (kept, words)
+        assert official[metric]["f1"] == pytest.approx(scores["uas"]) == pytest.approx(scores["las"])
+    for metric in ("clas", "blex"):
+        assert (official[metric]["correct"], official[metric]["gold"]) == (content_kept, content)
