@@ -25,7 +25,7 @@ def add_parser(subparsers):
         "projectivize",
         help="optimal projectivization of a CoNLL-U file",
         description="Replace each non-projective tree by a projective tree that keeps "
-        "the most gold edges. Only HEAD columns change.",
+        "the most gold edges. Only HEAD columns change (and DEPS with --update-deps).",
     )
     parser.add_argument("input", nargs="?", default="-", metavar="IN", help="CoNLL-U file (default: stdin)")
     parser.add_argument("-o", "--output", default="-", metavar="OUT", help="output file (default: stdout)")
