@@ -357,3 +357,17 @@ def test_evaluate_projectivized_english_against_a_count_by_hand(ud_files, tmp_pa
         assert official[metric]["f1"] == pytest.approx(scores["uas"]) == pytest.approx(scores["las"])
     for metric in ("clas", "blex"):
         assert (official[metric]["correct"], official[metric]["gold"]) == (content_kept, content)
+
+
+def test_count_only(tmp_path, capsys):
+    src = tmp_path / "in.conllu"
+    src.write_text(NO_PUNCT + PUNCT_FIXES, encoding="utf-8")
+    assert main(["count", "--only", "punct", str(src)]) == 2
+    assert f"semiparse count: error: {src}:1: --only punct: the tree is not projective" in capsys.readouterr().err
+    assert main(["count", "--only", "punct", "--on-error", "skip", "--json", str(src)]) == 0
+    captured = capsys.readouterr()
+    assert f"{src}:1: --only punct" in captured.err and "sentence skipped" in captured.err
+    (stats,) = json.loads(captured.out)["files"]
+    assert (stats["sentences"], stats["words"], stats["edges_lost"]) == (1, 5, 1)
+    expected = count_optimal_projectivizations([-1, 3, 4, 0, 3, 3], single_root=True, only={2})
+    assert stats["per_sentence"][0]["optimal_trees"] == expected[1] == 2

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from ..cli import UserError
 from ..outputs import check_output, open_output
-from ..projectivity import count_optimal_projectivizations
-from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
+from ..projectivity import NoProjectiveTree, count_optimal_projectivizations
+from ..treebank_columns import parse_deprels, words_with
+from ._treebank import add_input_options, expand_inputs, failed, mapped, progress, sentences, use_single_root
 
 
 def add_parser(subparsers):
@@ -37,15 +38,25 @@ def add_parser(subparsers):
         "or most edges lost first (loss); default: file order",
     )
     parser.add_argument("--plot", metavar="FILE.png", help="plot optimal projectivizations against length (log scale)")
+    parser.add_argument(
+        "--only", metavar="DEPREL[,DEPREL...]",
+        help="count as projectivize --only does: only words with these relations may change head "
+        "(a sentence where they cannot make it projective is an error under --on-error)",
+    )
     add_input_options(parser)
     parser.set_defaults(func=run)
     return parser
 
 
-def _analyse(heads, root):
-    """Worker: ``(kept, count)`` for one tree."""
+def _analyse(item, root):
+    """Worker: ``(kept, count)`` for one tree, or the NoProjectiveTree error
+    when its ``only`` words cannot make it projective."""
+    heads, only = item
     single = use_single_root(root, heads)
-    return count_optimal_projectivizations(heads, single_root=single)
+    try:
+        return count_optimal_projectivizations(heads, single_root=single, only=only)
+    except NoProjectiveTree as error:
+        return error
 
 
 def file_statistics(path, args, spool=None):
@@ -53,18 +64,24 @@ def file_statistics(path, args, spool=None):
     sentence's row ``[line, sent_id, length, lost, optimal_trees]`` goes to
     ``spool`` (a text file, one JSON list a line) when one is given."""
     worker = functools.partial(_analyse, root=args.root)
+    only = None if args.only is None else parse_deprels(args.only)
     pending = collections.deque()
 
     def trees(stream):
         for sentence, ok in stream:
             if ok and len(sentence):
                 pending.append(sentence)
-                yield sentence.heads
+                yield sentence.heads, (None if only is None else words_with(sentence, only))
 
     sentences_seen = words = lost = nonproj = most = 0
     with progress(path) as bar:
-        for kept, count in mapped(worker, trees(sentences(path, args)), args.jobs):
+        for result in mapped(worker, trees(sentences(path, args)), args.jobs):
             sentence = pending.popleft()
+            if isinstance(result, NoProjectiveTree):  # left out, like other unusable trees
+                failed(sentence, f"--only {args.only}: {result}", args.on_error)
+                bar.update()
+                continue
+            kept, count = result
             n = len(sentence)
             sentences_seen += 1
             words += n

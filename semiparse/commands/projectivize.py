@@ -7,17 +7,15 @@ the old head as ``OrigHead=H`` in MISC; ``--unmark`` undoes that;
 just the words with the given relations change head.
 """
 import collections
-import dataclasses
 import functools
 import random
 import sys
 
 from ..cli import UserError
-from ..conllu_io import ConlluError, apply_policy
 from ..outputs import check_output, open_output
 from ..projectivity import TIE_BREAKS, NoProjectiveTree, projectivize
 from ..treebank_columns import parse_deprels, stale_deps, words_with
-from ._treebank import add_input_options, mapped, progress, sentences, use_single_root
+from ._treebank import add_input_options, failed, mapped, progress, sentences, use_single_root
 
 
 def add_parser(subparsers):
@@ -98,9 +96,7 @@ def run(args):
             sentence = pending.popleft()
             bar.update()
             if isinstance(heads, NoProjectiveTree):
-                error = ConlluError(sentence.file, sentence.first_line, f"--only {args.only}: {heads}")
-                failed = dataclasses.replace(sentence, errors=[error], warnings=[])  # warned when read
-                for kept, _ in apply_policy([failed], args.on_error):  # raises under fail
+                for kept in failed(sentence, f"--only {args.only}: {heads}", args.on_error):
                     out.write(kept.text())
                 continue
             if heads is not None:
