@@ -33,6 +33,7 @@ from conllu.parser import ParseException, parse_id_value, parse_int_value
 
 from .heads import is_tree, tree_problems
 from .outputs import open_output as atomic_output  # the name documented before outputs.py existed
+from .treebank_columns import DEPREL, DEPS, moved_deps
 
 # The same few IDs and heads recur on every sentence: remember the parses.
 _id_value = functools.lru_cache(maxsize=4096)(parse_id_value)
@@ -124,10 +125,11 @@ class Sentence:
         pieces.append(self.raw[done:])
         return _decode(b"".join(pieces))
 
-    def render(self, heads=None, mark=False):
+    def render(self, heads=None, mark=False, deps=False):
         """The sentence's text with the HEADs of words whose head differs in
         ``heads`` replaced; with ``mark`` each changed word also gets
-        ``OrigHead=<old head>`` appended to MISC."""
+        ``OrigHead=<old head>`` appended to MISC; with ``deps`` its DEPS
+        entry for the old head moves to the new one (:func:`moved_deps`)."""
         if heads is None or self.heads is None:
             return self.text()
         if len(heads) != len(self.heads):
@@ -141,6 +143,8 @@ class Sentence:
                 continue
             cols = self.columns(d)
             cols[HEAD] = str(int(heads[d]))
+            if deps:
+                cols[DEPS] = moved_deps(cols[DEPS], cols[DEPREL], self.heads[d], int(heads[d]))
             if mark:
                 entries = [] if cols[MISC] == "_" else cols[MISC].split("|")
                 if any(e.split("=", 1)[0] == MARK_KEY for e in entries):

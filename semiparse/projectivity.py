@@ -26,6 +26,12 @@ Tie-breaking among optimal trees:
 ``random``
     uniform over all optimal trees (``seed`` makes it reproducible).
 
+``only`` (a set of word positions) lets just those words change head: every
+other word's edges to heads but its gold one get a penalty larger than any
+tree can gain (:func:`forced_weights`), so the optimum keeps them all when
+some projective tree does, and :class:`NoProjectiveTree` is raised when none
+does.  Such trees are solved uncontracted.
+
 ``single_root=True`` restricts every tree to one word attached to the root
 (as UD requires).  It never lowers the best score -- in an optimal tree the
 extra root children can always be hung under one root child without losing
@@ -41,6 +47,10 @@ import numpy as np
 from .heads import check_tree, no_crossing
 
 TIE_BREAKS = ("first", "closest", "random")
+
+
+class NoProjectiveTree(ValueError):
+    """No projective tree keeps the heads of the words outside ``only``."""
 
 # Table 3 with a separate terminal `r` for position 0 whose right side takes
 # exactly one child: R0 (no child yet) -> R1 (one child), finished only in R1.
@@ -102,6 +112,50 @@ def _check_options(heads, single_root, engine):
         raise ValueError(f"single_root must be True or False, got {single_root!r}")
     if single_root and heads.count(0) != 1:
         raise ValueError("single_root=True needs a gold tree with exactly one word attached to 0")
+
+
+def _check_only(only, heads):
+    """``only`` as a frozenset of word positions ``1..n`` (None stays None)."""
+    if only is None:
+        return None
+    if isinstance(only, (str, bytes)) or not hasattr(only, "__iter__"):
+        raise ValueError(f"only must be a collection of word positions, got {only!r}")
+    words = frozenset(only)
+    n = len(heads) - 1
+    for d in words:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 1 <= d <= n:
+            raise ValueError(f"only: {d!r} is not a word position (expected integers 1..{n})")
+    return frozenset(int(d) for d in words)
+
+
+def forced_weights(weights, heads, only):
+    """``weights`` with every word outside ``only`` tied to its gold head.
+
+    Any other head of such a word costs ``m * (max - min) + 1`` (``m`` =
+    ``len(heads)``): more than the rest of a tree can make up, so a tree
+    that moves one of them scores below every tree that moves none (with
+    ``max >= 0``), and an optimal tree moves one only when no projective
+    tree keeps them all."""
+    w = np.array(weights, dtype=float)
+    penalty = len(heads) * (w.max() - w.min()) + 1
+    for d in range(1, len(heads)):
+        if d not in only:
+            keep = w[heads[d], d]
+            w[:, d] = -penalty
+            w[heads[d], d] = keep
+    return w
+
+
+def _check_forced(tree, heads, only):
+    """``tree``, unless it moves a word outside ``only`` (NoProjectiveTree)."""
+    if tree is None or any(tree[d] != heads[d] for d in range(1, len(heads)) if d not in only):
+        if not only:
+            raise NoProjectiveTree("the tree is not projective, and no word may change head")
+        raise NoProjectiveTree(
+            f"no projective tree changes only the heads of words {', '.join(map(str, sorted(only)))}: "
+            "the edges of the other words cross"
+        )
+    return tree
 
 
 def is_projective(heads):
@@ -184,13 +238,15 @@ def contract(heads):
     return kept, [-1] + [position[heads[v]] for v in kept[1:]]
 
 
-def projectivize(heads, tie_break="first", seed=None, single_root=False, engine="auto"):
+def projectivize(heads, tie_break="first", seed=None, single_root=False, engine="auto", only=None):
     """A projective tree keeping the most edges of ``heads`` (a new list).
 
     ``tie_break`` chooses among the optimal trees: ``"first"``, ``"closest"``
     or ``"random"`` (uniform; ``seed`` an int or a ``random.Random``).
     ``engine`` is passed to :func:`semiparse.parse` (``"python"``: the generic
     engine, for comparison); ``random`` always samples with the Cython engine.
+    ``only`` (word positions): just these words may change head; the best
+    such tree, or :class:`NoProjectiveTree` when there is none.
     """
     if tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, not {tie_break!r}")
@@ -198,37 +254,47 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
         raise ValueError("tie_break='random' samples with the Cython engine: use engine='auto'")
     heads = _checked(heads)
     _check_options(heads, single_root, engine)
+    only = _check_only(only, heads)
     if no_crossing(heads):
         return heads
     from .engine import parse, sample
 
     g = _grammar(bool(single_root))
     if tie_break == "random":
-        return sample(g, _terminals(len(heads), single_root), gold_weights(heads), _rng(seed))
-    kept, small = contract(heads)
+        w = gold_weights(heads)
+        if only is None:
+            return sample(g, _terminals(len(heads), single_root), w, _rng(seed))
+        tree = sample(g, _terminals(len(heads), single_root), forced_weights(w, heads, only), _rng(seed))
+        return _check_forced(tree, heads, only)
+    kept, small = contract(heads) if only is None else (range(len(heads)), heads)
     if tie_break == "closest":
         w = closest_weights(small, penalty=len(heads))  # the original n + 1
     else:
         w = gold_weights(small)
+    if only is not None:
+        w = forced_weights(w, heads, only)
     tree = parse(g, _terminals(len(small), single_root), w, "viterbi", engine=engine).heads
     out = list(heads)  # words inside contracted subtrees keep their gold heads
     for k in range(1, len(small)):
         out[kept[k]] = kept[tree[k]]
-    return out
+    return out if only is None else _check_forced(out, heads, only)
 
 
-def count_optimal_projectivizations(heads, single_root=False, engine="auto"):
+def count_optimal_projectivizations(heads, single_root=False, engine="auto", only=None):
     """``(score, count)``: gold edges an optimal projective tree keeps, and
     the exact number of projective trees keeping that many (``engine`` as
-    for :func:`projectivize`)."""
+    for :func:`projectivize`); with ``only``, among the trees that change
+    just those words' heads (:class:`NoProjectiveTree` when there are none)."""
     heads = _checked(heads)
     _check_options(heads, single_root, engine)
+    only = _check_only(only, heads)
     if no_crossing(heads):
         return len(heads) - 1, 1
     from .engine import parse
 
     g = _grammar(bool(single_root))
-    score, count = parse(
-        g, _terminals(len(heads), single_root), gold_weights(heads), "maxcount", engine=engine
-    ).value
+    w = gold_weights(heads) if only is None else forced_weights(gold_weights(heads), heads, only)
+    score, count = parse(g, _terminals(len(heads), single_root), w, "maxcount", engine=engine).value
+    if score < 0:  # a feasible tree scores at least 0, any other below -n
+        _check_forced(None, heads, only)
     return int(score), int(count)

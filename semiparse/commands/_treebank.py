@@ -4,6 +4,7 @@ Input files are streamed sentence by sentence; with ``--jobs N`` batches of
 sentences go to N worker processes (bounded memory, output order kept).
 """
 import argparse
+import dataclasses
 import multiprocessing
 import os
 import signal
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..conllu_io import ON_ERROR, apply_policy, count_sentences, read_conllu
+from ..conllu_io import ON_ERROR, ConlluError, apply_policy, count_sentences, read_conllu
 
 BATCH = 512  # sentences per batch handed to the worker processes
 PROGRESS_MIN = 300  # files with more sentences than this get a progress bar
@@ -90,6 +91,15 @@ def progress(path):
 def sentences(path, args):
     """``(sentence, usable)`` pairs of a file under the ``--on-error`` policy."""
     return apply_policy(read_conllu(path, multiple_roots=args.multiple_roots), args.on_error)
+
+
+def failed(sentence, reason, on_error):
+    """``sentence`` with the error ``FILE:LINE: reason`` (at its first line)
+    under ``--on-error``: raised (fail), or warned about and given back in
+    a list for keep, an empty list for skip."""
+    error = ConlluError(sentence.file, sentence.first_line, reason)
+    bad = dataclasses.replace(sentence, errors=[error], warnings=[])  # its warnings were given when read
+    return [s for s, _ in apply_policy([bad], on_error)]
 
 
 def _is_regular(path):

@@ -1,7 +1,8 @@
 """``semiparse count``: projectivity statistics of CoNLL-U files.
 
-Per file: sentences, tokens (words), non-projective trees, gold edges an
-optimal projectivization loses, and for every sentence the exact number of
+Per file: sentences, syntactic words (the numbered word lines: multiword
+token ranges and empty nodes are not words of the basic tree), non-projective
+trees, gold edges an optimal projectivization loses, and for every sentence the exact number of
 optimal projectivizations (``--json`` lists them all; ``--plot`` draws them
 against sentence length, as Nederhof 2019, Figure 8).
 """
@@ -14,31 +15,48 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..cli import UserError
 from ..outputs import check_output, open_output
-from ..projectivity import count_optimal_projectivizations
-from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
+from ..projectivity import NoProjectiveTree, count_optimal_projectivizations
+from ..treebank_columns import parse_deprels, words_with
+from ._treebank import add_input_options, expand_inputs, failed, mapped, progress, sentences, use_single_root
 
 
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "count",
         help="non-projectivity and number of optimal projectivizations per sentence",
-        description="Sentences, tokens, % non-projective trees, gold edges lost by optimal "
+        description="Sentences, words, % non-projective trees, gold edges lost by optimal "
         "projectivization and the exact number of optimal projectivizations of each sentence.",
     )
     parser.add_argument("inputs", nargs="+", metavar="IN", help="CoNLL-U files or directories ('-' for stdin)")
     parser.add_argument("--json", action="store_true", help="machine-readable output, every sentence included")
     parser.add_argument("--per-sentence", action="store_true", help="text output: one line per non-projective sentence")
+    parser.add_argument(
+        "--sort", choices=("count", "loss"),
+        help="order of the --per-sentence lines: most optimal projectivizations first (count) "
+        "or most edges lost first (loss); default: file order",
+    )
     parser.add_argument("--plot", metavar="FILE.png", help="plot optimal projectivizations against length (log scale)")
+    parser.add_argument(
+        "--only", metavar="DEPREL[,DEPREL...]",
+        help="count as projectivize --only does: only words with these relations may change head "
+        "(a sentence where they cannot make it projective is an error under --on-error)",
+    )
     add_input_options(parser)
     parser.set_defaults(func=run)
     return parser
 
 
-def _analyse(heads, root):
-    """Worker: ``(kept, count)`` for one tree."""
+def _analyse(item, root):
+    """Worker: ``(kept, count)`` for one tree, or the NoProjectiveTree error
+    when its ``only`` words cannot make it projective."""
+    heads, only = item
     single = use_single_root(root, heads)
-    return count_optimal_projectivizations(heads, single_root=single)
+    try:
+        return count_optimal_projectivizations(heads, single_root=single, only=only)
+    except NoProjectiveTree as error:
+        return error
 
 
 def file_statistics(path, args, spool=None):
@@ -46,37 +64,50 @@ def file_statistics(path, args, spool=None):
     sentence's row ``[line, sent_id, length, lost, optimal_trees]`` goes to
     ``spool`` (a text file, one JSON list a line) when one is given."""
     worker = functools.partial(_analyse, root=args.root)
+    only = None if args.only is None else parse_deprels(args.only)
     pending = collections.deque()
 
     def trees(stream):
         for sentence, ok in stream:
             if ok and len(sentence):
                 pending.append(sentence)
-                yield sentence.heads
+                yield sentence.heads, (None if only is None else words_with(sentence, only))
 
-    sentences_seen = tokens = lost = nonproj = most = 0
+    sentences_seen = words = lost = nonproj = most = 0
     with progress(path) as bar:
-        for kept, count in mapped(worker, trees(sentences(path, args)), args.jobs):
+        for result in mapped(worker, trees(sentences(path, args)), args.jobs):
             sentence = pending.popleft()
+            if isinstance(result, NoProjectiveTree):  # left out, like other unusable trees
+                failed(sentence, f"--only {args.only}: {result}", args.on_error)
+                bar.update()
+                continue
+            kept, count = result
             n = len(sentence)
             sentences_seen += 1
-            tokens += n
+            words += n
             lost += n - kept
             nonproj += kept < n
             most = max(most, count)
             if spool is not None:
                 spool.write(json.dumps([sentence.first_line, _sent_id(sentence), n, n - kept, count]) + "\n")
             bar.update()
-    return {
+    return _with_alias({
         "file": str(path),
         "sentences": sentences_seen,
-        "tokens": tokens,
+        "words": words,
         "non_projective": nonproj,
         "non_projective_percent": _percent(nonproj, sentences_seen),
         "edges_lost": lost,
-        "edges_lost_percent": _percent(lost, tokens),
+        "edges_lost_percent": _percent(lost, words),
         "max_optimal_trees": most,
-    }
+    })
+
+
+def _with_alias(stats):
+    """``stats`` with ``tokens``, the deprecated name of ``words``, after it."""
+    keys = list(stats)
+    at = keys.index("words") + 1
+    return {**{k: stats[k] for k in keys[:at]}, "tokens": stats["words"], **{k: stats[k] for k in keys[at:]}}
 
 
 ROW_KEYS = ("line", "sent_id", "length", "lost", "optimal_trees")
@@ -103,12 +134,12 @@ def _percent(part, whole):
 
 def total(stats):
     """Totals over several files."""
-    keys = ("sentences", "tokens", "non_projective", "edges_lost")
+    keys = ("sentences", "words", "non_projective", "edges_lost")
     out = {"file": "TOTAL", **{k: sum(s[k] for s in stats) for k in keys}}
     out["non_projective_percent"] = _percent(out["non_projective"], out["sentences"])
-    out["edges_lost_percent"] = _percent(out["edges_lost"], out["tokens"])
+    out["edges_lost_percent"] = _percent(out["edges_lost"], out["words"])
     out["max_optimal_trees"] = max((s["max_optimal_trees"] for s in stats), default=0)
-    return out
+    return _with_alias(out)
 
 
 ROWS = "\0per_sentence\0"  # stands for a file's rows in the JSON skeleton (no path holds NUL)
@@ -134,6 +165,8 @@ def write_json(out, root, stats, summary, rows):
 
 
 def run(args):
+    if args.sort and not args.per_sentence:
+        raise UserError("--sort orders the lines of --per-sentence: give --per-sentence too")
     files = expand_inputs(args.inputs)
     if args.plot:
         check_output(args.plot, files)
@@ -142,13 +175,13 @@ def run(args):
         stats = [file_statistics(path, args, spool) for path in files]
         summary = total(stats)
         if args.plot:
-            plot(stats, spooled_rows(spool, stats), args.plot)
+            plot(stats, spooled_rows(spool, stats), args.plot, args.root)
         if args.json:
             write_json(sys.stdout, args.root, stats, summary, spooled_rows(spool, stats))
             return 0
-        header = ("file", "sentences", "tokens", "non-proj", "%non-proj", "edges lost", "%lost", "max optimal trees")
+        header = ("file", "sentences", "words", "non-proj", "%non-proj", "edges lost", "%lost", "max optimal trees")
         table = [header] + [
-            (s["file"], s["sentences"], s["tokens"], s["non_projective"], f'{s["non_projective_percent"]:.2f}',
+            (s["file"], s["sentences"], s["words"], s["non_projective"], f'{s["non_projective_percent"]:.2f}',
              s["edges_lost"], f'{s["edges_lost_percent"]:.2f}', s["max_optimal_trees"])
             for s in stats + ([summary] if len(stats) > 1 else [])
         ]
@@ -157,11 +190,22 @@ def run(args):
             print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
         if args.per_sentence:
             print("\nfile:line\tsent_id\tlength\tlost\toptimal_trees")
-            for s, file_rows in zip(stats, spooled_rows(spool, stats)):
-                for r in file_rows:
-                    if r["lost"]:
-                        print(f'{s["file"]}:{r["line"]}\t{r["sent_id"] or "_"}\t{r["length"]}\t{r["lost"]}\t{r["optimal_trees"]}')
+            for name, r in sorted_rows(stats, spooled_rows(spool, stats), args.sort):
+                print(f'{name}:{r["line"]}\t{r["sent_id"] or "_"}\t{r["length"]}\t{r["lost"]}\t{r["optimal_trees"]}')
     return 0
+
+
+SORT_KEYS = {"count": "optimal_trees", "loss": "lost"}
+
+
+def sorted_rows(stats, rows, sort=None):
+    """``(file, row)`` of each non-projective sentence: in file order, or
+    (``sort`` ``count`` or ``loss``) largest first, ties in file order.
+    Only sorting holds the rows in memory."""
+    found = ((s["file"], r) for s, file_rows in zip(stats, rows) for r in file_rows if r["lost"])
+    if sort is None:
+        return found
+    return sorted(found, key=lambda item: -item[1][SORT_KEYS[sort]])
 
 
 def treebank_of(path):
@@ -173,10 +217,12 @@ def treebank_of(path):
 BIN = 10  # words per length bin of the trend lines
 
 
-def plot(stats, rows, path):
+def plot(stats, rows, path, root="single"):
     """Nederhof 2019, Figure 8: optimal projectivizations of each non-projective
-    sentence against its length (log scale), one colour per treebank; lines
-    join the geometric means of 10-word length bins (bins of 5+ sentences)."""
+    sentence against its length (log scale), one colour per treebank; a line
+    joins the geometric means of 10-word length bins, each bin's marker
+    sized by its number of sentences (bins of a single sentence included).
+    The title says which root mode (``--root``) the counts are for."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -192,17 +238,24 @@ def plot(stats, rows, path):
         if not found:
             continue
         points = ax.scatter([n for n, _ in found], [c for _, c in found],
-                            s=7, alpha=0.35, label=f"{name} ({len(found)})")
+                            s=7, alpha=0.35, label=f"{name}: sentences ({len(found)})")
         bins = {}
         for n, c in found:
             bins.setdefault(n // BIN, []).append(math.log(c))
-        xs = sorted(b for b in bins if len(bins[b]) >= 5)
-        ax.plot([b * BIN + BIN / 2 for b in xs], [math.exp(sum(bins[b]) / len(bins[b])) for b in xs],
-                color=points.get_facecolor()[0][:3], linewidth=1.5)
+        xs = sorted(bins)
+        centres = [b * BIN + BIN / 2 for b in xs]
+        means = [math.exp(sum(bins[b]) / len(bins[b])) for b in xs]
+        colour = points.get_facecolor()[0][:3]
+        ax.plot(centres, means, color=colour, linewidth=1.5,
+                label=f"{name}: geometric mean per {BIN} words")
+        ax.scatter(centres, means, s=[12 + 4 * math.sqrt(len(bins[b])) for b in xs], color=colour,
+                   edgecolors="black", linewidths=0.5, zorder=3)
     ax.set_yscale("log")
     ax.set_xlabel("sentence length (words)")
     ax.set_ylabel("number of optimal projectivizations")
-    ax.set_title("Optimal projectivizations of non-projective trees")
+    mode = "one word on the root (--root single)" if root == "single" else "any number of root children (--root any)"
+    ax.set_title(f"Optimal projectivizations of non-projective trees\n{mode}; bin marker size: sentences in bin",
+                 fontsize="medium")
     ax.legend(fontsize="small", markerscale=2)
     fig.tight_layout()
     with open_output(path, binary=True) as out:

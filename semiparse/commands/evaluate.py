@@ -1,12 +1,20 @@
-"""``semiparse evaluate``: attachment scores of a parser's output, and calibration."""
+"""``semiparse evaluate``: attachment scores of a parser's output, the CoNLL
+2018 shared task metrics, and calibration."""
 import json
 
 from ..train import read_trees
-from ..train.evaluate import align, attachment_scores, calibration, format_calibration, format_scores
+from ..train.evaluate import (
+    align, attachment_scores, calibration, conll18_scores, format_calibration, format_scores,
+)
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser("evaluate", help="UAS/LAS of a system output against a gold CoNLL-U file")
+    p = subparsers.add_parser(
+        "evaluate", help="UAS/LAS of a system output against a gold CoNLL-U file",
+        description="UAS and LAS over all words and without punctuation (UPOS PUNCT, full DEPREL "
+        "labels), then the CoNLL 2018 shared task metrics UAS, LAS, CLAS, MLAS and BLEX as F1 "
+        "by the official scorer (universal part of DEPREL, universal FEATS, lemmas).",
+    )
     p.add_argument("gold", metavar="GOLD.conllu")
     p.add_argument("system", metavar="SYSTEM_OUTPUT.conllu")
     p.add_argument("--calibration", action="store_true",
@@ -23,6 +31,7 @@ def run(args):
     system = read_trees(args.system)
     align(gold, system)
     scores = attachment_scores(gold, [(s.heads, s.labels) for s in system])
+    scores["conll18"] = conll18_scores(args.gold, args.system)
     table = calibration(gold, system) if args.calibration else None
     if args.json:
         if table is not None:

@@ -2,16 +2,20 @@
 file by an optimal projective tree (the most gold edges kept).
 
 Only the HEAD column of changed words is rewritten (``--mark`` also records
-the old head as ``OrigHead=H`` in MISC; ``--unmark`` undoes that).
+the old head as ``OrigHead=H`` in MISC; ``--unmark`` undoes that;
+``--update-deps`` moves the DEPS entry for the old head).  ``--only`` lets
+just the words with the given relations change head.
 """
 import collections
 import functools
 import random
+import sys
 
 from ..cli import UserError
 from ..outputs import check_output, open_output
-from ..projectivity import TIE_BREAKS, projectivize
-from ._treebank import add_input_options, mapped, progress, sentences, use_single_root
+from ..projectivity import TIE_BREAKS, NoProjectiveTree, projectivize
+from ..treebank_columns import parse_deprels, stale_deps, words_with
+from ._treebank import add_input_options, failed, mapped, progress, sentences, use_single_root
 
 
 def add_parser(subparsers):
@@ -19,7 +23,7 @@ def add_parser(subparsers):
         "projectivize",
         help="optimal projectivization of a CoNLL-U file",
         description="Replace each non-projective tree by a projective tree that keeps "
-        "the most gold edges. Only HEAD columns change.",
+        "the most gold edges. Only HEAD columns change (and DEPS with --update-deps).",
     )
     parser.add_argument("input", nargs="?", default="-", metavar="IN", help="CoNLL-U file (default: stdin)")
     parser.add_argument("-o", "--output", default="-", metavar="OUT", help="output file (default: stdout)")
@@ -32,27 +36,43 @@ def add_parser(subparsers):
     marks = parser.add_mutually_exclusive_group()
     marks.add_argument("--mark", action="store_true", help="record each changed word's original head as OrigHead=H in MISC")
     marks.add_argument("--unmark", action="store_true", help="undo --mark: restore HEAD from OrigHead and remove it")
+    parser.add_argument(
+        "--only", metavar="DEPREL[,DEPREL...]",
+        help="only words with these relations (universal part, e.g. punct) may change head: "
+        "the fewest such changes that make the tree projective; a sentence where they "
+        "cannot is an error under --on-error",
+    )
+    parser.add_argument(
+        "--update-deps", action="store_true",
+        help="move each changed word's DEPS entry for its old head to the new head "
+        "(without it such words are only counted on stderr)",
+    )
     add_input_options(parser)
     parser.set_defaults(func=run)
     return parser
 
 
 def _tree(item, tie_break, seed, root):
-    """Worker: the new heads of one sentence (None for an unusable one)."""
-    index, heads = item
+    """Worker: the new heads of one sentence (None for an unusable one, the
+    NoProjectiveTree error when ``only`` words cannot make it projective)."""
+    index, heads, only = item
     if heads is None:
         return None
     single = use_single_root(root, heads)
     # One generator per sentence, seeded by (seed, index): output does not depend on --jobs.
     rng = random.Random(f"{seed}:{index}") if seed is not None else random.Random()
-    return projectivize(heads, tie_break, seed=rng, single_root=single)
+    try:
+        return projectivize(heads, tie_break, seed=rng, single_root=single, only=only)
+    except NoProjectiveTree as error:
+        return error
 
 
 def run(args):
     if args.seed is not None and args.tie_break != "random":
         raise UserError("--seed only applies to --tie-break random")
-    if args.unmark and args.tie_break != "first":
-        raise UserError("--unmark restores the original trees: it takes no --tie-break")
+    if args.unmark and (args.tie_break != "first" or args.only or args.update_deps):
+        raise UserError("--unmark restores the original trees: it takes no --tie-break, --only or --update-deps")
+    only = None if args.only is None else parse_deprels(args.only)
     # In place (-o IN) is safe: the input is read to its end before the rename.
     check_output(args.output, [args.input], allow_input=True)
     worker = functools.partial(_tree, tie_break=args.tie_break, seed=args.seed, root=args.root)
@@ -61,7 +81,8 @@ def run(args):
     def items(stream):
         for index, (sentence, usable) in enumerate(stream):
             pending.append(sentence)
-            yield index, (sentence.heads if usable else None)
+            movable = words_with(sentence, only) if usable and only is not None else None
+            yield index, (sentence.heads if usable else None), movable
 
     with open_output(args.output) as out, progress(args.input) as bar:
         stream = sentences(args.input, args)
@@ -70,7 +91,20 @@ def run(args):
                 out.write(sentence.unmarked(args.on_error)[0] if usable else sentence.text())
                 bar.update()
             return 0
+        stale = 0
         for heads in mapped(worker, items(stream), args.jobs):
-            out.write(pending.popleft().render(heads, mark=args.mark))
+            sentence = pending.popleft()
             bar.update()
+            if isinstance(heads, NoProjectiveTree):
+                for kept in failed(sentence, f"--only {args.only}: {heads}", args.on_error):
+                    out.write(kept.text())
+                continue
+            if heads is not None:
+                stale += len(stale_deps(sentence, heads))
+            out.write(sentence.render(heads, mark=args.mark, deps=args.update_deps))
+    if stale:
+        print(f"semiparse projectivize: {stale} words changed HEAD and had a DEPS entry for the old head: "
+              + ("moved to the new head (--update-deps)" if args.update_deps
+                 else "the basic tree and the enhanced graph now disagree (--update-deps moves them)"),
+              file=sys.stderr)
     return 0

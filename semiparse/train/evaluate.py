@@ -1,8 +1,13 @@
-"""Evaluation: attachment scores and the calibration table of Goldberg 2013 (Table 4).
+"""Evaluation: attachment scores, the CoNLL 2018 shared task metrics and the
+calibration table of Goldberg 2013 (Table 4).
 
 Punctuation is what UD tags ``PUNCT``.  Scores are percentages over words;
-a system file must hold the same sentences and words as the gold file.
+a system file must hold the same sentences and words as the gold file.  The
+CoNLL 2018 metrics come from the task's own scorer, kept unchanged in
+``semiparse/_vendor``.
 """
+import io
+
 import numpy as np
 
 from ..oracles._machine import machine_for
@@ -38,6 +43,48 @@ def attachment_scores(gold_trees, predicted):
         "uas_nopunct": pct(counts[4], counts[3]), "las_nopunct": pct(counts[5], counts[3]),
         "words": int(counts[0]), "words_nopunct": int(counts[3]),
     }
+
+
+CONLL18_METRICS = ("UAS", "LAS", "CLAS", "MLAS", "BLEX")
+
+
+def conll18_scores(gold_path, system_path):
+    """The CoNLL 2018 shared task metrics (UAS, LAS, CLAS, MLAS, BLEX) of a
+    system file, by the official scorer: for each metric (lower case) its F1,
+    precision and recall in percent and its correct / gold / system counts.
+
+    Files are read as that scorer reads them (words aligned through the
+    text, multiword tokens included; empty nodes ignored), except that a
+    missing blank line at the end is tolerated.  Its errors become
+    ``ValueError`` naming the file."""
+    from .._vendor import conll18_ud_eval as scorer
+
+    loaded = []
+    for path in (gold_path, system_path):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if not text.endswith("\n\n"):
+            text = text.rstrip("\n") + "\n\n"
+        try:
+            loaded.append(scorer.load_conllu(io.StringIO(text)))
+        except scorer.UDError as exc:
+            raise ValueError(f"{path}: {_one_line(exc)}") from None
+    try:
+        result = scorer.evaluate(*loaded)
+    except scorer.UDError as exc:
+        raise ValueError(f"{system_path}: against {gold_path}: {_one_line(exc)}") from None
+    return {
+        name.lower(): {
+            "f1": 100.0 * result[name].f1, "precision": 100.0 * result[name].precision,
+            "recall": 100.0 * result[name].recall, "correct": result[name].correct,
+            "gold": result[name].gold_total, "system": result[name].system_total,
+        }
+        for name in CONLL18_METRICS
+    }
+
+
+def _one_line(exc):
+    return " ".join(str(exc).split("\n"))
 
 
 def align(gold_trees, system_trees):
@@ -138,11 +185,18 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
 
 
 def format_scores(scores):
-    return (
+    """Text of :func:`attachment_scores`, and of ``scores["conll18"]`` (from
+    :func:`conll18_scores`) when present."""
+    text = (
         f"UAS {scores['uas']:.2f}  LAS {scores['las']:.2f}  ({scores['words']} words)\n"
         f"without punctuation: UAS {scores['uas_nopunct']:.2f}  LAS {scores['las_nopunct']:.2f}  "
         f"({scores['words_nopunct']} words)"
     )
+    if "conll18" in scores:
+        text += "\nCoNLL 2018 shared task (F1): " + "  ".join(
+            f"{name} {scores['conll18'][name.lower()]['f1']:.2f}" for name in CONLL18_METRICS
+        )
+    return text
 
 
 def format_calibration(table):
