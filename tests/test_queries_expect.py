@@ -60,9 +60,9 @@ def brute_expected(derivations, values):
     log_z = log_partition(derivations)
     total = 0.0
     for s, heads, labels in derivations:
-        pick = (lambda d: values[heads[d], d]) if values.ndim == 2 else \
-            (lambda d: values[heads[d], d, labels[d]])  # noqa: E731
-        total += math.exp(s - log_z) * sum(pick(d) for d in range(1, len(heads)))
+        picked = [values[heads[d], d] if values.ndim == 2 else values[heads[d], d, labels[d]]
+                  for d in range(1, len(heads))]
+        total += math.exp(s - log_z) * sum(picked)
     return total
 
 
