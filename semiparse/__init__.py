@@ -17,6 +17,11 @@ _EXPORTS = {
     "parse": "semiparse.engine",
     "ParseResult": "semiparse.engine",
     "count_projective": "semiparse.engine",
+    # queries on the distribution over trees
+    "entropy": "semiparse.queries.expectation",
+    "expected": "semiparse.queries.expectation",
+    "sample": "semiparse.queries.sampling",
+    "parse_labelled": "semiparse.queries.labels",
     # treebank tools
     "is_projective": "semiparse.projectivity",
     "projectivize": "semiparse.projectivity",

@@ -10,6 +10,12 @@ numeric ones (``cython_kernel`` names the kernel, ``None`` for none).
 Derivation-valued semirings (Viterbi, k-best) keep the edges of a derivation
 as a nested pair ``(left, right)`` of edge groups, flattened only at the end
 by :func:`edges_of`: ``times`` is then O(1) instead of copying edge lists.
+
+Three classes take per-edge data and run only in the generic engine:
+:class:`Expectation` (expected additive values, Li and Eisner 2009),
+:class:`Sampling` (exact draws from p(derivation) proportional to
+exp(score)) and :class:`WeightedCounting` (counts where an edge stands for
+several parallel edges, e.g. one per label).
 """
 import heapq
 import math
@@ -106,18 +112,23 @@ class Log(Semiring):
     cython_kernel = "log"
 
     def plus(self, a, b):
-        if a == NEG_INF:
-            return b
-        if b == NEG_INF:
-            return a
-        hi, lo = (a, b) if a >= b else (b, a)
-        return hi + math.log1p(math.exp(lo - hi))
+        return log_add(a, b)
 
     def times(self, a, b):
         return a + b
 
     def weight(self, score, head, dep):
         return score
+
+
+def log_add(a, b):
+    """log(exp(a) + exp(b)) without overflow; ``-inf`` is log 0."""
+    if a == NEG_INF:
+        return b
+    if b == NEG_INF:
+        return a
+    hi, lo = (a, b) if a >= b else (b, a)
+    return hi + math.log1p(math.exp(lo - hi))
 
 
 class MaxCount(Semiring):
@@ -226,6 +237,100 @@ class Polynomial(Semiring):
 
     def weight(self, score, head, dep):
         return {score: 1}
+
+
+class Expectation(Semiring):
+    """First-order expectation semiring (Li and Eisner 2009) in log space.
+
+    The textbook element is ``(p, r)``: p the total weight exp(score) of a set
+    of derivations, r the sum over them of weight times the sum of
+    ``values[h, d]`` over their edges; ``(p1, r1) + (p2, r2) = (p1 + p2, r1 +
+    r2)`` and ``(p1, r1) * (p2, r2) = (p1 p2, p1 r2 + p2 r1)``.  Both overflow
+    a double at a few hundred words, so an element here is ``(log p, r / p)``:
+    the log weight and the *mean* value of the set, which lies between the
+    smallest and the largest total value of a derivation.  Then times adds
+    both parts and plus is a log-add and a weighted mean; the whole input's
+    value is ``(log Z, E[sum of values over the edges])``.  ``values``: any
+    array indexed ``values[h, d]`` (finite numbers).
+    """
+
+    name = "expectation"
+    zero, one = (NEG_INF, 0.0), (0.0, 0.0)
+
+    def __init__(self, values):
+        self.values = values
+
+    def plus(self, a, b):
+        if a[0] == NEG_INF:
+            return b
+        if b[0] == NEG_INF:
+            return a
+        z = log_add(a[0], b[0])
+        return (z, math.exp(a[0] - z) * a[1] + math.exp(b[0] - z) * b[1])
+
+    def times(self, a, b):
+        return (a[0] + b[0], a[1] + b[1])
+
+    def weight(self, score, head, dep):
+        return (score, float(self.values[head, dep]))
+
+
+class Sampling(Semiring):
+    """``k`` independent draws of a derivation, each with probability
+    proportional to exp(its score), in one inside pass.
+
+    An element is ``(log of the total weight, k derivations)`` (each a nested
+    edge pair as in :class:`Viterbi`).  ``plus`` keeps, in each of the k slots
+    independently, the left or the right draw with probability proportional
+    to its side's weight; ``times`` pairs the draws slot by slot.  Every chart
+    item occurs at most once in a derivation (its children cover smaller
+    spans or are items of another kind), so the choices along any derivation
+    are independent and its probability is the product of the chosen weights
+    over the item totals, which telescopes to exp(score) / Z: each slot is an
+    exact sample.  Probabilities are computed from log weights, so nothing
+    overflows.  rng: a ``random.Random``.
+    """
+
+    name = "sampling"
+
+    def __init__(self, k, rng):
+        self.k, self.rng = k, rng
+        self.zero = (NEG_INF, None)
+        self.one = (0.0, ((),) * k)
+
+    def plus(self, a, b):
+        if a[0] == NEG_INF:
+            return b
+        if b[0] == NEG_INF:
+            return a
+        z = log_add(a[0], b[0])
+        p_right, draw = math.exp(b[0] - z), self.rng.random
+        return (z, tuple(y if draw() < p_right else x for x, y in zip(a[1], b[1])))
+
+    def times(self, a, b):
+        if a[0] == NEG_INF or b[0] == NEG_INF:
+            return self.zero
+        return (a[0] + b[0], tuple(zip(a[1], b[1])))
+
+    def weight(self, score, head, dep):
+        return (score, (((head, dep),),) * self.k)
+
+    def __repr__(self):
+        return f"<semiring sampling k={self.k}>"
+
+
+class WeightedCounting(Counting):
+    """Exact counting where an allowed edge ``h -> d`` counts as
+    ``multiplicity[h, d]`` parallel edges (e.g. its number of labels)."""
+
+    name = "weighted_counting"
+    cython_kernel = None
+
+    def __init__(self, multiplicity):
+        self.multiplicity = multiplicity
+
+    def weight(self, score, head, dep):
+        return int(self.multiplicity[head, dep])
 
 
 def edges_of(tree):

@@ -1,0 +1,1 @@
+"""Queries on the distribution over trees that a grammar and edge scores define."""

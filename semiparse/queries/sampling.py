@@ -1,0 +1,66 @@
+"""Exact samples from p(T) proportional to exp(score(T) / temperature).
+
+One inside pass of the generic engine with the sampling semiring
+(:class:`semiparse.semiring.Sampling`) draws all k trees: log weights
+throughout, so the draw is exact (up to rounding of the probabilities) at
+any length and score range.  Labelled weights: the tree is drawn with each
+edge weighted by the sum over its labels, then each edge's label from its
+posterior given the edge, which is the joint distribution over labelled
+trees.  ``semiparse.engine.sample`` (uniform among max-plus optima) is a
+different query and stays as it is.
+"""
+import math
+import numbers
+import random as _random
+
+import numpy as np
+
+from .. import semiring as sr
+from ..engine import NEG_INF, _heads, _loaded, inside_generic
+from .labels import check_input, edge_weights
+
+
+def sample(grammar, terminals, weights, temperature=1.0, rng=None, k=1):
+    """k independent trees drawn from p(T) proportional to exp(score(T) / temperature).
+
+    weights: ``(m+1, m+1)`` edge scores or ``(m+1, m+1, L)`` labelled ones,
+    checked as :func:`semiparse.parse` checks them.  temperature: a finite
+    number > 0 (ValueError otherwise); large values flatten the distribution
+    towards uniform over the trees.  rng: a ``random.Random`` or None (a
+    fresh one).  k: a positive int.
+
+    Returns a list of k draws.  Unlabelled: each a list of heads
+    (``heads[0] == -1``).  Labelled: each a pair ``(heads, labels)`` of lists,
+    ``labels[d]`` the label of the edge ``heads[d] -> d`` and ``labels[0] ==
+    -1``.  ValueError when no tree exists.  Trees are derivations for a
+    grammar with spurious ambiguity (none of the shipped ones).
+    """
+    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real) \
+            or not (math.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    if rng is None:
+        rng = _random.Random()
+    elif not isinstance(rng, _random.Random):
+        raise ValueError(f"rng must be a random.Random or None, got {rng!r}")
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be a positive integer (the number of samples), got {k!r}")
+    grammar = _loaded(grammar)
+    ids, w = check_input(grammar, terminals, weights)
+    edge_w, labels = edge_weights(w / float(temperature))
+    log_z, draws = inside_generic(sr.Sampling(int(k), rng), grammar.tables, ids, edge_w)
+    if log_z == NEG_INF:
+        raise ValueError("no tree: every derivation of these terminals uses a forbidden "
+                         "(-inf) edge, so there is nothing to sample")
+    trees = [_heads(sr.edges_of(d), len(ids)) for d in draws]
+    if labels is None:
+        return trees
+    posterior = labels.posterior()
+    return [(heads, [-1] + [_draw(posterior[h, dep], rng) for dep, h in enumerate(heads) if dep])
+            for heads in trees]
+
+
+def _draw(p, rng):
+    """An index drawn with probabilities ``p`` (summing to 1 up to rounding)."""
+    cumulative = np.cumsum(p)
+    i = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+    return min(i, int(np.flatnonzero(p)[-1]))  # u * total rounded up to the total
