@@ -21,6 +21,9 @@ def add_parser(subparsers):
                    help="also print the calibration table of Goldberg 2013 (Table 4): the "
                    "decisions' probabilities in 10 bins with their accuracy "
                    "(needs 'semiparse parse --probabilities' output)")
+    p.add_argument("--system", dest="system_spec", metavar="SYSTEM",
+                   help="with --calibration: the parser's transition system (a system file or "
+                   "MODULE:ATTR; default: the shipped or registered system the output names)")
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.set_defaults(func=run)
     return p
@@ -32,7 +35,9 @@ def run(args):
     align(gold, system)
     scores = attachment_scores(gold, [(s.heads, s.labels) for s in system])
     scores["conll18"] = conll18_scores(args.gold, args.system)
-    table = calibration(gold, system) if args.calibration else None
+    if args.system_spec and not args.calibration:
+        raise ValueError("--system applies to --calibration only")
+    table = calibration(gold, system, system=args.system_spec) if args.calibration else None
     if args.json:
         if table is not None:
             scores["calibration"] = [dict(zip(("low", "high", "count", "correct"), row)) for row in table]

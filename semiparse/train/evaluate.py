@@ -10,9 +10,7 @@ import io
 
 import numpy as np
 
-from ..oracles._machine import machine_for
-from . import _core
-from .model import SYSTEMS
+from ..oracles.api import System
 
 PUNCT_TAGS = frozenset({"PUNCT"})
 STEPS_KEY = "semiparse_steps"
@@ -134,7 +132,7 @@ def _read_steps(tree):
     return system, steps, where
 
 
-def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
+def calibration(gold_trees, system_trees, bins=10, oracle_factory=None, system=None):
     """Goldberg 2013, Table 4: the parser's probability for each action it took,
     binned into ``bins`` equal-width bins, with the share of correct actions.
 
@@ -142,11 +140,17 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
     the configuration reached by the parser's own earlier actions, and, if it
     adds a gold arc, its label is the gold one.  Returns a list of
     ``(low, high, count, n_correct)``.
+
+    ``system`` is the parser's transition system (a name, a system file,
+    ``module:attr`` or a system object), whose name must be the one the
+    output records; by default the recorded name, a shipped or registered
+    system.
     """
     import semiparse
 
     factory = oracle_factory or semiparse.oracle
-    oracles = {}
+    given = None if system is None else System(system)
+    systems, oracles = {}, {}
     counts = np.zeros(bins, dtype=np.int64)
     correct = np.zeros(bins, dtype=np.int64)
     for gold, out in zip(gold_trees, system_trees):
@@ -156,23 +160,30 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None):
                 f"{out.where}: no '{STEPS_KEY}' comment: parse with an rda model "
                 "and 'semiparse parse --probabilities'"
             )
-        system, steps, where = recorded
-        if system not in SYSTEMS:
-            raise ValueError(f"{out.where}: unknown system {system!r} in {SYSTEM_KEY}")
-        if system not in oracles:
-            oracles[system] = factory(system)
-        sent = _core.Sentence([0] * (len(gold) + 1), [0] * (len(gold) + 1), gold.heads,
-                              [-1] * (len(gold) + 1))
-        machine = machine_for(system)
-        state = _core.State(sent, machine)
+        name, steps, where = recorded
+        if given is not None:
+            if name != given.name:
+                raise ValueError(f"{out.where}: the parse was made with system {name!r}, not "
+                                 f"{given.name!r} ({SYSTEM_KEY})")
+            systems[name] = given
+        elif name not in systems:
+            try:
+                systems[name] = System(name)
+            except ValueError:
+                raise ValueError(f"{out.where}: unknown system {name!r} in {SYSTEM_KEY}: name "
+                                 f"its system file with --system") from None
+        if name not in oracles:
+            oracles[name] = factory(systems[name].definition)
+        state = systems[name].initial(len(gold))
+        machine = state.machine
         for move, label, p in steps:
             try:
                 code = machine.code(move)
             except ValueError:
                 code = None
             if code is None or not state.valid(code):
-                raise ValueError(f"{where}: step {move!r} is not a valid move of {system} here")
-            optimal = oracles[system].optimal(state.stack, state.buffer, list(gold.heads), arcs=state.arcs)
+                raise ValueError(f"{where}: step {move!r} is not a valid move of {name} here")
+            optimal = oracles[name].optimal(state, list(gold.heads))
             ok = move in optimal
             arc = state.arc(code)
             if ok and arc is not None and gold.heads[arc[1]] == arc[0]:
