@@ -2,16 +2,19 @@
 file by an optimal projective tree (the most gold edges kept).
 
 Only the HEAD column of changed words is rewritten (``--mark`` also records
-the old head as ``OrigHead=H`` in MISC; ``--unmark`` undoes that).
+the old head as ``OrigHead=H`` in MISC; ``--unmark`` undoes that;
+``--encode`` writes it into DEPREL instead, see :mod:`semiparse.encoding`).
 """
 import collections
 import functools
 import random
 
 from ..cli import UserError
+from ..encoding import ENCODINGS
 from ..outputs import check_output, open_output
 from ..projectivity import TIE_BREAKS, projectivize
 from ._treebank import add_input_options, mapped, progress, sentences, use_single_root
+from .deprojectivize import encode_sentence
 
 
 def add_parser(subparsers):
@@ -32,6 +35,11 @@ def add_parser(subparsers):
     marks = parser.add_mutually_exclusive_group()
     marks.add_argument("--mark", action="store_true", help="record each changed word's original head as OrigHead=H in MISC")
     marks.add_argument("--unmark", action="store_true", help="undo --mark: restore HEAD from OrigHead and remove it")
+    parser.add_argument(
+        "--encode", choices=ENCODINGS,
+        help="write into the DEPREL of changed words how to restore them (undone by "
+        "semiparse deprojectivize; see docs/treebanks.md, Encodings)",
+    )
     add_input_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -53,6 +61,8 @@ def run(args):
         raise UserError("--seed only applies to --tie-break random")
     if args.unmark and args.tie_break != "first":
         raise UserError("--unmark restores the original trees: it takes no --tie-break")
+    if args.encode and (args.mark or args.unmark):
+        raise UserError(f"--encode cannot be combined with --{'mark' if args.mark else 'unmark'}")
     # In place (-o IN) is safe: the input is read to its end before the rename.
     check_output(args.output, [args.input], allow_input=True)
     worker = functools.partial(_tree, tie_break=args.tie_break, seed=args.seed, root=args.root)
@@ -71,6 +81,10 @@ def run(args):
                 bar.update()
             return 0
         for heads in mapped(worker, items(stream), args.jobs):
-            out.write(pending.popleft().render(heads, mark=args.mark))
+            sentence = pending.popleft()
+            if args.encode and heads is not None:
+                out.write(encode_sentence(sentence, heads, args.encode, args.on_error))
+            else:
+                out.write(sentence.render(heads, mark=args.mark))
             bar.update()
     return 0
