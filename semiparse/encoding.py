@@ -2,8 +2,8 @@
 
 After :func:`semiparse.projectivize` some words hang from a new head ``p``
 instead of their gold head ``g``.  :func:`encode` writes into the DEPREL of
-each such word (and, for ``path``, of the words on the way from ``p`` to
-``g``) what is needed to find ``g`` again in the projective tree;
+each such word (and, for ``path``, of the words on its way down to ``g``)
+what is needed to find ``g`` again in the projective tree;
 :func:`decode` reads it back on gold or parser output.  Labels are plain
 strings, ``labels[0]`` (the root) is ignored.  The encodings are defined in
 docs/treebanks.md ("Encodings"); in short, with ``||`` as separator:
