@@ -41,7 +41,7 @@ _int_value = functools.lru_cache(maxsize=4096)(parse_int_value)
 
 ON_ERROR = ("fail", "skip", "keep")
 MARK_KEY = "OrigHead"
-HEAD, MISC = 6, 9  # column indices
+HEAD, DEPREL, MISC = 6, 7, 9  # column indices
 
 
 class ConlluError(ValueError):
@@ -113,6 +113,24 @@ class Sentence:
         """The 10 columns of word ``word`` (1..n)."""
         start, stop = self.spans[word - 1]
         return _decode(self.raw[start:stop]).split("\t")
+
+    def deprels(self):
+        """The DEPREL of every word, ``deprels[d]`` for word ``d`` (index 0: None)."""
+        return [None] + [self.columns(d)[DEPREL] for d in range(1, len(self) + 1)]
+
+    def relabeled(self, heads, deprels):
+        """The sentence's text with the HEAD and DEPREL of each word set to
+        ``heads[d]`` and ``deprels[d]`` where they differ; every other byte
+        as read."""
+        changed = {}
+        for d in range(1, len(self) + 1):
+            cols = self.columns(d)
+            if heads[d] != self.heads[d] or deprels[d] != cols[DEPREL]:
+                if heads[d] != self.heads[d]:
+                    cols[HEAD] = str(int(heads[d]))
+                cols[DEPREL] = deprels[d]
+                changed[d] = cols
+        return self._with_columns(changed)
 
     def _with_columns(self, changed):
         """The sentence's text with the words in ``changed`` (word -> columns)

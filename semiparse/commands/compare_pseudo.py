@@ -6,13 +6,23 @@ spaCy (``spacy.pipeline._parser_internals.nonproj``) lifts each
 non-projective arc to the head's head until no arc crosses; optimal
 projectivization keeps the most gold edges of any projective tree, so it can
 never keep fewer.  spaCy is the optional extra ``semiparse[compare]``.
+
+``--round-trip`` measures, per file, what the label encodings give back
+(:mod:`semiparse.encoding`, and spaCy's own ``dep||headlabel`` with its
+``deprojectivize``): arcs lost, arcs restored exactly by decoding the
+encoded gold, trees restored, and the number of distinct DEPREL values
+before and after encoding.
 """
 import functools
 import json
+import random
 import sys
+from collections import deque
 
 from ..cli import UserError
-from ..projectivity import is_projective, projectivize
+from ..conllu_io import ConlluError
+from ..encoding import ENCODINGS, EncodingError, round_trip
+from ..projectivity import TIE_BREAKS, is_projective, projectivize
 from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
 from .count import treebank_of
 
@@ -26,6 +36,15 @@ def add_parser(subparsers):
     )
     parser.add_argument("inputs", nargs="+", metavar="IN", help="CoNLL-U files or directories")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--round-trip", action="store_true",
+        help="per file and encoding: arcs lost, arcs restored by decoding the encoded gold, "
+        "label-set growth (spaCy rows only when spaCy is installed); with --json per sentence",
+    )
+    parser.add_argument(
+        "--tie-break", choices=TIE_BREAKS, default="first",
+        help="tie-break of optimal projectivization for --round-trip (default first)",
+    )
     add_input_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -71,6 +90,8 @@ def _kept(heads, root):
 
 
 def run(args):
+    if args.round_trip:
+        return run_round_trip(args)
     nonproj_module()
     worker = functools.partial(_kept, root=args.root)
     rows = {}
@@ -119,3 +140,97 @@ def run(args):
         print(f"note: spaCy's lifting left {broken} trees non-projective", file=sys.stderr)
     return 0
 
+
+
+def spacy_round_trip(heads, labels):
+    """``(lost, restored, encoded labels)`` of spaCy's lifting with its
+    ``dep||headlabel`` labels, decoded by spaCy's ``deprojectivize``."""
+    from spacy.tokens import Doc
+    from spacy.vocab import Vocab
+
+    nonproj = nonproj_module()
+    spacy_heads, encoded = nonproj.projectivize(to_spacy(heads), labels[1:])
+    doc = nonproj.deprojectivize(Doc(Vocab(), words=["_"] * len(encoded), heads=spacy_heads, deps=encoded))
+    lifted_heads, decoded = from_spacy(spacy_heads), from_spacy([t.head.i for t in doc])
+    lost = [d for d in range(1, len(heads)) if lifted_heads[d] != heads[d]]
+    return len(lost), sum(decoded[d] == heads[d] for d in lost), [None] + list(encoded)
+
+
+def _round_trips(item, tie_break, root, lifting):
+    """Worker: per method, ``(lost, restored, distinct labels)`` for one
+    tree, or ``(word, reason)`` if its labels cannot be encoded."""
+    index, heads, labels = item
+    rng = random.Random(index)
+    best = projectivize(heads, tie_break, seed=rng, single_root=use_single_root(root, heads))
+    rows = {}
+    try:
+        for encoding in ENCODINGS:
+            lost, restored, encoded = round_trip(heads, best, labels, encoding)
+            rows[f"optimal {encoding}"] = (lost, restored, frozenset(encoded[1:]))
+    except EncodingError as exc:
+        return exc.word, exc.reason
+    if lifting:
+        lost, restored, encoded = spacy_round_trip(heads, labels)
+        rows["lifting head (spaCy)"] = (lost, restored, frozenset(encoded[1:]))
+    return rows
+
+
+def run_round_trip(args):
+    try:
+        nonproj_module()
+        lifting = True
+    except UserError as exc:
+        lifting = False
+        print(f"note: spaCy's lifting skipped: {exc}", file=sys.stderr)
+    worker = functools.partial(_round_trips, tie_break=args.tie_break, root=args.root, lifting=lifting)
+    files = []
+    for path in expand_inputs(args.inputs):
+        kept = deque()
+
+        def items():
+            for index, (sentence, ok) in enumerate(sentences(path, args)):
+                if ok and len(sentence):
+                    kept.append(sentence)
+                    yield index, sentence.heads, sentence.deprels()
+
+        rows, per_sentence, before = {}, [], set()
+        with progress(path) as bar:
+            for result in mapped(worker, items(), args.jobs):
+                sentence = kept.popleft()
+                if isinstance(result, tuple):
+                    raise ConlluError(sentence.file, sentence.line_of(result[0]), result[1])
+                before.update(sentence.deprels()[1:])
+                for method, (lost, restored, labels) in result.items():
+                    row = rows.setdefault(method, {"method": method, "trees": 0, "trees_changed": 0,
+                                                   "trees_restored": 0, "arcs_lost": 0,
+                                                   "arcs_restored": 0, "labels": set()})
+                    row["trees"] += 1
+                    row["trees_changed"] += lost > 0
+                    row["trees_restored"] += lost > 0 and restored == lost
+                    row["arcs_lost"] += lost
+                    row["arcs_restored"] += restored
+                    row["labels"] |= labels
+                if any(lost for lost, _, _ in result.values()):
+                    per_sentence.append({
+                        "line": sentence.first_line,
+                        **{m: {"lost": lost, "restored": restored} for m, (lost, restored, _) in result.items()},
+                    })
+                bar.update()
+        for row in rows.values():
+            row["labels_before"], row["labels_after"] = len(before), len(row.pop("labels"))
+        files.append({"file": path, "methods": list(rows.values()), "sentences": per_sentence})
+    if args.json:
+        json.dump({"tie_break": args.tie_break, "lifting": lifting, "files": files}, sys.stdout, indent=1)
+        print()
+        return 0
+    header = ("file", "method", "trees changed", "arcs lost", "arcs restored", "trees restored",
+              "labels before", "labels after")
+    lines = [header] + [
+        (f["file"], r["method"], r["trees_changed"], r["arcs_lost"], r["arcs_restored"],
+         r["trees_restored"], r["labels_before"], r["labels_after"])
+        for f in files for r in f["methods"]
+    ]
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(header))]
+    for line in lines:
+        print("  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
+    return 0

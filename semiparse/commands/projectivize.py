@@ -3,8 +3,9 @@ file by an optimal projective tree (the most gold edges kept).
 
 Only the HEAD column of changed words is rewritten (``--mark`` also records
 the old head as ``OrigHead=H`` in MISC; ``--unmark`` undoes that;
-``--update-deps`` moves the DEPS entry for the old head).  ``--only`` lets
-just the words with the given relations change head.
+``--update-deps`` moves the DEPS entry for the old head; ``--encode`` writes
+into DEPREL how to restore the original head, see :mod:`semiparse.encoding`).
+``--only`` lets just the words with the given relations change head.
 """
 import collections
 import functools
@@ -12,10 +13,12 @@ import random
 import sys
 
 from ..cli import UserError
+from ..encoding import ENCODINGS
 from ..outputs import check_output, open_output
 from ..projectivity import TIE_BREAKS, NoProjectiveTree, projectivize
 from ..treebank_columns import parse_deprels, stale_deps, words_with
 from ._treebank import add_input_options, failed, mapped, progress, sentences, use_single_root
+from .deprojectivize import encode_sentence
 
 
 def add_parser(subparsers):
@@ -47,6 +50,11 @@ def add_parser(subparsers):
         help="move each changed word's DEPS entry for its old head to the new head "
         "(without it such words are only counted on stderr)",
     )
+    parser.add_argument(
+        "--encode", choices=ENCODINGS,
+        help="write into the DEPREL of changed words how to restore them (undone by "
+        "semiparse deprojectivize; see docs/treebanks.md, Encodings)",
+    )
     add_input_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -72,6 +80,9 @@ def run(args):
         raise UserError("--seed only applies to --tie-break random")
     if args.unmark and (args.tie_break != "first" or args.only or args.update_deps):
         raise UserError("--unmark restores the original trees: it takes no --tie-break, --only or --update-deps")
+    if args.encode and (args.mark or args.unmark or args.update_deps):
+        other = "mark" if args.mark else "unmark" if args.unmark else "update-deps"
+        raise UserError(f"--encode cannot be combined with --{other}")
     only = None if args.only is None else parse_deprels(args.only)
     # In place (-o IN) is safe: the input is read to its end before the rename.
     check_output(args.output, [args.input], allow_input=True)
@@ -101,7 +112,10 @@ def run(args):
                 continue
             if heads is not None:
                 stale += len(stale_deps(sentence, heads))
-            out.write(sentence.render(heads, mark=args.mark, deps=args.update_deps))
+            if args.encode and heads is not None:
+                out.write(encode_sentence(sentence, heads, args.encode, args.on_error))
+            else:
+                out.write(sentence.render(heads, mark=args.mark, deps=args.update_deps))
     if stale:
         print(f"semiparse projectivize: {stale} words changed HEAD and had a DEPS entry for the old head: "
               + ("moved to the new head (--update-deps)" if args.update_deps
