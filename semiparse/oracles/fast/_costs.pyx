@@ -47,14 +47,15 @@ HYBRID = ("shift", "left_arc", "right_arc")
 
 cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int* arcs,
                     int strategy, double* out) noexcept nogil:
-    """sigma of the arc-eager transitions (order EAGER) into out, NaN where illegal."""
+    """sigma of the arc-eager transitions (order EAGER) into out, whether they
+    apply or not (the system's rules decide that); NaN for all in a final
+    configuration."""
     cdef CostsC* w = <CostsC*>work
     cdef int n = w.n
     cdef int* gold = w.heads
     cdef unsigned char* S = w.on_stack
     cdef int i, d, h, s, b, total = 0
     cdef int b_kids_on_stack = 0, s_kids_in_buffer = 0
-    cdef bint s_headed
     out[0] = out[1] = out[2] = out[3] = NAN
     if bstart > n:
         return
@@ -62,7 +63,6 @@ cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int*
         S[stack[i]] = 1
     s = stack[ns - 1]
     b = bstart
-    s_headed = arcs[s] >= 0
     # reachable gold edges h -> d: d has no head yet, both are still on the
     # stack or in the buffer, and not both on the stack
     for i in range(ns):
@@ -82,17 +82,15 @@ cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int*
             s_kids_in_buffer += 1
     # shift: b can no longer get its head from the stack nor children from it
     out[0] = total - (1 if S[gold[b]] else 0) - b_kids_on_stack
-    if s != 0 and not s_headed:
-        # left_arc b -> s: s loses a reachable head other than b, and its
-        # children in the buffer
-        out[1] = total - (1 if gold[s] >= bstart and gold[s] != b else 0) - s_kids_in_buffer
+    # left_arc b -> s: s loses a reachable head other than b, and its
+    # children in the buffer
+    out[1] = total - (1 if gold[s] >= bstart and gold[s] != b else 0) - s_kids_in_buffer
     # right_arc s -> b: b loses a reachable head other than s, and its
     # headless children on the stack
     out[2] = total - (1 if gold[b] != s and (S[gold[b]] or gold[b] > b) else 0) \
         - b_kids_on_stack
-    if s_headed:
-        # reduce: s loses its children in the buffer
-        out[3] = total - s_kids_in_buffer
+    # reduce: s loses its children in the buffer
+    out[3] = total - s_kids_in_buffer
     for i in range(ns):
         S[stack[i]] = 0
 
@@ -147,7 +145,7 @@ HYBRID_ROWS = row_kernel(hybrid_row, HYBRID, Work)
 
 
 def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
-    """sigma of every legal arc-eager transition."""
+    """sigma of every arc-eager transition (also those that do not apply)."""
     cdef int[::1] st = np.asarray(stack, dtype=np.intc)
     cdef int[::1] a = np.asarray(arcs, dtype=np.intc)
     cdef double out[4]

@@ -1,4 +1,5 @@
 """Cost-based arc-eager and arc-hybrid oracles (method ``cost``), see :mod:`._costs`."""
+from ..system import load_system
 from . import _costs
 from .arc_standard import _Cache
 
@@ -6,8 +7,10 @@ _work = _Cache(_costs.Work)
 
 
 def arc_eager(stack, buffer, heads, arcs, strategy):
-    """sigma of each legal arc-eager transition (projective gold trees)."""
-    return _costs.eager_scores(_work.get(heads), tuple(stack), tuple(buffer), tuple(arcs))
+    """sigma of each legal arc-eager transition (projective gold trees): the
+    kernel's values of the transitions systems/arc_eager.toml allows."""
+    sigma = _costs.eager_scores(_work.get(heads), tuple(stack), tuple(buffer), tuple(arcs))
+    return {t: sigma[t] for t in load_system("arc_eager").legal(stack, buffer, arcs)}
 
 
 def arc_hybrid(stack, buffer, heads, arcs, strategy):
