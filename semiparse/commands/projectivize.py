@@ -9,6 +9,7 @@ import functools
 import random
 
 from ..cli import UserError
+from ..conllu_io import rendered
 from ..outputs import check_output, open_output
 from ..projectivity import TIE_BREAKS, projectivize
 from ._treebank import add_input_options, mapped, progress, sentences, use_single_root
@@ -63,14 +64,16 @@ def run(args):
             pending.append(sentence)
             yield index, (sentence.heads if usable else None)
 
-    with open_output(args.output) as out, progress(args.input) as bar:
-        stream = sentences(args.input, args)
+    with open_output(args.output, binary=True) as out, progress(args.input) as bar:
         if args.unmark:
-            for sentence, usable in stream:
-                out.write(sentence.unmarked(args.on_error)[0] if usable else sentence.text())
+            for sentence, usable in sentences(args.input, args):
+                out.write(sentence.unmarked(args.on_error)[0].encode("utf-8", "surrogateescape")
+                          if usable else sentence.raw)
                 bar.update()
             return 0
+        # Trees that nothing would change come as raw bytes, copied as read.
+        stream = sentences(args.input, args, passthrough=True)
         for heads in mapped(worker, items(stream), args.jobs):
-            out.write(pending.popleft().render(heads, mark=args.mark))
+            out.write(rendered(pending.popleft(), heads, mark=args.mark))
             bar.update()
     return 0
