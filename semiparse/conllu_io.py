@@ -8,10 +8,14 @@ DEPS, MISC, labels, line endings, blank lines -- except the HEAD
 column of the words whose head was changed (and, with ``mark=True``, an
 ``OrigHead=H`` entry in their MISC column so that the change can be undone).
 
-Column values are parsed with the ``conllu`` package's field parsers
-(``parse_id_value``, ``parse_int_value``); the columns themselves are split
-on tabs only, as the CoNLL-U format says (``conllu.parse_line`` would also
-split on runs of spaces, which may occur inside a FORM).
+Blocks are cut, and the ID and HEAD columns of plain word lines read, in C
+(:mod:`semiparse._conllu`); any other line is read here, its values parsed
+with the ``conllu`` package's field parsers (``parse_id_value``,
+``parse_int_value``), which the C code follows.  Columns are split on tabs
+only, as the CoNLL-U format says (``conllu.parse_line`` would also split on
+runs of spaces, which may occur inside a FORM).  ``semiparse projectivize``
+reads with ``passthrough=True``: a tree that it would not change is never
+made a :class:`Sentence`, only copied.
 :meth:`Sentence.tokenlist` gives the full ``conllu.TokenList`` when wanted.
 
 Problems in the input are :class:`ConlluError` (a ``ValueError``) whose text
@@ -295,11 +299,11 @@ def _sentences(chunks, name, multiple_roots, passthrough=False):
         words = None if first == 1 and raw.startswith(BOM) else parse_words(raw)
         if words is None:
             block = _Block(name, first)
-            for number, line in enumerate(raw.splitlines(keepends=True), first):
+            for number, match in enumerate(_LINE.finditer(raw), first):
+                line = match.group()
                 text = line[3:] if number == 1 and line.startswith(BOM) else line
                 if text.strip() and not text.startswith(b"#"):
-                    block.word(number, block.offset + len(line) - len(text), text)
-                block.offset += len(line)
+                    block.word(number, match.end() - len(text), text)
             yield block.build(raw, multiple_roots)
             continue
         heads, spans, word_lines, kind = words
@@ -333,7 +337,6 @@ class _Block:
 
     def __init__(self, name, first):
         self.name, self.first = name, first
-        self.offset = 0  # bytes of the block read so far
         self.spans, self.word_lines, self.heads, self.errors = [], [], [-1], []
 
     def word(self, number, start, text):
