@@ -12,8 +12,8 @@ runs once, on every ``--python-every``-th tree).
 
 Two more rows time whole files: ``semiparse projectivize`` end to end
 (reading, projectivizing and writing each file, in this process, one job)
-and its floor, a plain Python line-by-line copy of the same files; both
-per tree, and their ratio.
+and its floor, a plain Python line-by-line copy of the same files (bytes
+in, bytes out); both per tree, and their ratio.
 """
 import os
 import tempfile
