@@ -8,10 +8,14 @@ DEPS, MISC, labels, line endings, blank lines -- except the HEAD
 column of the words whose head was changed (and, with ``mark=True``, an
 ``OrigHead=H`` entry in their MISC column so that the change can be undone).
 
-Column values are parsed with the ``conllu`` package's field parsers
-(``parse_id_value``, ``parse_int_value``); the columns themselves are split
-on tabs only, as the CoNLL-U format says (``conllu.parse_line`` would also
-split on runs of spaces, which may occur inside a FORM).
+Blocks are cut, and the ID and HEAD columns of plain word lines read, in C
+(:mod:`semiparse._conllu`); any other line is read here, its values parsed
+with the ``conllu`` package's field parsers (``parse_id_value``,
+``parse_int_value``), which the C code follows.  Columns are split on tabs
+only, as the CoNLL-U format says (``conllu.parse_line`` would also split on
+runs of spaces, which may occur inside a FORM).  ``semiparse projectivize``
+reads with ``passthrough=True``: a tree that it would not change is never
+made a :class:`Sentence`, only copied.
 :meth:`Sentence.tokenlist` gives the full ``conllu.TokenList`` when wanted.
 
 Problems in the input are :class:`ConlluError` (a ``ValueError``) whose text
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 import conllu
 from conllu.parser import ParseException, parse_id_value, parse_int_value
 
+from ._conllu import NOT_SINGLE_TREE, PROJECTIVE, BlockScanner, parse_words
 from .heads import is_tree, tree_problems
 from .outputs import open_output as atomic_output  # the name documented before outputs.py existed
 from .treebank_columns import DEPREL, DEPS, moved_deps
@@ -119,7 +124,7 @@ class Sentence:
         return [None] + [self.columns(d)[DEPREL] for d in range(1, len(self) + 1)]
 
     def relabeled(self, heads, deprels):
-        """The sentence's text with the HEAD and DEPREL of each word set to
+        """The sentence's bytes with the HEAD and DEPREL of each word set to
         ``heads[d]`` and ``deprels[d]`` where they differ; every other byte
         as read."""
         changed = {}
@@ -133,7 +138,7 @@ class Sentence:
         return self._with_columns(changed)
 
     def _with_columns(self, changed):
-        """The sentence's text with the words in ``changed`` (word -> columns)
+        """The sentence's bytes with the words in ``changed`` (word -> columns)
         rewritten; every other byte as read."""
         pieces, done = [], 0
         for d in sorted(changed):
@@ -141,15 +146,19 @@ class Sentence:
             pieces += [self.raw[done:start], _encode_text("\t".join(changed[d]))]
             done = stop
         pieces.append(self.raw[done:])
-        return _decode(b"".join(pieces))
+        return b"".join(pieces)
 
     def render(self, heads=None, mark=False, deps=False):
         """The sentence's text with the HEADs of words whose head differs in
         ``heads`` replaced; with ``mark`` each changed word also gets
         ``OrigHead=<old head>`` appended to MISC; with ``deps`` its DEPS
         entry for the old head moves to the new one (:func:`moved_deps`)."""
+        return _decode(self.render_bytes(heads, mark, deps))
+
+    def render_bytes(self, heads=None, mark=False, deps=False):
+        """:meth:`render` as bytes (what a binary output takes as it is)."""
         if heads is None or self.heads is None:
-            return self.text()
+            return self.raw
         if len(heads) != len(self.heads):
             raise ValueError(
                 f"{self.file}:{self.first_line}: {len(heads) - 1} heads given "
@@ -214,7 +223,7 @@ class Sentence:
             return "", None
         if errors:
             return self.text(), self.heads
-        return self._with_columns(changed), heads
+        return _decode(self._with_columns(changed)), heads
 
 
 _LINE = re.compile(rb"[^\r\n]+(?:\r\n|\r|\n)?|\r\n|\r|\n")  # one line, as bytes.splitlines cuts
@@ -228,19 +237,22 @@ def _encode_text(text):
     return text.encode("utf-8", "surrogateescape")
 
 
-def read_conllu(source, name=None, multiple_roots="error"):
+def read_conllu(source, name=None, multiple_roots="error", passthrough=False):
     """Yield the :class:`Sentence` objects of a CoNLL-U file, one at a time.
 
     ``source``: a path, ``"-"`` (standard input), a binary or text file
     object or an iterable of byte strings.  ``name`` is the file name used in messages.  ``multiple_roots``:
     ``"error"`` (UD: exactly one word attached to 0) or ``"warn"`` (accept
     the tree -- every algorithm here handles a root with several children --
-    and record a warning).
+    and record a warning).  ``passthrough``: yield a sentence that no
+    projectivization would change (valid UTF-8, a projective tree with one
+    word on the root, or no words) as its raw bytes, without building a
+    :class:`Sentence` (what ``semiparse projectivize`` copies as read).
     """
     if multiple_roots not in ("error", "warn"):
         raise ValueError(f"multiple_roots must be 'error' or 'warn', not {multiple_roots!r}")
     with _open_binary(source) as (chunks, default_name):
-        yield from _sentences(chunks, name or default_name, multiple_roots)
+        yield from _sentences(chunks, name or default_name, multiple_roots, passthrough)
 
 
 @contextlib.contextmanager
@@ -270,63 +282,76 @@ def _chunks(stream):
     return iter(lambda: read(CHUNK), b"")
 
 
-def _lines(chunks):
-    """The lines of a byte stream given in pieces, each with its line ending:
-    ``\\n``, ``\\r\\n`` or a lone ``\\r`` (old Mac files), as ``bytes.splitlines``."""
-    rest = b""
+def _blocks(chunks):
+    """``(raw, first_line)`` of each block of a byte stream given in pieces:
+    a sentence's lines and the blank lines after it (blank lines at the
+    start of the file go with the first sentence).  Lines end in ``\\n``,
+    ``\\r\\n`` or a lone ``\\r`` (old Mac files), as ``bytes.splitlines`` cuts
+    them.  A block is given as soon as the first line of the next one has
+    been read."""
+    scanner = BlockScanner()
     for chunk in chunks:
-        lines = (rest + chunk).splitlines(keepends=True)
-        # The last piece may continue in the next chunk (no ending yet, or
-        # a CR whose LF is still to come).
-        rest = lines.pop() if lines and not lines[-1].endswith(b"\n") else b""
-        yield from lines
-    if rest:
-        yield rest
+        scanner.feed(chunk)
+        while (block := scanner.next()) is not None:
+            yield block
+    while (block := scanner.next(eof=True)) is not None:
+        yield block
 
 
 def count_sentences(path):
-    """Sentences in a file, cheaply (blank-line separated blocks, any line
-    endings); for progress bars, so nothing is checked."""
-    count, blank = 0, True
+    """Sentences in a file, cheaply: the blocks :func:`read_conllu` yields
+    (for progress bars, so nothing is checked)."""
     with open(path, "rb") as stream:
-        for line in _lines(_chunks(stream)):
-            is_blank = not line.strip()
-            if blank and not is_blank:
-                count += 1
-            blank = is_blank
-    return count
+        return sum(1 for _ in _blocks(_chunks(stream)))
 
 
 BOM = b"\xef\xbb\xbf"
 
 
-def _sentences(chunks, name, multiple_roots):
-    """Blocks of lines: a sentence's lines and the blank lines after it
-    (blank lines at the start of the file go with the first sentence).
+def _sentences(chunks, name, multiple_roots, passthrough=False):
+    """The :class:`Sentence` of each block; with ``passthrough``, the raw
+    bytes instead for a block that nothing would change: valid UTF-8, a
+    projective tree with one word on the root, or no words.
 
-    A block's bytes grow in one buffer and only word lines are decoded and
-    parsed, so a block costs about its size in memory whatever its number of
+    Word lines are read in C (:func:`semiparse._conllu.parse_words`); a block
+    it does not take (anything unusual, every error) is read line by line
+    here.  A block costs about its size in memory whatever its number of
     lines."""
-    block = raw = None
-    after_blank = content = False
-    number = 0
-    for line in _lines(chunks):
-        number += 1
-        text = line[3:] if number == 1 and line.startswith(BOM) else line
-        blank = not text.strip()
-        if block is None or (not blank and after_blank and content):
-            if block is not None:
-                yield block.build(raw, multiple_roots)
-            block, raw, content = _Block(name, number), bytearray(), False
-        start = len(raw)
-        raw += line
-        after_blank = blank
-        if not blank:
-            content = True
-            if not text.startswith(b"#"):
-                block.word(number, start + len(line) - len(text), text)
-    if block is not None:
-        yield block.build(raw, multiple_roots)
+    for raw, first in _blocks(chunks):
+        words = None if first == 1 and raw.startswith(BOM) else parse_words(raw)
+        if words is None:
+            block = _Block(name, first)
+            for number, match in enumerate(_LINE.finditer(raw), first):
+                line = match.group()
+                text = line[3:] if number == 1 and line.startswith(BOM) else line
+                if text.strip() and not text.startswith(b"#"):
+                    block.word(number, match.end() - len(text), text)
+            yield block.build(raw, multiple_roots)
+            continue
+        heads, spans, word_lines, kind = words
+        if passthrough and kind == PROJECTIVE and _is_utf8(raw):
+            yield raw
+            continue
+        block = _Block(name, first)
+        block.spans, block.word_lines, block.heads = spans, word_lines, heads
+        yield block.build(raw, multiple_roots, single_tree=kind != NOT_SINGLE_TREE)
+
+
+def rendered(item, heads=None, mark=False, deps=False):
+    """The bytes to write for ``item``, a :class:`Sentence` (rendered with
+    ``heads`` as :meth:`Sentence.render` does) or the raw bytes of a block
+    passed through by ``read_conllu(..., passthrough=True)`` (as read)."""
+    return item if isinstance(item, bytes) else item.render_bytes(heads, mark, deps)
+
+
+def _is_utf8(raw):
+    if raw.isascii():
+        return True
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class _Block:
@@ -366,9 +391,9 @@ class _Block:
     def _error(self, number, reason):
         self.errors.append(ConlluError(self.name, number, reason))
 
-    def build(self, raw, multiple_roots):
-        """The :class:`Sentence` of the block's bytes ``raw``."""
-        raw = bytes(raw)
+    def build(self, raw, multiple_roots, single_tree=False):
+        """The :class:`Sentence` of the block's bytes ``raw`` (``single_tree``:
+        its heads are known to be a tree with one word on the root)."""
         sentence = Sentence(self.name, self.first, raw, self.spans, self.word_lines)
         errors, heads = self.errors, self.heads
         try:
@@ -376,7 +401,7 @@ class _Block:
         except UnicodeDecodeError as exc:
             errors.append(self._utf8_error(raw, exc))
             errors.sort(key=lambda e: e.line)
-        if not errors and len(heads) > 1 and not (is_tree(heads) and heads.count(0) == 1):
+        if not (errors or single_tree) and len(heads) > 1 and not (is_tree(heads) and heads.count(0) == 1):
             for word, reason, roots_only in tree_problems(heads):
                 problem = ConlluError(self.name, sentence.line_of(word), reason)
                 if roots_only and multiple_roots == "warn":
@@ -398,7 +423,8 @@ class _Block:
 
 
 def apply_policy(sentences, on_error="fail", warn=None):
-    """Yield ``(sentence, usable)`` under the ``--on-error`` policy.
+    """Yield ``(sentence, usable)`` under the ``--on-error`` policy (raw
+    bytes from ``read_conllu(..., passthrough=True)`` come as ``(raw, False)``).
 
     ``fail`` raises the first error; ``skip`` drops bad sentences; ``keep``
     yields them with ``usable`` False (to be copied unchanged).  Errors that
@@ -409,6 +435,9 @@ def apply_policy(sentences, on_error="fail", warn=None):
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
     warn = warn or _stderr
     for sentence in sentences:
+        if isinstance(sentence, bytes):  # passed through by the reader: copied unchanged
+            yield sentence, False
+            continue
         for problem in sentence.warnings:
             warn(f"{problem.file}:{problem.line}: warning: {problem.reason}")
         if sentence.errors and not _tolerated(sentence.errors, on_error, warn):

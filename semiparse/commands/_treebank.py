@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import signal
 import stat
+import sys
 from itertools import islice
 from pathlib import Path
 
@@ -78,8 +79,9 @@ def progress(path):
     """A tqdm bar for files of more than a few hundred sentences (stderr, TTY only).
 
     Sentences are counted ahead only in regular files: a pipe or FIFO can be
-    read once, by the command itself."""
-    if path == "-" or not _is_regular(path):
+    read once, by the command itself; and only for a terminal, where a bar
+    is shown (the count costs a pass over the file)."""
+    if path == "-" or not sys.stderr.isatty() or not _is_regular(path):
         return tqdm(disable=True)
     total = count_sentences(path)
     return tqdm(
@@ -88,9 +90,12 @@ def progress(path):
     )
 
 
-def sentences(path, args):
-    """``(sentence, usable)`` pairs of a file under the ``--on-error`` policy."""
-    return apply_policy(read_conllu(path, multiple_roots=args.multiple_roots), args.on_error)
+def sentences(path, args, passthrough=False):
+    """``(sentence, usable)`` pairs of a file under the ``--on-error`` policy
+    (``passthrough``: as :func:`read_conllu` says)."""
+    return apply_policy(
+        read_conllu(path, multiple_roots=args.multiple_roots, passthrough=passthrough), args.on_error
+    )
 
 
 def failed(sentence, reason, on_error):

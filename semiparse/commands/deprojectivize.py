@@ -28,22 +28,22 @@ def add_parser(subparsers):
 
 
 def encode_sentence(sentence, heads, encoding, on_error):
-    """The text of ``sentence`` with projective ``heads`` and its labels
+    """The bytes of ``sentence`` with projective ``heads`` and its labels
     encoded; a label that cannot be encoded (e.g. already encoded) is an
-    error of the sentence under ``on_error`` ("" when skipped, the sentence
-    unchanged when kept)."""
+    error of the sentence under ``on_error`` (nothing when skipped, the
+    sentence unchanged when kept)."""
     try:
         labels = encode(sentence.heads, heads, sentence.deprels(), encoding)
     except EncodingError as exc:
         problem = ConlluError(sentence.file, sentence.line_of(exc.word), exc.reason)
-        return sentence.text() if _tolerated([problem], on_error) else ""
+        return sentence.raw if _tolerated([problem], on_error) else b""
     return sentence.relabeled(heads, labels)
 
 
 def decode_sentence(sentence, on_error):
-    """``(text, decoded)`` for one usable sentence: labels that do not parse
+    """``(bytes, decoded)`` for one usable sentence: labels that do not parse
     or point nowhere are errors under ``on_error`` (``fail`` raises the
-    first, ``skip`` gives ``("", None)``, ``keep`` leaves those arcs as
+    first, ``skip`` gives ``(b"", None)``, ``keep`` leaves those arcs as
     they are)."""
     decoded = decode(sentence.heads, sentence.deprels(), strict=False)
     if decoded.bad:
@@ -52,17 +52,17 @@ def decode_sentence(sentence, on_error):
             for problem in problems:
                 print(f"{problem} (arc left as it is)", file=sys.stderr)
         elif not _tolerated(problems, on_error):
-            return "", None
+            return b"", None
     return sentence.relabeled(decoded.heads, decoded.labels), decoded
 
 
 def run(args):
     check_output(args.output, [args.input], allow_input=True)
     moved = left = bad = 0
-    with open_output(args.output) as out, progress(args.input) as bar:
+    with open_output(args.output, binary=True) as out, progress(args.input) as bar:
         for sentence, usable in sentences(args.input, args):
             if not usable:
-                out.write(sentence.text())
+                out.write(sentence.raw)
             else:
                 text, decoded = decode_sentence(sentence, args.on_error)
                 out.write(text)

@@ -13,6 +13,7 @@ import random
 import sys
 
 from ..cli import UserError
+from ..conllu_io import rendered
 from ..encoding import ENCODINGS
 from ..outputs import check_output, open_output
 from ..projectivity import TIE_BREAKS, NoProjectiveTree, projectivize
@@ -95,27 +96,30 @@ def run(args):
             movable = words_with(sentence, only) if usable and only is not None else None
             yield index, (sentence.heads if usable else None), movable
 
-    with open_output(args.output) as out, progress(args.input) as bar:
-        stream = sentences(args.input, args)
+    with open_output(args.output, binary=True) as out, progress(args.input) as bar:
         if args.unmark:
-            for sentence, usable in stream:
-                out.write(sentence.unmarked(args.on_error)[0] if usable else sentence.text())
+            for sentence, usable in sentences(args.input, args):
+                out.write(sentence.unmarked(args.on_error)[0].encode("utf-8", "surrogateescape")
+                          if usable else sentence.raw)
                 bar.update()
             return 0
         stale = 0
+        # Trees that nothing would change come as raw bytes, copied as read
+        # (not with --encode, which refuses labels already encoded in any tree).
+        stream = sentences(args.input, args, passthrough=not args.encode)
         for heads in mapped(worker, items(stream), args.jobs):
             sentence = pending.popleft()
             bar.update()
             if isinstance(heads, NoProjectiveTree):
                 for kept in failed(sentence, f"--only {args.only}: {heads}", args.on_error):
-                    out.write(kept.text())
+                    out.write(kept.raw)
                 continue
             if heads is not None:
                 stale += len(stale_deps(sentence, heads))
             if args.encode and heads is not None:
                 out.write(encode_sentence(sentence, heads, args.encode, args.on_error))
             else:
-                out.write(sentence.render(heads, mark=args.mark, deps=args.update_deps))
+                out.write(rendered(sentence, heads, mark=args.mark, deps=args.update_deps))
     if stale:
         print(f"semiparse projectivize: {stale} words changed HEAD and had a DEPS entry for the old head: "
               + ("moved to the new head (--update-deps)" if args.update_deps
