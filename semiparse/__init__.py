@@ -17,6 +17,8 @@ _EXPORTS = {
     "parse": "semiparse.engine",
     "ParseResult": "semiparse.engine",
     "count_projective": "semiparse.engine",
+    "marginals": "semiparse.queries.marginals",
+    "max_marginals": "semiparse.queries.marginals",
     # treebank tools
     "is_projective": "semiparse.projectivity",
     "projectivize": "semiparse.projectivity",

@@ -21,6 +21,8 @@ be exact.
 from libc.math cimport INFINITY, exp, log1p
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
+
+from semiparse._logsum cimport log_dot
 import numpy as np
 
 
@@ -251,9 +253,12 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 c = g.pairs[4 * q + 1]
                 row1 = Rf + c * NN + i * N
                 row2 = Lb + b * NN + j * N
-                acc = zero
-                for k in range(i, j):
-                    acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
+                if V is LogSum:
+                    acc.s = log_dot(<const double*> (row1 + i), <const double*> (row2 + i + 1), j - i)
+                else:
+                    acc = zero
+                    for k in range(i, j):
+                        acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
                 if g.pairs[4 * q + 2]:
                     IL[(b * nr + c) * NN + j * N + i] = v_times(acc, W[j * N + i], p)
                 if g.pairs[4 * q + 3]:
@@ -268,9 +273,12 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 cd = g.lc[4 * q + 3]
                 row1 = Lf + bd * NN + i * N
                 row2 = IL + (b * nr + cd) * NN + j * N
-                acc = zero
-                for d in range(i, j):
-                    acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
+                if V is LogSum:
+                    acc.s = log_dot(<const double*> (row1 + i), <const double*> (row2 + i), j - i)
+                else:
+                    acc = zero
+                    for d in range(i, j):
+                        acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
                 Lf[b2 * NN + i * N + j] = v_plus(Lf[b2 * NN + i * N + j], acc, p)
             for b2 in range(nl):
                 Lb[b2 * NN + j * N + i] = Lf[b2 * NN + i * N + j]
@@ -284,9 +292,12 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 cd = g.rc[4 * q + 3]
                 row1 = IR + (bd * nr + c) * NN + i * N
                 row2 = Rb + cd * NN + j * N
-                acc = zero
-                for d in range(i + 1, j + 1):
-                    acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
+                if V is LogSum:
+                    acc.s = log_dot(<const double*> (row1 + i + 1), <const double*> (row2 + i + 1), j - i)
+                else:
+                    acc = zero
+                    for d in range(i + 1, j + 1):
+                        acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
                 Rf[c2 * NN + i * N + j] = v_plus(Rf[c2 * NN + i * N + j], acc, p)
             for c2 in range(nr):
                 Rb[c2 * NN + j * N + i] = Rf[c2 * NN + i * N + j]
@@ -515,6 +526,142 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
     return 0 if top == 0 and found else -1
 
 
+# --- outside pass -----------------------------------------------------------------
+# Over a filled max-plus or log chart, from the largest spans down, each item
+# hands its adjoint to the two factors of every term of its sum: in a log
+# chart the adjoint is the item's posterior (the share of exp(Z) through it),
+# a term k of an item y with inside value in(y) receives
+# post(y) * exp(term_k - in(y)); in a max-plus chart it is the item's
+# max-marginal (the best score of a tree through it), and the term receives
+# mm(y) - in(y) + term_k.  Both are the outside pass of the semiring with the
+# inside value folded in, so every adjoint stays in [0, 1] or is a tree score.
+# Left/right items get adjoints from two directions (as a row by start and as
+# a row by end), kept in the by-start and by-end arrays and combined when the
+# item's own cell is reached.
+
+ctypedef fused OV:
+    MaxPlus
+    LogSum
+
+
+cdef inline double adj_zero(OV tag) noexcept nogil:
+    if OV is MaxPlus:
+        return -INFINITY
+    else:
+        return 0.0
+
+
+cdef inline double adj_plus(OV tag, double a, double b) noexcept nogil:
+    if OV is MaxPlus:
+        return a if a >= b else b
+    else:
+        return a + b
+
+
+cdef inline void back_rows(OV tag, double adj, double base, const double* a, const double* b,
+                           double* ga, double* gb, int n) noexcept nogil:
+    """Hand an item's adjoint to the factors of its terms a[k] + b[k] (+ the
+    edge, in ``base`` with minus the item's inside value)."""
+    cdef int k
+    cdef double t
+    for k in range(n):
+        if OV is MaxPlus:
+            t = (a[k] + b[k]) + base
+            if t > ga[k]:
+                ga[k] = t
+            if t > gb[k]:
+                gb[k] = t
+        else:
+            t = adj * exp((a[k] + b[k]) + base)
+            ga[k] += t
+            gb[k] += t
+
+
+cdef void outside(OV tag, Chart* ch, Chart* ad, const Rules* g, double total,
+                  double* edges) noexcept nogil:
+    """Fill ``edges[h * N + d]`` with the posterior (log) or max-marginal
+    (max-plus) of the edge h -> d, from a filled chart ``ch`` whose value is
+    ``total`` (finite); ``ad`` holds the adjoints, in the same layout."""
+    cdef int N = ch.N, nl = ch.nl, nr = ch.nr
+    cdef size_t NN = <size_t> N * N, x, n_all = (2 * nl + 2 * nr + 2 * nl * nr) * NN
+    cdef const double* Lf = <const double*> ch.Lf
+    cdef const double* Lb = <const double*> ch.Lb
+    cdef const double* Rf = <const double*> ch.Rf
+    cdef const double* Rb = <const double*> ch.Rb
+    cdef const double* IL = <const double*> ch.IL
+    cdef const double* IR = <const double*> ch.IR
+    cdef const double* W = <const double*> ch.W
+    cdef double* gLf = <double*> ad.Lf
+    cdef double* gLb = <double*> ad.Lb
+    cdef double* gRf = <double*> ad.Rf
+    cdef double* gRb = <double*> ad.Rb
+    cdef double* gIL = <double*> ad.IL
+    cdef double* gIR = <double*> ad.IR
+    cdef double* all_adj = <double*> ad.Lf
+    cdef double zero = adj_zero(tag), adj, iy, e
+    cdef int span, i, j, q, b, c, b2, c2, bd, cd
+
+    for x in range(n_all):
+        all_adj[x] = zero
+    for x in range(NN):
+        edges[x] = zero
+    for q in range(g.nroot):
+        b, c = g.root[2 * q], g.root[2 * q + 1]
+        back_rows(tag, 1.0, (total if OV is MaxPlus else 0.0) - total, Lf + b * NN,
+                  Rf + c * NN + N - 1, gLf + b * NN, gRf + c * NN + N - 1, 1)
+
+    for span in range(N - 1, 0, -1):
+        for i in range(N - span):
+            j = i + span
+            # right items: R[c2][i][j] = sum_d IR[bd][c][i][d] * R[cd][d][j]
+            for c2 in range(nr):
+                gRf[c2 * NN + i * N + j] = adj_plus(tag, gRf[c2 * NN + i * N + j],
+                                                    gRb[c2 * NN + j * N + i])
+            for q in range(g.nrc):
+                c2, c, bd, cd = g.rc[4 * q], g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
+                adj, iy = gRf[c2 * NN + i * N + j], Rf[c2 * NN + i * N + j]
+                if adj == zero or iy == -INFINITY:
+                    continue
+                back_rows(tag, adj, (adj if OV is MaxPlus else 0.0) - iy,
+                          IR + (bd * nr + c) * NN + i * N + i + 1, Rb + cd * NN + j * N + i + 1,
+                          gIR + (bd * nr + c) * NN + i * N + i + 1, gRb + cd * NN + j * N + i + 1,
+                          j - i)
+            # left items: L[b2][i][j] = sum_d L[bd][i][d] * IL[b][cd][j][d]
+            for b2 in range(nl):
+                gLf[b2 * NN + i * N + j] = adj_plus(tag, gLf[b2 * NN + i * N + j],
+                                                    gLb[b2 * NN + j * N + i])
+            for q in range(g.nlc):
+                b2, bd, b, cd = g.lc[4 * q], g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
+                adj, iy = gLf[b2 * NN + i * N + j], Lf[b2 * NN + i * N + j]
+                if adj == zero or iy == -INFINITY:
+                    continue
+                back_rows(tag, adj, (adj if OV is MaxPlus else 0.0) - iy,
+                          Lf + bd * NN + i * N + i, IL + (b * nr + cd) * NN + j * N + i,
+                          gLf + bd * NN + i * N + i, gIL + (b * nr + cd) * NN + j * N + i, j - i)
+            # attachments: sum_k R[c][i][k] * L[b][k+1][j], times the edge
+            for q in range(g.npairs):
+                # both attachments of a pair share their sum, whose value is
+                # that of either attachment minus its edge
+                b, c = g.pairs[4 * q], g.pairs[4 * q + 1]
+                adj, iy = zero, 0.0
+                if g.pairs[4 * q + 2]:  # head j, child i
+                    e = gIL[(b * nr + c) * NN + j * N + i]
+                    if e != zero:
+                        edges[j * N + i] = adj_plus(tag, edges[j * N + i], e)
+                        adj = adj_plus(tag, adj, e)
+                        iy = IL[(b * nr + c) * NN + j * N + i] - W[j * N + i]
+                if g.pairs[4 * q + 3]:  # head i, child j
+                    e = gIR[(b * nr + c) * NN + i * N + j]
+                    if e != zero:
+                        edges[i * N + j] = adj_plus(tag, edges[i * N + j], e)
+                        adj = adj_plus(tag, adj, e)
+                        iy = IR[(b * nr + c) * NN + i * N + j] - W[i * N + j]
+                if adj != zero:
+                    back_rows(tag, adj, (adj if OV is MaxPlus else 0.0) - iy,
+                              Rf + c * NN + i * N + i, Lb + b * NN + j * N + i + 1,
+                              gRf + c * NN + i * N + i, gLb + b * NN + j * N + i + 1, j - i)
+
+
 # --- Python entry points ----------------------------------------------------
 
 cdef class CompiledRules:
@@ -634,3 +781,39 @@ def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const d
     if status < 0:
         return score, None
     return score, np.asarray(heads)
+
+
+def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
+                   const double[:, ::1] w):
+    """``(value, edges)``: the inside value of the whole input and the N x N
+    array of edge posteriors (``kernel="log"``) or edge max-marginals
+    (``"maxplus"``: the best score of a tree containing the edge, -inf if
+    none); ``edges`` is None when the input has no tree.  Runs without the
+    GIL, so calls on several threads run in parallel."""
+    cdef int N = w.shape[0]
+    cdef Chart ch, ad
+    cdef MaxPlus mp
+    cdef LogSum ls
+    cdef double total
+    cdef bint log_kernel
+    if kernel not in ("log", "maxplus"):
+        raise ValueError(f"unknown kernel {kernel!r}: expected 'log' or 'maxplus'")
+    log_kernel = kernel == "log"
+    edges_array = np.empty((N, N))
+    cdef double[:, ::1] edges = edges_array
+    if chart_alloc(&ch, sizeof(double), N, rules.n_left, rules.n_right) < 0:
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    if chart_alloc(&ad, sizeof(double), N, rules.n_left, rules.n_right) < 0:
+        chart_free(&ch)
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        total = fill(ls, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0).s if log_kernel \
+            else fill(mp, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0).s
+        if total > -INFINITY:
+            if log_kernel:
+                outside(ls, &ch, &ad, &rules.g, total, &edges[0, 0])
+            else:
+                outside(mp, &ch, &ad, &rules.g, total, &edges[0, 0])
+    chart_free(&ch)
+    chart_free(&ad)
+    return total, (edges_array if total > -INFINITY else None)
