@@ -8,11 +8,12 @@ log-space inside-outside for edge marginals.  Same chart layout idea as
 :mod:`semiparse._cky`: rows by start and by end so the inner loops are
 contiguous.
 """
-from libc.math cimport INFINITY, exp
+from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 import numpy as np
 
-from semiparse._logsum cimport log_dot
+from semiparse._logsum cimport (Scaled, from_log, scaled, scaled_dot, scaled_times, to_log,
+                                unscale)
 
 
 def eisner_best_score(const double[:, ::1] w):
@@ -66,72 +67,83 @@ def eisner_best_score(const double[:, ::1] w):
 def eisner_marginals(const double[:, ::1] w):
     """``(log Z, posteriors)`` over the projective trees rooted at 0, p(tree)
     proportional to exp(sum of w[h, d] over its edges); ``posteriors[h, d]``
-    is p(h -> d).  Inside in log space, then the outside pass as posteriors
-    handed from each item to the terms of its sum (one exp per term).
-    Scores must be finite."""
+    is p(h -> d).  Inside over scaled numbers (see :mod:`semiparse._logsum`),
+    then the outside pass as posteriors handed from each item to the terms of
+    its sum.  Scores must be finite."""
     cdef int N = w.shape[0], span, s, t, r
     cdef size_t NN = <size_t> N * N, x
-    cdef double acc, a, y, p
+    cdef double a, c, base, p
+    cdef Scaled acc
     post_array = np.zeros((N, N))
     cdef double[:, ::1] post = post_array
-    # inside: complete left (head t) / right (head s) by start and by end,
-    # incomplete left / right by end / start; then the same for posteriors
-    cdef double* buf = <double*> malloc(12 * NN * sizeof(double))
-    if buf == NULL:
+    # inside: edges, complete left (head t) / right (head s) by start and by
+    # end, incomplete left / right by end / start; then their posteriors
+    cdef Scaled* buf = <Scaled*> malloc(7 * NN * sizeof(Scaled))
+    cdef double* grad = <double*> malloc(6 * NN * sizeof(double))
+    if buf == NULL or grad == NULL:
+        free(buf)
+        free(grad)
         raise MemoryError()
-    cdef double* CLf = buf
-    cdef double* CLb = buf + NN
-    cdef double* CRf = buf + 2 * NN
-    cdef double* CRb = buf + 3 * NN
-    cdef double* ILb = buf + 4 * NN
-    cdef double* IRf = buf + 5 * NN
-    cdef double* gCLf = buf + 6 * NN
-    cdef double* gCLb = buf + 7 * NN
-    cdef double* gCRf = buf + 8 * NN
-    cdef double* gCRb = buf + 9 * NN
-    cdef double* gILb = buf + 10 * NN
-    cdef double* gIRf = buf + 11 * NN
+    cdef Scaled* W = buf
+    cdef Scaled* CLf = buf + NN
+    cdef Scaled* CLb = buf + 2 * NN
+    cdef Scaled* CRf = buf + 3 * NN
+    cdef Scaled* CRb = buf + 4 * NN
+    cdef Scaled* ILb = buf + 5 * NN
+    cdef Scaled* IRf = buf + 6 * NN
+    cdef double* gCLf = grad
+    cdef double* gCLb = grad + NN
+    cdef double* gCRf = grad + 2 * NN
+    cdef double* gCRb = grad + 3 * NN
+    cdef double* gILb = grad + 4 * NN
+    cdef double* gIRf = grad + 5 * NN
     with nogil:
-        for x in range(6 * NN):
-            buf[x] = -INFINITY
-        for x in range(6 * NN, 12 * NN):
-            buf[x] = 0.0
         for s in range(N):
-            CLf[s * N + s] = CLb[s * N + s] = CRf[s * N + s] = CRb[s * N + s] = 0.0
+            for t in range(N):
+                W[s * N + t] = from_log(w[s, t])
+            CLf[s * N + s] = CLb[s * N + s] = CRf[s * N + s] = CRb[s * N + s] = scaled(1.0, 0.0)
+        for x in range(6 * NN):
+            grad[x] = 0.0
         for span in range(1, N):
             for s in range(N - span):
                 t = s + span
-                acc = log_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
-                ILb[t * N + s] = acc + w[t, s]
-                IRf[s * N + t] = acc + w[s, t]
-                CLf[s * N + t] = CLb[t * N + s] = log_dot(CLf + s * N + s, ILb + t * N + s, span)
-                CRf[s * N + t] = CRb[t * N + s] = log_dot(IRf + s * N + s + 1,
-                                                          CRb + t * N + s + 1, span)
+                acc = scaled_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
+                ILb[t * N + s] = scaled_times(acc, W[t * N + s])
+                IRf[s * N + t] = scaled_times(acc, W[s * N + t])
+                CLf[s * N + t] = CLb[t * N + s] = scaled_dot(CLf + s * N + s, ILb + t * N + s, span)
+                CRf[s * N + t] = CRb[t * N + s] = scaled_dot(IRf + s * N + s + 1,
+                                                             CRb + t * N + s + 1, span)
+        # each item y hands post(y) * term / y to both factors of each term
         gCRf[N - 1] = 1.0
         for span in range(N - 1, 0, -1):
             for s in range(N - span):
                 t = s + span
                 a = gCRf[s * N + t] + gCRb[t * N + s]
-                y = CRf[s * N + t]
+                c, base = a / CRf[s * N + t].m, CRf[s * N + t].e
                 for r in range(s + 1, t + 1):
-                    p = a * exp(IRf[s * N + r] + CRb[t * N + r] - y)
+                    p = c * (IRf[s * N + r].m * CRb[t * N + r].m) * \
+                        unscale(base - (IRf[s * N + r].e + CRb[t * N + r].e))
                     gIRf[s * N + r] += p
                     gCRb[t * N + r] += p
                 a = gCLf[s * N + t] + gCLb[t * N + s]
-                y = CLf[s * N + t]
+                c, base = a / CLf[s * N + t].m, CLf[s * N + t].e
                 for r in range(s, t):
-                    p = a * exp(CLf[s * N + r] + ILb[t * N + r] - y)
+                    p = c * (CLf[s * N + r].m * ILb[t * N + r].m) * \
+                        unscale(base - (CLf[s * N + r].e + ILb[t * N + r].e))
                     gCLf[s * N + r] += p
                     gILb[t * N + r] += p
                 post[t, s] = gILb[t * N + s]
                 post[s, t] = gIRf[s * N + t]
-                # both attachments share their sum: one exp per term for the two
+                # both attachments share their sum (an attachment over its edge)
                 a = post[t, s] + post[s, t]
-                y = IRf[s * N + t] - w[s, t]
+                c = a * W[s * N + t].m / IRf[s * N + t].m
+                base = IRf[s * N + t].e - W[s * N + t].e
                 for r in range(s, t):
-                    p = a * exp(CRf[s * N + r] + CLb[t * N + r + 1] - y)
+                    p = c * (CRf[s * N + r].m * CLb[t * N + r + 1].m) * \
+                        unscale(base - (CRf[s * N + r].e + CLb[t * N + r + 1].e))
                     gCRf[s * N + r] += p
                     gCLb[t * N + r + 1] += p
-        acc = CRf[N - 1]
+        a = to_log(CRf[N - 1])
     free(buf)
-    return acc, post_array
+    free(grad)
+    return a, post_array

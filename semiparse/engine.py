@@ -73,9 +73,23 @@ def parse(grammar, terminals, weights=None, semiring="maxplus", k=None, engine="
 
 def _parse_one(grammar, terminals, weights, ring, kernel, engine):
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
-    if engine == "python" or kernel is None:
+    if engine == "python" or kernel is None or (kernel == "log" and not exact_log_scale(w)):
         return _python_result(ring, grammar, ids, w)
     return _cython_result(kernel, grammar, pl, pr, w)
+
+
+def exact_log_scale(w):
+    """Whether the Cython log kernel is exact for these scores.
+
+    It keeps exp(value) as a mantissa and a power of 2**64 whose exponent is
+    a double, exact while every value in the chart is below 2**52 * 64 log 2
+    (about 2e17) in size: scores times the input length below 1e17.
+    """
+    high = w.max(initial=NEG_INF)
+    if high == NEG_INF:
+        return True
+    low = w.min(initial=np.inf, where=w > NEG_INF)
+    return max(abs(high), abs(low)) * len(w) < 1e17
 
 
 def sample(grammar, terminals, weights, rng=None):

@@ -144,6 +144,30 @@ def test_fast_log_inside_equals_the_log_semiring(case, seed):
     assert fast == slow or math.isclose(fast, slow, rel_tol=1e-9, abs_tol=1e-12)
 
 
+@pytest.mark.parametrize("score", [1e15, -1e15, 700.0, -745.0, 1e-300])
+def test_log_inside_and_marginals_take_large_and_small_scores(score):
+    w = np.full((5, 5), score)
+    w[2, 3] = score / 2
+    slow = parse("projective", "sssss", w, "log", engine="python").value
+    assert math.isclose(parse("projective", "sssss", w, "log").value, slow, rel_tol=1e-9)
+    m = marginals("projective", "sssss", w)
+    assert np.allclose(m.sum(axis=0)[1:], 1.0, atol=1e-12)
+    if abs(score) < 1e14:  # beyond, log-space differences have too few digits left
+        assert close(m, marginals("projective", "sssss", w, engine="python"))
+    else:  # the trees with the edge 2 -> 3 are infinitely less likely, or more
+        assert m[2, 3] == pytest.approx(0.0 if score > 0 else 1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("score", [1e300, -1e300, 1e17])
+def test_huge_scores_log_inside_is_the_log_semiring_and_marginals_refuse(score):
+    w = np.full((5, 5), score)
+    w[2, 3] = score / 2
+    assert parse("projective", "sssss", w, "log").value == \
+        parse("projective", "sssss", w, "log", engine="python").value
+    with pytest.raises(ValueError, match="too large for marginals"):
+        marginals("projective", "sssss", w)
+
+
 @pytest.mark.parametrize("n", [1, 2, 5, 20, 41])
 def test_floor_equals_engine(n):
     w = np.random.default_rng(n).normal(size=(n + 1, n + 1))

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import _cky
 from .. import semiring as sr
-from ..engine import NEG_INF, _check_input, _loaded, check_engine, outside_generic, run_batch
+from ..engine import (NEG_INF, _check_input, _loaded, check_engine, exact_log_scale, outside_generic,
+                      run_batch)
 
 
 def marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
@@ -41,6 +42,10 @@ def _query(kernel, grammar, terminals, weights, n_jobs, engine):
 
 def _edges(kernel, grammar, terminals, weights, engine):
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
+    if kernel == "log" and not exact_log_scale(w):
+        raise ValueError(f"scores up to {np.abs(w[w > NEG_INF]).max():.3g} are too large for "
+                         f"marginals of {len(ids)} terminals: expected |score| * length below "
+                         "1e17, beyond which log-space differences have no digits left")
     if engine == "python":
         total, edges = outside_generic(sr.Log() if kernel == "log" else sr.MaxPlus(),
                                        grammar.tables, ids, w)
