@@ -13,6 +13,10 @@ loop walks two contiguous rows:
 - ``IL[B][C][j][i]``: left attachment of child i to head j (by end);
 - ``IR[B][C][i][j]``: right attachment of child j to head i (by start).
 
+Log values are :data:`Scaled` numbers (see :mod:`semiparse._logsum`): sums
+of products without an exp or log per term.  An outside pass over max-plus
+and log charts gives edge max-marginals and posteriors (:func:`edge_marginals`).
+
 Exact counts use :data:`CountMod` / :data:`MaxCountMod` modulo a prime below
 2**31 (products fit in 64 bits); the Python side combines several primes by
 the Chinese remainder theorem when the double-precision count is too large to
@@ -21,9 +25,9 @@ be exact.
 from libc.math cimport INFINITY, exp, log1p
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
+import numpy as np
 
 from semiparse._logsum cimport Scaled, from_log, scaled_dot, scaled_plus, scaled_times, to_log, unscale
-import numpy as np
 
 
 ctypedef struct MaxPlus:
