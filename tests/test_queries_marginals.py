@@ -278,3 +278,16 @@ def test_single_root_has_no_edges():
 
 def test_exported():
     assert semiparse.marginals is marginals and semiparse.max_marginals is max_marginals
+
+
+def test_bench_engine_checks_and_prints_every_table(capsys):
+    from semiparse.cli import main
+
+    assert main(["bench", "engine", "--lengths", "3", "6", "--seconds", "0.001",
+                 "--python-max-n", "3", "--batch", "4", "5"]) == 0
+    out = capsys.readouterr().out
+    for header in ("kernel/eisner", "log/max-plus", "marginals/floor", "speed-up"):
+        assert header in out
+    assert main(["bench", "engine", "--lengths", "3", "--seconds", "0.001", "--parts", "log"]) == 0
+    out = capsys.readouterr().out
+    assert "log/max-plus" in out and "marginals/floor" not in out
