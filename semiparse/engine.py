@@ -128,8 +128,8 @@ def run_batch(terminals, weights, n_jobs, one):
                              "and no weights")
         return one(terminals, weights)
     if not isinstance(terminals, (list, tuple)):
-        raise ValueError("weights missing: give terminals and weights, or a batch as a list of "
-                         f"(terminals, weights) pairs, got {type(terminals).__name__}")
+        raise ValueError("weights missing: expected an array of real numbers, or a batch as "
+                         "terminals: a list of (terminals, weights) pairs and no weights")
     batch = list(terminals)
 
     def run_chunk(indices):
