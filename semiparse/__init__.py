@@ -22,6 +22,8 @@ _EXPORTS = {
     "expected": "semiparse.queries.expectation",
     "sample": "semiparse.queries.sampling",
     "parse_labelled": "semiparse.queries.labels",
+    "marginals": "semiparse.queries.marginals",
+    "max_marginals": "semiparse.queries.marginals",
     # treebank tools
     "is_projective": "semiparse.projectivity",
     "projectivize": "semiparse.projectivity",

@@ -13,6 +13,10 @@ loop walks two contiguous rows:
 - ``IL[B][C][j][i]``: left attachment of child i to head j (by end);
 - ``IR[B][C][i][j]``: right attachment of child j to head i (by start).
 
+Log values are :data:`Scaled` numbers (see :mod:`semiparse._logsum`): sums
+of products without an exp or log per term.  An outside pass over max-plus
+and log charts gives edge max-marginals and posteriors (:func:`edge_marginals`).
+
 Exact counts use :data:`CountMod` / :data:`MaxCountMod` modulo a prime below
 2**31 (products fit in 64 bits); the Python side combines several primes by
 the Chinese remainder theorem when the double-precision count is too large to
@@ -23,11 +27,10 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 import numpy as np
 
+from semiparse._logsum cimport Scaled, from_log, scaled_dot, scaled_plus, scaled_times, to_log, unscale
+
 
 ctypedef struct MaxPlus:
-    double s
-
-ctypedef struct LogSum:
     double s
 
 ctypedef struct CountF:
@@ -50,7 +53,7 @@ ctypedef struct MaxLogCount:  # best score and the log of its count: no overflow
 
 ctypedef fused V:
     MaxPlus
-    LogSum
+    Scaled
     CountF
     CountMod
     MaxCountF
@@ -59,7 +62,9 @@ ctypedef fused V:
 
 
 cdef inline V v_zero(V tag) noexcept nogil:
-    if V is MaxPlus or V is LogSum:
+    if V is Scaled:
+        tag.m, tag.e = 0.0, -INFINITY
+    elif V is MaxPlus:
         tag.s = -INFINITY
     elif V is CountF or V is CountMod:
         tag.c = 0
@@ -73,7 +78,9 @@ cdef inline V v_zero(V tag) noexcept nogil:
 
 
 cdef inline V v_one(V tag) noexcept nogil:
-    if V is MaxPlus or V is LogSum:
+    if V is Scaled:
+        tag.m, tag.e = 1.0, 0.0
+    elif V is MaxPlus:
         tag.s = 0.0
     elif V is CountF or V is CountMod:
         tag.c = 1
@@ -90,7 +97,9 @@ cdef inline V v_edge(V tag, double score) noexcept nogil:
     """The value of an edge with this score (-inf: forbidden, i.e. zero)."""
     if score == -INFINITY:
         return v_zero(tag)
-    if V is MaxPlus or V is LogSum:
+    if V is Scaled:
+        tag = from_log(score)
+    elif V is MaxPlus:
         tag.s = score
     elif V is CountF or V is CountMod:
         tag.c = 1
@@ -119,9 +128,8 @@ cdef inline V v_plus(V a, V b, uint64_t p) noexcept nogil:
         if b.s > a.s:
             a.s = b.s
         return a
-    elif V is LogSum:
-        a.s = log_add(a.s, b.s)
-        return a
+    elif V is Scaled:
+        return scaled_plus(a, b)
     elif V is MaxLogCount:
         if a.s > b.s:
             return a
@@ -150,7 +158,9 @@ cdef inline V v_plus(V a, V b, uint64_t p) noexcept nogil:
 
 
 cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
-    if V is MaxPlus or V is LogSum:
+    if V is Scaled:
+        a = scaled_times(a, b)
+    elif V is MaxPlus:
         a.s = a.s + b.s
     elif V is CountF:
         a.c = a.c * b.c
@@ -251,9 +261,12 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 c = g.pairs[4 * q + 1]
                 row1 = Rf + c * NN + i * N
                 row2 = Lb + b * NN + j * N
-                acc = zero
-                for k in range(i, j):
-                    acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
+                if V is Scaled:
+                    acc = scaled_dot(row1 + i, row2 + i + 1, j - i)
+                else:
+                    acc = zero
+                    for k in range(i, j):
+                        acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
                 if g.pairs[4 * q + 2]:
                     IL[(b * nr + c) * NN + j * N + i] = v_times(acc, W[j * N + i], p)
                 if g.pairs[4 * q + 3]:
@@ -268,9 +281,12 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 cd = g.lc[4 * q + 3]
                 row1 = Lf + bd * NN + i * N
                 row2 = IL + (b * nr + cd) * NN + j * N
-                acc = zero
-                for d in range(i, j):
-                    acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
+                if V is Scaled:
+                    acc = scaled_dot(row1 + i, row2 + i, j - i)
+                else:
+                    acc = zero
+                    for d in range(i, j):
+                        acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
                 Lf[b2 * NN + i * N + j] = v_plus(Lf[b2 * NN + i * N + j], acc, p)
             for b2 in range(nl):
                 Lb[b2 * NN + j * N + i] = Lf[b2 * NN + i * N + j]
@@ -284,9 +300,12 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 cd = g.rc[4 * q + 3]
                 row1 = IR + (bd * nr + c) * NN + i * N
                 row2 = Rb + cd * NN + j * N
-                acc = zero
-                for d in range(i + 1, j + 1):
-                    acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
+                if V is Scaled:
+                    acc = scaled_dot(row1 + i + 1, row2 + i + 1, j - i)
+                else:
+                    acc = zero
+                    for d in range(i + 1, j + 1):
+                        acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
                 Rf[c2 * NN + i * N + j] = v_plus(Rf[c2 * NN + i * N + j], acc, p)
             for c2 in range(nr):
                 Rb[c2 * NN + j * N + i] = Rf[c2 * NN + i * N + j]
@@ -515,6 +534,155 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
     return 0 if top == 0 and found else -1
 
 
+# --- outside pass -----------------------------------------------------------------
+# Over a filled max-plus or log (scaled) chart, from the largest spans down,
+# each item hands its adjoint to the two factors of every term of its sum.
+# In a log chart the adjoint is the item's posterior (the share of the total
+# through it): a term t of an item y receives post(y) * t / y.  In a max-plus
+# chart it is the item's max-marginal (the best score of a tree through it):
+# the term receives mm(y) - y + t.  Both are the outside pass of the semiring
+# with the inside value folded in, so every adjoint is a probability or a
+# tree score and never overflows.  Left/right items get adjoints from two
+# directions (as a row by start and as a row by end), kept in the by-start
+# and by-end arrays and combined when the item's own cell is reached.
+
+ctypedef fused OV:
+    MaxPlus
+    Scaled
+
+
+cdef inline double adj_zero(OV tag) noexcept nogil:
+    if OV is MaxPlus:
+        return -INFINITY
+    else:
+        return 0.0
+
+
+cdef inline double adj_plus(OV tag, double a, double b) noexcept nogil:
+    if OV is MaxPlus:
+        return a if a >= b else b
+    else:
+        return a + b
+
+
+cdef inline bint share(OV y, OV x, double adj, double* c, double* base) noexcept nogil:
+    """The arguments of `back_rows` for an item y with adjoint adj whose terms
+    are products times x (an edge, or one); False when there is nothing to
+    hand down."""
+    if OV is MaxPlus:
+        if adj == -INFINITY or y.s == -INFINITY:
+            return False
+        c[0], base[0] = adj, (adj - y.s) + x.s
+    else:
+        if adj == 0.0 or y.m == 0.0:
+            return False
+        c[0], base[0] = adj * x.m / y.m, y.e - x.e
+    return True
+
+
+cdef inline void back_rows(const OV* a, const OV* b, double c, double base,
+                           double* ga, double* gb, int n) noexcept nogil:
+    """Hand an item's adjoint (as prepared by `share`) to the factors of its
+    terms a[k] * b[k]."""
+    cdef int k
+    cdef double t
+    for k in range(n):
+        if OV is MaxPlus:
+            t = (a[k].s + b[k].s) + base
+            if t > ga[k]:
+                ga[k] = t
+            if t > gb[k]:
+                gb[k] = t
+        else:
+            t = c * (a[k].m * b[k].m) * unscale(base - (a[k].e + b[k].e))
+            ga[k] += t
+            gb[k] += t
+
+
+cdef void outside(OV tag, Chart* ch, Chart* ad, const Rules* g, OV total,
+                  double* edges) noexcept nogil:
+    """Fill ``edges[h * N + d]`` with the posterior (log) or max-marginal
+    (max-plus) of the edge h -> d, from a filled chart ``ch`` whose value is
+    ``total`` (not zero); ``ad`` holds the adjoints, in the same layout."""
+    cdef int N = ch.N, nl = ch.nl, nr = ch.nr
+    cdef size_t NN = <size_t> N * N, x, n_all = (2 * nl + 2 * nr + 2 * nl * nr) * NN
+    cdef const OV* Lf = <const OV*> ch.Lf
+    cdef const OV* Lb = <const OV*> ch.Lb
+    cdef const OV* Rf = <const OV*> ch.Rf
+    cdef const OV* Rb = <const OV*> ch.Rb
+    cdef const OV* IL = <const OV*> ch.IL
+    cdef const OV* IR = <const OV*> ch.IR
+    cdef const OV* W = <const OV*> ch.W
+    cdef double* gLf = <double*> ad.Lf
+    cdef double* gLb = <double*> ad.Lb
+    cdef double* gRf = <double*> ad.Rf
+    cdef double* gRb = <double*> ad.Rb
+    cdef double* gIL = <double*> ad.IL
+    cdef double* gIR = <double*> ad.IR
+    cdef double* all_adj = <double*> ad.Lf
+    cdef double zero = adj_zero(tag), adj, e, c, base
+    cdef OV one = v_one(tag), y, edge
+    cdef int span, i, j, q, b, c1, b2, c2, bd, cd
+
+    for x in range(n_all):
+        all_adj[x] = zero
+    for x in range(NN):
+        edges[x] = zero
+    if OV is MaxPlus:
+        share(total, one, total.s, &c, &base)
+    else:
+        share(total, one, 1.0, &c, &base)
+    for q in range(g.nroot):
+        b, c1 = g.root[2 * q], g.root[2 * q + 1]
+        back_rows(Lf + b * NN, Rf + c1 * NN + N - 1, c, base,
+                  gLf + b * NN, gRf + c1 * NN + N - 1, 1)
+
+    for span in range(N - 1, 0, -1):
+        for i in range(N - span):
+            j = i + span
+            # right items: R[c2][i][j] = sum_d IR[bd][c][i][d] * R[cd][d][j]
+            for c2 in range(nr):
+                gRf[c2 * NN + i * N + j] = adj_plus(tag, gRf[c2 * NN + i * N + j],
+                                                    gRb[c2 * NN + j * N + i])
+            for q in range(g.nrc):
+                c2, c1, bd, cd = g.rc[4 * q], g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
+                if share(Rf[c2 * NN + i * N + j], one, gRf[c2 * NN + i * N + j], &c, &base):
+                    back_rows(IR + (bd * nr + c1) * NN + i * N + i + 1,
+                              Rb + cd * NN + j * N + i + 1, c, base,
+                              gIR + (bd * nr + c1) * NN + i * N + i + 1,
+                              gRb + cd * NN + j * N + i + 1, j - i)
+            # left items: L[b2][i][j] = sum_d L[bd][i][d] * IL[b][cd][j][d]
+            for b2 in range(nl):
+                gLf[b2 * NN + i * N + j] = adj_plus(tag, gLf[b2 * NN + i * N + j],
+                                                    gLb[b2 * NN + j * N + i])
+            for q in range(g.nlc):
+                b2, bd, b, cd = g.lc[4 * q], g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
+                if share(Lf[b2 * NN + i * N + j], one, gLf[b2 * NN + i * N + j], &c, &base):
+                    back_rows(Lf + bd * NN + i * N + i, IL + (b * nr + cd) * NN + j * N + i,
+                              c, base, gLf + bd * NN + i * N + i,
+                              gIL + (b * nr + cd) * NN + j * N + i, j - i)
+            # attachments: sum_k R[c][i][k] * L[b][k+1][j], times the edge; the
+            # two attachments of a pair share that sum, so they hand down together
+            for q in range(g.npairs):
+                b, c1 = g.pairs[4 * q], g.pairs[4 * q + 1]
+                adj = zero
+                if g.pairs[4 * q + 2]:  # head j, child i
+                    e = gIL[(b * nr + c1) * NN + j * N + i]
+                    if e != zero:
+                        edges[j * N + i] = adj_plus(tag, edges[j * N + i], e)
+                        adj = adj_plus(tag, adj, e)
+                        y, edge = IL[(b * nr + c1) * NN + j * N + i], W[j * N + i]
+                if g.pairs[4 * q + 3]:  # head i, child j
+                    e = gIR[(b * nr + c1) * NN + i * N + j]
+                    if e != zero:
+                        edges[i * N + j] = adj_plus(tag, edges[i * N + j], e)
+                        adj = adj_plus(tag, adj, e)
+                        y, edge = IR[(b * nr + c1) * NN + i * N + j], W[i * N + j]
+                if adj != zero and share(y, edge, adj, &c, &base):
+                    back_rows(Rf + c1 * NN + i * N + i, Lb + b * NN + j * N + i + 1, c, base,
+                              gRf + c1 * NN + i * N + i, gLb + b * NN + j * N + i + 1, j - i)
+
+
 # --- Python entry points ----------------------------------------------------
 
 cdef class CompiledRules:
@@ -561,7 +729,7 @@ def inside(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr
     ``maxcountf`` (score, double count), ``maxcountmod`` (score, count mod p).
     """
     cdef MaxPlus mp
-    cdef LogSum ls
+    cdef Scaled sl
     cdef CountF cf
     cdef CountMod cm
     cdef MaxCountF mcf
@@ -569,7 +737,7 @@ def inside(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr
     if kernel == "maxplus":
         return run(mp, rules, pl, pr, w, p).s
     if kernel == "log":
-        return run(ls, rules, pl, pr, w, p).s
+        return to_log(run(sl, rules, pl, pr, w, p))
     if kernel == "countf":
         return run(cf, rules, pl, pr, w, p).c
     if kernel == "countmod":
@@ -634,3 +802,43 @@ def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const d
     if status < 0:
         return score, None
     return score, np.asarray(heads)
+
+
+def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
+                   const double[:, ::1] w):
+    """``(value, edges)``: the inside value of the whole input and the N x N
+    array of edge posteriors (``kernel="log"``) or edge max-marginals
+    (``"maxplus"``: the best score of a tree containing the edge, -inf if
+    none); ``edges`` is None when the input has no tree.  Runs without the
+    GIL, so calls on several threads run in parallel."""
+    cdef int N = w.shape[0]
+    cdef Chart ch, ad
+    cdef MaxPlus mp
+    cdef Scaled sl
+    cdef double total
+    cdef bint log_kernel
+    if kernel not in ("log", "maxplus"):
+        raise ValueError(f"unknown kernel {kernel!r}: expected 'log' or 'maxplus'")
+    log_kernel = kernel == "log"
+    edges_array = np.empty((N, N))
+    cdef double[:, ::1] edges = edges_array
+    if chart_alloc(&ch, sizeof(Scaled) if log_kernel else sizeof(MaxPlus), N,
+                   rules.n_left, rules.n_right) < 0:
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    if chart_alloc(&ad, sizeof(double), N, rules.n_left, rules.n_right) < 0:
+        chart_free(&ch)
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        if log_kernel:
+            sl = fill(sl, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+            total = to_log(sl)
+            if total > -INFINITY:
+                outside(sl, &ch, &ad, &rules.g, sl, &edges[0, 0])
+        else:
+            mp = fill(mp, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+            total = mp.s
+            if total > -INFINITY:
+                outside(mp, &ch, &ad, &rules.g, mp, &edges[0, 0])
+    chart_free(&ch)
+    chart_free(&ad)
+    return total, (edges_array if total > -INFINITY else None)

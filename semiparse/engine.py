@@ -15,6 +15,7 @@ remainder theorem.
 import math
 import os
 import random as _random
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,7 +43,7 @@ class ParseResult:
     trees: list = field(default_factory=list)
 
 
-def parse(grammar, terminals, weights, semiring="maxplus", k=None, engine="auto"):
+def parse(grammar, terminals, weights=None, semiring="maxplus", k=None, engine="auto", n_jobs=1):
     """Parse ``terminals`` with ``grammar`` and edge ``weights`` in a semiring.
 
     grammar: a :class:`~semiparse.grammar.Grammar` or a name/path for
@@ -55,17 +56,40 @@ def parse(grammar, terminals, weights, semiring="maxplus", k=None, engine="auto"
     ``semiparse.semiring.NAMES`` (``"kbest"`` with ``k``) or a semiring
     object.  engine: ``"auto"`` (Cython where the semiring has a kernel),
     ``"cython"`` or ``"python"``.
+
+    A batch: ``terminals`` a list of ``(terminals, weights)`` pairs and no
+    ``weights``; the result is the list of results, computed on ``n_jobs``
+    threads (see :func:`run_batch`).
     """
     grammar = _loaded(grammar)
-    (ids, pl, pr), w = _check_input(grammar, terminals, weights)
     ring = sr.get(semiring, k)
     kernel = getattr(ring, "cython_kernel", None)
     check_engine(engine)
     if engine == "cython" and kernel is None:
         raise ValueError(f"semiring {ring!r} has no Cython kernel: use engine='python'")
-    if engine == "python" or kernel is None:
+    return run_batch(terminals, weights, n_jobs,
+                     lambda t, w: _parse_one(grammar, t, w, ring, kernel, engine))
+
+
+def _parse_one(grammar, terminals, weights, ring, kernel, engine):
+    (ids, pl, pr), w = _check_input(grammar, terminals, weights)
+    if engine == "python" or kernel is None or (kernel == "log" and not exact_log_scale(w)):
         return _python_result(ring, grammar, ids, w)
     return _cython_result(kernel, grammar, pl, pr, w)
+
+
+def exact_log_scale(w):
+    """Whether the Cython log kernel is exact for these scores.
+
+    It keeps exp(value) as a mantissa and a power of 2**64 whose exponent is
+    a double, exact while every value in the chart is below 2**52 * 64 log 2
+    (about 2e17) in size: scores times the input length below 1e17.
+    """
+    high = w.max(initial=NEG_INF)
+    if high == NEG_INF:
+        return True
+    low = w.min(initial=np.inf, where=w > NEG_INF)
+    return max(abs(high), abs(low)) * len(w) < 1e17
 
 
 def sample(grammar, terminals, weights, rng=None):
@@ -86,6 +110,53 @@ def sample(grammar, terminals, weights, rng=None):
     uniforms = np.array([rng.random() for _ in range(8 * len(ids) + 8)])
     _, heads = _cky.best_tree(grammar.compiled, pl, pr, w, uniforms)
     return None if heads is None else heads.tolist()
+
+
+def run_batch(terminals, weights, n_jobs, one):
+    """``one(terminals, weights)``, or for a batch (``weights`` None and
+    ``terminals`` a list of ``(terminals, weights)`` pairs) the list of
+    ``one`` of each pair, on ``n_jobs`` threads.
+
+    The Cython kernels release the GIL, so threads run them in parallel.  A
+    ValueError in a batch names the index of the first item at fault.
+    """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+    if weights is not None:
+        if n_jobs != 1:
+            raise ValueError("n_jobs is for batches: give a list of (terminals, weights) pairs "
+                             "and no weights")
+        return one(terminals, weights)
+    if not isinstance(terminals, (list, tuple)):
+        raise ValueError("weights missing: expected an array of real numbers, or a batch as "
+                         "terminals: a list of (terminals, weights) pairs and no weights")
+    batch = list(terminals)
+
+    def run_chunk(indices):
+        """Results of the items in order, up to the first error (returned)."""
+        out = []
+        for i in indices:
+            pair = batch[i]
+            try:
+                if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+                    raise ValueError(f"expected a (terminals, weights) pair, got {pair!r:.60}")
+                out.append(one(*pair))
+            except ValueError as exc:
+                return out, ValueError(f"batch item {i}: {exc}")
+        return out, None
+
+    chunks = [c for c in np.array_split(np.arange(len(batch)), n_jobs) if len(c)]
+    if n_jobs == 1 or len(chunks) < 2:
+        done = [run_chunk(c) for c in chunks]
+    else:
+        with ThreadPoolExecutor(len(chunks)) as pool:
+            done = list(pool.map(run_chunk, chunks))
+    results = []
+    for out, error in done:
+        if error is not None:
+            raise error
+        results += out
+    return results
 
 
 def check_engine(engine):
@@ -250,6 +321,63 @@ def _heads(edges, n1):
 def inside_generic(ring, tables, ids, w):
     """The chart equations (Nederhof 2019, Table 2; see docs/engine.md) in pure
     Python over any semiring, in the same order as the Cython engine."""
+    return _inside_chart(ring, tables, ids, w)[0]
+
+
+def outside_generic(ring, tables, ids, w):
+    """``(value, edges)``: the inside value and, for each edge, ``edges[h][d]``
+    the semiring sum over the derivations that contain ``h -> d`` (zero if
+    none), by the outside pass over the chart of :func:`inside_generic`.
+
+    Any commutative semiring works (``zero``, ``one``, ``plus``, ``times``,
+    ``weight``; no division or subtraction): log gives the log of the
+    unnormalized edge mass (subtract the value for posteriors), max-plus the
+    max-marginals, counting the number of derivations through each edge.
+    """
+    N = len(ids)
+    zero, plus, times = ring.zero, ring.plus, ring.times
+    total, W, L, R, IL, IR = _inside_chart(ring, tables, ids, w)
+    oL, oR, oIL, oIR = {}, {}, {}, {}
+
+    def add(table, key, value):
+        table[key] = plus(table.get(key, zero), value)
+
+    for b, c in tables.root.tolist():
+        add(oL, (b, 0, 0), R.get((c, 0, N - 1), zero))
+        add(oR, (c, 0, N - 1), L.get((b, 0, 0), zero))
+    edges = [[zero] * N for _ in range(N)]
+    pairs = tables.pairs.tolist()
+    left_combos = tables.left_combos.tolist()
+    right_combos = tables.right_combos.tolist()
+    for span in range(N - 1, 0, -1):  # the inside equations backwards
+        for i in range(N - span):
+            j = i + span
+            for c2, c, bd, cd in right_combos:
+                out = oR.get((c2, i, j), zero)
+                for d in range(i + 1, j + 1):
+                    add(oIR, (bd, c, i, d), times(out, R.get((cd, d, j), zero)))
+                    add(oR, (cd, d, j), times(out, IR.get((bd, c, i, d), zero)))
+            for b2, bd, b, cd in left_combos:
+                out = oL.get((b2, i, j), zero)
+                for d in range(i, j):
+                    add(oL, (bd, i, d), times(out, IL.get((b, cd, d, j), zero)))
+                    add(oIL, (b, cd, d, j), times(out, L.get((bd, i, d), zero)))
+            for b, c, needs_left, needs_right in pairs:
+                for needed, (h, d), inside, outside in ((needs_left, (j, i), IL, oIL),
+                                                        (needs_right, (i, j), IR, oIR)):
+                    if not needed:
+                        continue
+                    out = outside.get((b, c, i, j), zero)
+                    edges[h][d] = plus(edges[h][d], times(inside[b, c, i, j], out))
+                    out = times(out, W[h][d])
+                    for k in range(i, j):
+                        add(oR, (c, i, k), times(out, L.get((b, k + 1, j), zero)))
+                        add(oL, (b, k + 1, j), times(out, R.get((c, i, k), zero)))
+    return total, edges
+
+
+def _inside_chart(ring, tables, ids, w):
+    """``(value, W, L, R, IL, IR)``: the value and the filled chart."""
     N = len(ids)
     zero, one, plus, times = ring.zero, ring.one, ring.plus, ring.times
     W = [[zero if w[h, d] == NEG_INF else ring.weight(float(w[h, d]), h, d) for d in range(N)]
@@ -288,4 +416,4 @@ def inside_generic(ring, tables, ids, w):
     acc = zero
     for b, c in tables.root.tolist():
         acc = plus(acc, times(L.get((b, 0, 0), zero), R.get((c, 0, N - 1), zero)))
-    return acc
+    return acc, W, L, R, IL, IR

@@ -1,0 +1,114 @@
+# cython: language_level=3
+"""Scaled numbers for log-space sums without a logarithm per term, shared by
+the compiled charts (inline, ``noexcept nogil``).
+
+A nonnegative number is held as ``m * 2 ** (64 * e)`` with the mantissa
+``m`` in [1, 2 ** 64) and ``e`` an integer stored in a double (zero: m = 0,
+e = -inf), so its range is that of the log semiring while sums and products
+are plain multiply-adds: a sum aligns its terms on the largest exponent with
+a power of two built from bits, instead of an exp and a log1p per term.
+Terms more than 2 ** -800 below the largest are dropped (they are below the
+precision of the sum).
+"""
+from libc.math cimport INFINITY, exp, floor, log
+from libc.stdint cimport uint64_t
+
+
+ctypedef struct Scaled:
+    double m
+    double e
+
+cdef union Bits:
+    double d
+    uint64_t u
+
+
+cdef inline double unscale(double d) noexcept nogil:
+    """2 ** (-64 d) for an integer d > -16 held in a double; 0 from d = 16 on
+    (without a branch, so that loops over terms can use vector instructions)."""
+    cdef Bits x
+    cdef double c = d if d < 16.0 else 16.0
+    x.u = (<uint64_t> (1023 - 64 * <int> c)) << 52
+    return x.d if d < 16.0 else 0.0
+
+
+cdef inline Scaled scaled(double m, double e) noexcept nogil:
+    """m * 2 ** (64 e) (m >= 0 finite) with m brought into [1, 2 ** 64)."""
+    cdef Scaled x
+    if m == 0.0:
+        x.m, x.e = 0.0, -INFINITY
+        return x
+    while m >= 18446744073709551616.0:
+        m *= 5.421010862427522e-20
+        e += 1
+    while m < 1.0:
+        m *= 18446744073709551616.0
+        e -= 1
+    x.m, x.e = m, e
+    return x
+
+
+cdef inline Scaled from_log(double s) noexcept nogil:
+    """exp(s) (s finite or -inf) as a scaled number."""
+    cdef double e, r
+    if s == -INFINITY:
+        return scaled(0.0, 0.0)
+    e = floor(s / 44.3614195558365)  # 64 log 2
+    r = s - e * 44.3614195558365
+    # |s| beyond 2 ** 52 leaves no digits for r: any r in range is as exact as s
+    return scaled(exp(min(max(r, 0.0), 44.3614195558365)), e)
+
+
+cdef inline double to_log(Scaled x) noexcept nogil:
+    if x.m == 0.0:
+        return -INFINITY
+    return log(x.m) + x.e * 44.3614195558365
+
+
+cdef inline Scaled scaled_times(Scaled a, Scaled b) noexcept nogil:
+    return scaled(a.m * b.m, a.e + b.e)
+
+
+cdef inline Scaled scaled_plus(Scaled a, Scaled b) noexcept nogil:
+    if b.m == 0.0:
+        return a
+    if a.m == 0.0:
+        return b
+    if a.e >= b.e:
+        return scaled(a.m + b.m * unscale(a.e - b.e), a.e)
+    return scaled(b.m + a.m * unscale(b.e - a.e), b.e)
+
+
+cdef inline double term(const Scaled* a, const Scaled* b, int k, double top) noexcept nogil:
+    return (a[k].m * b[k].m) * unscale(top - (a[k].e + b[k].e))
+
+
+cdef inline Scaled scaled_dot(const Scaled* a, const Scaled* b, int n) noexcept nogil:
+    """sum_k a[k] * b[k]: the largest exponent first, then the mantissas
+    aligned on it (no exp or log per term).  Two running maxima and four
+    running sums, so that consecutive terms do not wait for each other."""
+    cdef int k = 0
+    cdef double top0 = -INFINITY, top1 = -INFINITY, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    while k + 1 < n:
+        if a[k].e + b[k].e > top0:
+            top0 = a[k].e + b[k].e
+        if a[k + 1].e + b[k + 1].e > top1:
+            top1 = a[k + 1].e + b[k + 1].e
+        k += 2
+    if k < n and a[k].e + b[k].e > top0:
+        top0 = a[k].e + b[k].e
+    if top1 > top0:
+        top0 = top1
+    if top0 == -INFINITY:
+        return scaled(0.0, 0.0)
+    k = 0
+    while k + 3 < n:
+        s0 += term(a, b, k, top0)
+        s1 += term(a, b, k + 1, top0)
+        s2 += term(a, b, k + 2, top0)
+        s3 += term(a, b, k + 3, top0)
+        k += 4
+    while k < n:
+        s0 += term(a, b, k, top0)
+        k += 1
+    return scaled((s0 + s1) + (s2 + s3), top0)

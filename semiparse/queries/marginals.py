@@ -1,0 +1,60 @@
+"""Edge marginals and max-marginals: the outside pass over the chart.
+
+``marginals`` gives the posterior p(h -> d) of every edge when a derivation
+has probability proportional to exp(sum of its edge scores);
+``max_marginals`` the best score of a derivation that contains the edge.
+Both run the inside pass and then the outside pass over the same chart, in
+Cython (:func:`semiparse._cky.edge_marginals`), or with ``engine="python"``
+in the generic engine (:func:`semiparse.engine.outside_generic`).
+"""
+import numpy as np
+
+from .. import _cky
+from .. import semiring as sr
+from ..engine import (NEG_INF, _check_input, _loaded, check_engine, exact_log_scale, outside_generic,
+                      run_batch)
+
+
+def marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
+    """``(m+1) x (m+1)`` array, ``[h, d]`` the posterior probability of the edge
+    ``h -> d``: each word's column sums to 1 over its heads.
+
+    Arguments as for :func:`semiparse.parse` (``terminals`` a list of
+    ``(terminals, weights)`` pairs and no ``weights`` for a batch, run on
+    ``n_jobs`` threads).  ValueError if the grammar derives no tree of the
+    input with the allowed edges.
+    """
+    return _query("log", grammar, terminals, weights, n_jobs, engine)
+
+
+def max_marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
+    """``(m+1) x (m+1)`` array, ``[h, d]`` the best score of a tree containing
+    the edge ``h -> d`` (-inf if none).  Arguments as for :func:`marginals`."""
+    return _query("maxplus", grammar, terminals, weights, n_jobs, engine)
+
+
+def _query(kernel, grammar, terminals, weights, n_jobs, engine):
+    grammar = _loaded(grammar)
+    check_engine(engine)
+    return run_batch(terminals, weights, n_jobs,
+                     lambda t, w: _edges(kernel, grammar, t, w, engine))
+
+
+def _edges(kernel, grammar, terminals, weights, engine):
+    (ids, pl, pr), w = _check_input(grammar, terminals, weights)
+    if kernel == "log" and not exact_log_scale(w):
+        raise ValueError(f"scores up to {np.abs(w[w > NEG_INF]).max():.3g} are too large for "
+                         f"marginals of {len(ids)} terminals: expected |score| * length below "
+                         "1e17, beyond which log-space differences have no digits left")
+    if engine == "python":
+        total, edges = outside_generic(sr.Log() if kernel == "log" else sr.MaxPlus(),
+                                       grammar.tables, ids, w)
+    else:
+        total, edges = _cky.edge_marginals(kernel, grammar.compiled, pl, pr, w)
+    if total == NEG_INF:
+        raise ValueError(f"no tree: the grammar derives no tree of these {len(ids)} terminals "
+                         "with the allowed edges (scores > -inf), so edge marginals are undefined")
+    if engine != "python":
+        return edges
+    edges = np.array(edges, dtype=np.float64)
+    return np.exp(edges - total) if kernel == "log" else edges
