@@ -60,6 +60,10 @@ def parse(grammar, terminals, weights=None, semiring="maxplus", k=None, engine="
     A batch: ``terminals`` a list of ``(terminals, weights)`` pairs and no
     ``weights``; the result is the list of results, computed on ``n_jobs``
     threads (see :func:`run_batch`).
+
+    Labelled weights, ``(m+1, m+1, L)`` with ``weights[h, d, l]`` the score of
+    ``h -> d`` with label ``l``, go to :func:`semiparse.queries.labels.parse_labelled`
+    (boolean, counting, maxplus, viterbi, log; Viterbi also gives ``labels``).
     """
     grammar = _loaded(grammar)
     ring = sr.get(semiring, k)
@@ -68,14 +72,26 @@ def parse(grammar, terminals, weights=None, semiring="maxplus", k=None, engine="
     if engine == "cython" and kernel is None:
         raise ValueError(f"semiring {ring!r} has no Cython kernel: use engine='python'")
     return run_batch(terminals, weights, n_jobs,
-                     lambda t, w: _parse_one(grammar, t, w, ring, kernel, engine))
+                     lambda t, w: _parse_one(grammar, t, w, ring, kernel, engine, semiring))
 
 
-def _parse_one(grammar, terminals, weights, ring, kernel, engine):
+def _parse_one(grammar, terminals, weights, ring, kernel, engine, semiring):
+    if _labelled(weights):
+        from .queries.labels import parse_labelled
+
+        return parse_labelled(grammar, terminals, weights, semiring)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
     if engine == "python" or kernel is None or (kernel == "log" and not exact_log_scale(w)):
         return _python_result(ring, grammar, ids, w)
     return _cython_result(kernel, grammar, pl, pr, w)
+
+
+def _labelled(weights):
+    """Whether ``weights`` has three axes (labelled edges)."""
+    try:
+        return np.ndim(weights) == 3
+    except ValueError:  # ragged: left to the checks, which name the problem
+        return False
 
 
 def exact_log_scale(w):

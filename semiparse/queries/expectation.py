@@ -2,43 +2,50 @@
 
 Edge scores ``w`` define p(T) = exp(sum of w[h, d] over the edges of T) / Z
 over the derivations T of the grammar (the trees themselves for the shipped
-grammars, which have no spurious ambiguity).  Both queries run the generic
-engine with the expectation semiring (:class:`semiparse.semiring.Expectation`),
-so they are correct for any grammar.  With edge marginals
-``mu[h, d] = p(h -> d in T)`` they are the identities
+grammars, which have no spurious ambiguity).  With the edge marginals
+``mu[h, d] = p(h -> d in T)`` of the Cython outside pass
+(:func:`semiparse.marginals`), both are sums over the edges:
 
     entropy  = log Z - sum over h, d of mu[h, d] * w[h, d]
     expected = sum over h, d of mu[h, d] * values[h, d]
 
 (labelled weights: ``w`` the log-sum-exp over labels, and ``w[h, d]`` in
 the entropy and ``values[h, d]`` replaced by their means under the label
-posterior), which a marginals routine can compute instead.
+posterior).  Scores too large for the Cython log kernel's exact range
+(:func:`semiparse.engine.exact_log_scale`) take the generic engine with the
+first-order expectation semiring (:class:`semiparse.semiring.Expectation`,
+Li and Eisner 2009) instead, which gives the same numbers.
 """
 import numpy as np
 
+from .. import _cky
 from .. import semiring as sr
-from ..engine import NEG_INF, _loaded, inside_generic
+from ..engine import NEG_INF, _check_input, _loaded, exact_log_scale, inside_generic, run_batch
 from .labels import check_input, edge_weights
 
 
-def entropy(grammar, terminals, weights):
+def entropy(grammar, terminals, weights=None, *, n_jobs=1):
     """Entropy in nats of p(T) proportional to exp(score(T)).
 
     weights: ``(m+1, m+1)`` edge scores, or ``(m+1, m+1, L)`` labelled ones
     (then the entropy of the distribution over labelled trees).  Checked as
     :func:`semiparse.parse` checks them; ValueError too when no tree exists.
-    Returns a float >= 0.
+    Returns a float >= 0.  A batch as for :func:`semiparse.parse`.
     """
     grammar = _loaded(grammar)
+    return run_batch(terminals, weights, n_jobs, lambda t, w: _entropy(grammar, t, w))
+
+
+def _entropy(grammar, terminals, weights):
     ids, w = check_input(grammar, terminals, weights)
     edge_w, labels = edge_weights(w)
     # Labelled: H = H(tree) + E[label entropies] = log Z - E[sum of mean label scores].
     mean_score = edge_w if labels is None else labels.mean(np.where(w > NEG_INF, w, 0.0))
-    log_z, mean = _expectation(grammar, ids, edge_w, mean_score)
+    log_z, mean = _expectation(grammar, terminals, ids, edge_w, mean_score)
     return max(log_z - mean, 0.0)  # rounding may leave -1e-12 for a single tree
 
 
-def expected(grammar, terminals, weights, values):
+def expected(grammar, terminals, weights, values=None, *, n_jobs=1):
     """E[sum of ``values[h, d]`` over the edges of T] under p(T) proportional
     to exp(score(T)), e.g. the expected number of gold edges (values a 0/1
     gold mask) or a risk.
@@ -46,20 +53,45 @@ def expected(grammar, terminals, weights, values):
     values: finite numbers of the shape of the edges, ``(m+1, m+1)``; with
     labelled weights either that (a value per edge) or ``(m+1, m+1, L)`` (a
     value per labelled edge).  ValueError for bad input or when no tree
-    exists.  Returns a float.
+    exists.  Returns a float.  A batch: ``terminals`` a list of
+    ``(terminals, weights, values)`` triples and neither weights nor values.
     """
     grammar = _loaded(grammar)
+    if values is None and weights is not None:
+        raise ValueError("expected() needs values (one per edge), or a batch of "
+                         "(terminals, weights, values) triples")
+    if values is not None:
+        return _expected(grammar, terminals, weights, values)
+    if weights is not None or not isinstance(terminals, (list, tuple)):
+        raise ValueError("a batch for expected() is a list of (terminals, weights, values) triples")
+    pairs = []
+    for i, item in enumerate(terminals):
+        if not (isinstance(item, (list, tuple)) and len(item) == 3):
+            raise ValueError(f"batch item {i}: expected a (terminals, weights, values) triple, "
+                             f"got {item!r:.60}")
+        pairs.append((item[0], (item[1], item[2])))
+    return run_batch(pairs, None, n_jobs, lambda t, wv: _expected(grammar, t, *wv))
+
+
+def _expected(grammar, terminals, weights, values):
     ids, w = check_input(grammar, terminals, weights)
     edge_w, labels = edge_weights(w)
     v = _checked_values(values, w.shape)
     if v.ndim == 3:
         v = labels.mean(v)
-    return _expectation(grammar, ids, edge_w, v)[1]
+    return _expectation(grammar, terminals, ids, edge_w, v)[1]
 
 
-def _expectation(grammar, ids, w, values):
-    """``(log Z, E[sum of values])`` with the expectation semiring."""
-    log_z, mean = inside_generic(sr.Expectation(values), grammar.tables, ids, w)
+def _expectation(grammar, terminals, ids, w, values):
+    """``(log Z, E[sum of values])``: by the edge marginals, or by the
+    expectation semiring where the log kernel is not exact."""
+    if exact_log_scale(w):
+        (_, pl, pr), w = _check_input(grammar, terminals, w)
+        log_z, mu = _cky.edge_marginals("log", grammar.compiled, pl, pr, w)
+        allowed = w > NEG_INF
+        mean = None if log_z == NEG_INF else float(np.dot(mu[allowed], values[allowed]))
+    else:
+        log_z, mean = inside_generic(sr.Expectation(values), grammar.tables, ids, w)
     if log_z == NEG_INF:
         raise ValueError("no tree: every derivation of these terminals uses a forbidden "
                          "(-inf) edge, so the distribution over trees is empty")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import semiring as sr
-from ..engine import NEG_INF, ParseResult, _check_input, _loaded, parse
+from ..engine import NEG_INF, ParseResult, _check_input, _labelled, _loaded, parse
 
 SEMIRINGS = ("boolean", "counting", "log", "maxplus", "viterbi")
 
@@ -59,13 +59,7 @@ def reduce_labels(weights):
                           (weights > NEG_INF).sum(axis=2), lse)
 
 
-def is_labelled(weights):
-    """Whether ``weights`` has three axes (labelled edges); arrays numpy
-    cannot shape are left to the unlabelled checks, which name the problem."""
-    try:
-        return np.ndim(weights) == 3
-    except ValueError:
-        return False
+is_labelled = _labelled
 
 
 def check_input(grammar, terminals, weights):

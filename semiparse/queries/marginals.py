@@ -13,11 +13,14 @@ from .. import _cky
 from .. import semiring as sr
 from ..engine import (NEG_INF, _check_input, _loaded, check_engine, exact_log_scale, outside_generic,
                       run_batch)
+from .labels import check_input, is_labelled, reduce_labels
 
 
 def marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
     """``(m+1) x (m+1)`` array, ``[h, d]`` the posterior probability of the edge
-    ``h -> d``: each word's column sums to 1 over its heads.
+    ``h -> d``: each word's column sums to 1 over its heads.  Labelled weights
+    ``(m+1, m+1, L)`` give ``(m+1, m+1, L)`` marginals of labelled edges (the
+    edge's marginal times its label's posterior given the edge).
 
     Arguments as for :func:`semiparse.parse` (``terminals`` a list of
     ``(terminals, weights)`` pairs and no ``weights`` for a batch, run on
@@ -29,7 +32,9 @@ def marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
 
 def max_marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
     """``(m+1) x (m+1)`` array, ``[h, d]`` the best score of a tree containing
-    the edge ``h -> d`` (-inf if none).  Arguments as for :func:`marginals`."""
+    the edge ``h -> d`` (-inf if none); ``(m+1, m+1, L)`` for labelled weights,
+    ``[h, d, l]`` the best score of a labelled tree containing ``h -> d`` with
+    label ``l``.  Arguments as for :func:`marginals`."""
     return _query("maxplus", grammar, terminals, weights, n_jobs, engine)
 
 
@@ -41,6 +46,8 @@ def _query(kernel, grammar, terminals, weights, n_jobs, engine):
 
 
 def _edges(kernel, grammar, terminals, weights, engine):
+    if is_labelled(weights):
+        return _labelled_edges(kernel, grammar, terminals, weights, engine)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
     if kernel == "log" and not exact_log_scale(w):
         raise ValueError(f"scores up to {np.abs(w[w > NEG_INF]).max():.3g} are too large for "
@@ -58,3 +65,17 @@ def _edges(kernel, grammar, terminals, weights, engine):
         return edges
     edges = np.array(edges, dtype=np.float64)
     return np.exp(edges - total) if kernel == "log" else edges
+
+
+def _labelled_edges(kernel, grammar, terminals, weights, engine):
+    """Labelled marginals or max-marginals: the edge query on the weights with
+    the label axis reduced (log-sum-exp or best label), then spread over the
+    labels (by the label posterior, or by each label's loss against the best)."""
+    _, w = check_input(grammar, terminals, weights)
+    labels = reduce_labels(w)
+    if kernel == "log":
+        return _edges(kernel, grammar, terminals, labels.logsumexp, engine)[..., None] * labels.posterior()
+    edges = _edges(kernel, grammar, terminals, labels.best, engine)
+    allowed = np.isfinite(edges)[..., None] & (w > NEG_INF)
+    with np.errstate(invalid="ignore"):
+        return np.where(allowed, edges[..., None] - labels.best[..., None] + w, NEG_INF)

@@ -16,11 +16,11 @@ import random as _random
 import numpy as np
 
 from .. import semiring as sr
-from ..engine import NEG_INF, _heads, _loaded, inside_generic
+from ..engine import NEG_INF, _heads, _loaded, inside_generic, run_batch
 from .labels import check_input, edge_weights
 
 
-def sample(grammar, terminals, weights, temperature=1.0, rng=None, k=1):
+def sample(grammar, terminals, weights=None, temperature=1.0, rng=None, k=1, *, n_jobs=1):
     """k independent trees drawn from p(T) proportional to exp(score(T) / temperature).
 
     weights: ``(m+1, m+1)`` edge scores or ``(m+1, m+1, L)`` labelled ones,
@@ -33,7 +33,10 @@ def sample(grammar, terminals, weights, temperature=1.0, rng=None, k=1):
     (``heads[0] == -1``).  Labelled: each a pair ``(heads, labels)`` of lists,
     ``labels[d]`` the label of the edge ``heads[d] -> d`` and ``labels[0] ==
     -1``.  ValueError when no tree exists.  Trees are derivations for a
-    grammar with spurious ambiguity (none of the shipped ones).
+    grammar with spurious ambiguity (none of the shipped ones).  A batch
+    (a list of ``(terminals, weights)`` pairs and no weights) gives a list of
+    such lists; on ``n_jobs`` > 1 threads sharing ``rng``, which draws go to
+    which item depends on the threads' timing.
     """
     if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real) \
             or not (math.isfinite(temperature) and temperature > 0):
@@ -45,9 +48,14 @@ def sample(grammar, terminals, weights, temperature=1.0, rng=None, k=1):
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"k must be a positive integer (the number of samples), got {k!r}")
     grammar = _loaded(grammar)
+    return run_batch(terminals, weights, n_jobs,
+                     lambda t, w: _sample(grammar, t, w, float(temperature), rng, int(k)))
+
+
+def _sample(grammar, terminals, weights, temperature, rng, k):
     ids, w = check_input(grammar, terminals, weights)
-    edge_w, labels = edge_weights(w / float(temperature))
-    log_z, draws = inside_generic(sr.Sampling(int(k), rng), grammar.tables, ids, edge_w)
+    edge_w, labels = edge_weights(w / temperature)
+    log_z, draws = inside_generic(sr.Sampling(k, rng), grammar.tables, ids, edge_w)
     if log_z == NEG_INF:
         raise ValueError("no tree: every derivation of these terminals uses a forbidden "
                          "(-inf) edge, so there is nothing to sample")
