@@ -1,12 +1,14 @@
 """What every experiment shares: the data files, provenance, running the jobs, writing the tables.
 
 An experiment module defines ``TITLE``, ``SUMMARY`` (one line for ``--list``),
-``DEFAULTS`` (``epochs``, ``seeds``, ``languages``, ``systems``),
-``SYSTEMS`` (the systems it accepts), ``files(settings)`` (the data files it
-reads, relative to the data directory), ``jobs(settings)`` (picklable job
-descriptions), ``run_job(job)`` (a module-level function returning a dict of
-results) and ``table(results, settings)`` (the Markdown lines of its table).
+``DEFAULTS`` (``epochs``, ``seeds``, ``languages``, ``systems``), the
+``LANGUAGES`` and ``SYSTEMS`` it accepts, ``POS_TAGS`` (gold or predicted,
+for the header), ``files(settings)`` (the data files it reads, relative to
+the data directory), ``jobs(settings)`` (picklable job descriptions),
+``run_job(job)`` (a module-level function returning a dict of results) and
+``table(results, settings)`` (the Markdown lines of its table).
 """
+import contextlib
 import functools
 import hashlib
 import json
@@ -140,19 +142,17 @@ def run(module, name, settings, command, out, jobs=1, echo=print):
             stream.write("\n".join(lines) + "\n")
 
     write()
-    if jobs == 1:
-        done = map(module.run_job, todo)
-    else:
-        pool = ProcessPoolExecutor(max_workers=jobs)
-        done = pool.map(module.run_job, todo)
-    try:
+    with contextlib.ExitStack() as stack:
+        if jobs == 1:
+            done = map(module.run_job, todo)
+        else:
+            pool = ProcessPoolExecutor(max_workers=jobs)
+            stack.callback(pool.shutdown, cancel_futures=True)  # Ctrl-C: drop the runs not started
+            done = pool.map(module.run_job, todo)
         for result in done:
             results.append(result)
             echo(json.dumps(result))
             write()
-    finally:
-        if jobs != 1:
-            pool.shutdown(cancel_futures=True)
     return document
 
 
