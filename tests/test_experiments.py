@@ -3,6 +3,8 @@ says what it ran (command, commit or version, data checksums, POS tags)."""
 import hashlib
 import json
 import re
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +12,8 @@ import pytest
 import semiparse
 from semiparse import experiments
 from semiparse.experiments import common
+
+REPO = Path(__file__).resolve().parents[1]
 
 TINY = ["--limit", "4", "--epochs", "1", "--seeds", "1"]
 GREEK = ["ud/UD_Greek-GDT/el_gdt-ud-train.conllu", "ud/UD_Greek-GDT/el_gdt-ud-test.conllu"]
@@ -48,8 +52,9 @@ def test_tiny_run_says_what_it_ran(name, tmp_path, shared_data):
     assert doc["version"] == semiparse.__version__
     if doc["commit"] is None:
         assert f"Commit: semiparse {semiparse.__version__} (not a git checkout)" in md
-    else:
-        assert re.fullmatch("[0-9a-f]{40}", doc["commit"]) and f"Commit: `{doc['commit']}`" in md
+    else:  # the checkout's own commit
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
+        assert doc["commit"] == head.strip() and re.search(f"^Commit: `{doc['commit']}`", md, re.M)
     options, used, runs = RUNS[name]
     assert set(doc["data"]) == set(used)
     for rel in used:  # each file read, with its checksum, in both outputs
@@ -97,6 +102,14 @@ def test_outside_a_checkout_the_version_is_given(tmp_path, shared_data, monkeypa
     _, md, doc = run("oracle-comparison", tmp_path, shared_data)
     assert doc["commit"] is None
     assert f"Commit: semiparse {semiparse.__version__} (not a git checkout)" in md
+
+
+def test_uncommitted_changes_are_marked(monkeypatch):
+    answers = {"ls-files": "common.py\n", "rev-parse": "ab" * 20 + "\n", "status": " M semiparse/cli.py\n"}
+    monkeypatch.setattr(common, "_git", lambda *args: answers[args[0]])
+    assert common.provenance() == ("ab" * 20, f"`{'ab' * 20}` with uncommitted changes")
+    answers["status"] = ""
+    assert common.provenance() == ("ab" * 20, f"`{'ab' * 20}`")
 
 
 def test_list_names_every_experiment(capsys):
