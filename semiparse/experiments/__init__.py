@@ -1,0 +1,102 @@
+"""Experiments anyone can rerun: ``python -m semiparse.experiments NAME``.
+
+Each experiment repeats the set-up of a table of a paper with semiparse's
+trainers on the shared treebanks and writes ``PREFIX.md`` (the table, headed
+by the exact command, the commit and the sha256 of every data file read) and
+``PREFIX.json`` (the same and every run's scores).  ``--limit N --epochs 1
+--seeds 1`` is a smoke run of seconds.  See ``docs/experiments/README.md``.
+"""
+import argparse
+import importlib
+import sys
+
+from .common import command_line, default_data, run
+
+# name -> module (imported when run)
+EXPERIMENTS = {
+    "nonprojective-training": "nonprojective_training",
+    "oracle-comparison": "oracle_comparison",
+    "calibration": "calibration",
+    "beam-global": "beam_global",
+    "exploration": "exploration",
+    "constituency": "constituency",
+}
+
+
+def experiment(name):
+    """The module of an experiment."""
+    return importlib.import_module(f"{__name__}.{EXPERIMENTS[name]}")
+
+
+def _positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, not {text}")
+    return value
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="python -m semiparse.experiments", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", nargs="?", metavar="NAME", choices=list(EXPERIMENTS),
+                   help="the experiment (--list shows them)")
+    p.add_argument("--list", action="store_true", help="list the experiments and their defaults")
+    p.add_argument("--data", help="the shared data directory, holding ud/ and ptb/ "
+                   "(default: $SEMIPARSE_DATA, else ../shared/data)")
+    p.add_argument("--seeds", type=int, nargs="+", help="training seeds (default: the experiment's)")
+    p.add_argument("--epochs", type=_positive, help="training epochs (default: the experiment's)")
+    p.add_argument("--languages", nargs="+", metavar="LANG", help="treebanks (default: the experiment's)")
+    p.add_argument("--systems", nargs="+", metavar="SYSTEM", help="transition systems (default: the experiment's)")
+    p.add_argument("--limit", type=_positive, metavar="N", help="only the first N sentences of each file")
+    p.add_argument("--jobs", type=_positive, default=1, help="parallel training runs (default 1)")
+    p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md and PREFIX.json (default: NAME)")
+    return p
+
+
+def listing():
+    lines = []
+    for name in EXPERIMENTS:
+        module = experiment(name)
+        d = module.DEFAULTS
+        lines.append(f"{name:24s}{module.SUMMARY}")
+        lines.append(f"{'':24s}defaults: --epochs {d['epochs']} --seeds {' '.join(map(str, d['seeds']))} "
+                     f"--languages {' '.join(d['languages'])} --systems {' '.join(d['systems'])}")
+    return "\n".join(lines)
+
+
+def settings_for(module, args):
+    """The experiment's settings: its defaults overridden by the options given."""
+    d = module.DEFAULTS
+    settings = {
+        "data": args.data or default_data(),
+        "epochs": args.epochs or d["epochs"],
+        "seeds": args.seeds or d["seeds"],
+        "languages": args.languages or d["languages"],
+        "systems": args.systems or d["systems"],
+        "limit": args.limit,
+    }
+    for key, allowed in (("languages", module.LANGUAGES), ("systems", module.SYSTEMS)):
+        wrong = [v for v in settings[key] if v not in allowed]
+        if wrong:
+            raise ValueError(f"--{key}: {wrong[0]!r} is not one of {', '.join(allowed)}")
+    return settings
+
+
+def main(argv=None):
+    """Run the command line; return the exit status (2 and one line on bad input)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.list:
+        print(listing())
+        return 0
+    if args.name is None:
+        parser.error("give an experiment NAME or --list")
+    try:
+        module = experiment(args.name)
+        run(module, args.name, settings_for(module, args), command_line(argv), args.out or args.name,
+            jobs=args.jobs)
+    except (ValueError, OSError) as exc:
+        print(f"semiparse experiments {args.name}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,161 @@
+"""What every experiment shares: the data files, provenance, running the jobs, writing the tables.
+
+An experiment module defines ``TITLE``, ``SUMMARY`` (one line for ``--list``),
+``DEFAULTS`` (``epochs``, ``seeds``, ``languages``, ``systems``), the
+``LANGUAGES`` and ``SYSTEMS`` it accepts, ``POS_TAGS`` (gold or predicted,
+for the header), ``files(settings)`` (the data files it reads, relative to
+the data directory), ``jobs(settings)`` (picklable job descriptions),
+``run_job(job)`` (a module-level function returning a dict of results) and
+``table(results, settings)`` (the Markdown lines of its table).
+"""
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import shlex
+import statistics
+import subprocess
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from .. import __version__
+from ..outputs import open_output
+
+# The shared UD treebanks: language code -> (folder, file prefix).
+LANGUAGES = {
+    "el": ("UD_Greek-GDT", "el_gdt"),
+    "got": ("UD_Gothic-PROIEL", "got_proiel"),
+    "hu": ("UD_Hungarian-Szeged", "hu_szeged"),
+}
+
+# What the dependency trainers see at test time (semiparse/train/features.py reads
+# the UPOS column of the file being parsed; semiparse has no tagger).
+GOLD_UPOS = "gold UPOS tags at training and test time (the UPOS column of the CoNLL-U files; semiparse has no tagger)"
+
+
+def default_data():
+    """``$SEMIPARSE_DATA``, else ``../shared/data`` (relative to the current directory)."""
+    return os.environ.get("SEMIPARSE_DATA", os.path.join("..", "shared", "data"))
+
+
+def ud_file(lang, part):
+    """The path of a UD treebank's ``train`` or ``test`` file, relative to the data directory."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}: expected one of {', '.join(LANGUAGES)}")
+    folder, prefix = LANGUAGES[lang]
+    return f"ud/{folder}/{prefix}-ud-{part}.conllu"
+
+
+def read_ud(data, lang, part, limit):
+    """The trees of a UD file, only the first ``limit`` if given."""
+    trees = _read_trees(Path(data) / ud_file(lang, part))
+    return trees[:limit] if limit else trees
+
+
+@functools.lru_cache(maxsize=8)
+def _read_trees(path):
+    """A treebank read once per process: the runs of an experiment share it (the
+    trainers do not change the trees they are given)."""
+    from ..train import read_trees
+
+    return read_trees(path)
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checksums(data, relative_paths):
+    """``{relative path: sha256}`` of the data files; a missing one is a ``ValueError``."""
+    out = {}
+    for rel in relative_paths:
+        path = Path(data) / rel
+        if not path.is_file():
+            raise ValueError(f"{path}: data file not found (expected the shared data under --data "
+                             "or $SEMIPARSE_DATA)")
+        out[rel] = sha256(path)
+    return out
+
+
+def _git(*args):
+    here = Path(__file__).resolve().parent
+    return subprocess.run(["git", "-C", str(here), *args], capture_output=True, text=True, check=True).stdout
+
+
+def provenance():
+    """``(commit, text)``: the checkout's commit (``None`` outside a git checkout
+    that tracks this package) and the line the tables print."""
+    try:
+        _git("ls-files", "--error-unmatch", "common.py")  # the package is tracked here
+        commit = _git("rev-parse", "HEAD").strip()
+        dirty = _git("status", "--porcelain", "--untracked-files=no").strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None, f"semiparse {__version__} (not a git checkout)"
+    return commit, f"`{commit}`" + (" with uncommitted changes" if dirty else "")
+
+
+def mean_sd(values):
+    """``"mean ± sd"`` (sd 0 for a single value)."""
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):.2f} ± {sd:.2f}"
+
+
+def header(module, settings, command, commit_text, sums):
+    """The lines at the top of every table: what was run, on what, from which code."""
+    limit = f", only the first {settings['limit']} sentences of each training and test set" if settings["limit"] else ""
+    lines = [
+        f"# {module.TITLE}", "",
+        f"Command: `{command}`", "",
+        f"Commit: {commit_text}", "",
+        f"Scale: {settings['epochs']} epoch(s), seeds {' '.join(map(str, settings['seeds']))}{limit}.", "",
+        f"POS tags: {module.POS_TAGS}.", "",
+        "Data (sha256, paths relative to the data directory):", "",
+    ]
+    lines += [f"- `{rel}` {digest}" for rel, digest in sums.items()]
+    return lines + [""]
+
+
+def run(module, name, settings, command, out, jobs=1, echo=print):
+    """Run every job of the experiment, rewriting ``out``.md / .json after each
+    (an interrupted run keeps complete rows for the jobs done), and return the
+    JSON document."""
+    sums = checksums(settings["data"], module.files(settings))
+    commit, commit_text = provenance()
+    document = {
+        "experiment": name, "command": command, "commit": commit, "version": __version__,
+        "settings": {k: v for k, v in settings.items() if k != "data"},
+        "pos_tags": module.POS_TAGS, "data": sums, "results": [],
+    }
+    todo = module.jobs(settings)
+    results = document["results"]
+
+    def write():
+        with open_output(f"{out}.json") as stream:
+            stream.write(json.dumps(document, indent=1) + "\n")
+        lines = header(module, settings, command, commit_text, sums) + module.table(results, settings)
+        with open_output(f"{out}.md") as stream:
+            stream.write("\n".join(lines) + "\n")
+
+    write()
+    with contextlib.ExitStack() as stack:
+        if jobs == 1:
+            done = map(module.run_job, todo)
+        else:
+            pool = ProcessPoolExecutor(max_workers=jobs)
+            stack.callback(pool.shutdown, cancel_futures=True)  # Ctrl-C: drop the runs not started
+            done = pool.map(module.run_job, todo)
+        for result in done:
+            results.append(result)
+            echo(json.dumps(result))
+            write()
+    return document
+
+
+def command_line(argv):
+    """The command as a user would type it again."""
+    return "python -m semiparse.experiments " + shlex.join(argv)

@@ -1,0 +1,192 @@
+"""``python -m semiparse.experiments``: every experiment runs at a tiny scale and
+says what it ran (command, commit or version, data checksums, POS tags)."""
+import hashlib
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import semiparse
+from semiparse import experiments
+from semiparse.experiments import common
+
+REPO = Path(__file__).resolve().parents[1]
+
+TINY = ["--limit", "4", "--epochs", "1", "--seeds", "1"]
+GREEK = ["ud/UD_Greek-GDT/el_gdt-ud-train.conllu", "ud/UD_Greek-GDT/el_gdt-ud-test.conllu"]
+# experiment -> (options, data files read, runs per system at one seed)
+RUNS = {
+    "nonprojective-training": (["--languages", "el"], GREEK, 3),
+    "oracle-comparison": (["--languages", "el"], GREEK, 3),
+    "calibration": (["--languages", "el"], GREEK, 1),
+    "beam-global": (["--languages", "el"], GREEK, 10),
+    "exploration": (["--languages", "el"], GREEK, 2),
+    "constituency": ([], ["ptb/wsj_sample_combined.mrg"], 2),
+}
+
+
+def sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run(name, tmp_path, data, *extra):
+    argv = [name, "--data", str(data), *TINY, *RUNS[name][0], "--out", str(tmp_path / "out"), *extra]
+    assert experiments.main(argv) == 0
+    md = (tmp_path / "out.md").read_text(encoding="utf-8")
+    return argv, md, json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+
+
+def test_every_experiment_is_tested():
+    assert set(RUNS) == set(experiments.EXPERIMENTS)
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_tiny_run_says_what_it_ran(name, tmp_path, shared_data):
+    argv, md, doc = run(name, tmp_path, shared_data)
+    command = "python -m semiparse.experiments " + " ".join(argv)
+    assert md.startswith("# ") and f"Command: `{command}`" in md
+    assert doc["experiment"] == name and doc["command"] == command
+    assert doc["version"] == semiparse.__version__
+    if doc["commit"] is None:
+        assert f"Commit: semiparse {semiparse.__version__} (not a git checkout)" in md
+    else:  # the checkout's own commit
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
+        assert doc["commit"] == head.strip() and re.search(f"^Commit: `{doc['commit']}`", md, re.M)
+    options, used, runs = RUNS[name]
+    assert set(doc["data"]) == set(used)
+    for rel in used:  # each file read, with its checksum, in both outputs
+        digest = sha256(shared_data / rel)
+        assert doc["data"][rel] == digest and f"- `{rel}` {digest}" in md
+    assert "POS tags: gold" in md and doc["pos_tags"].startswith("gold")
+    module = experiments.experiment(name)
+    assert doc["settings"] == {"epochs": 1, "seeds": [1], "languages": options[1:] or module.DEFAULTS["languages"],
+                               "systems": module.DEFAULTS["systems"], "limit": 4}
+    assert "only the first 4 sentences of each training and test set" in md
+    systems = module.DEFAULTS["systems"]
+    assert len(doc["results"]) == runs * len(systems)
+    for result in doc["results"]:
+        assert result["seed"] == 1 and result["epochs"] == 1 and result["system"] in systems
+        score, bound = ("f1", "f1") if name == "constituency" else ("las_nopunct", "uas_nopunct")
+        assert 0 <= result[score] <= result[bound] <= 100
+    # one table row per run at a single seed (calibration: one row per probability bin)
+    rows = [line for line in md.splitlines() if line.split(" ")[1:2] in (["el"], *[[s] for s in systems])]
+    assert len(rows) == (runs * len(systems) if name != "calibration" else 0)
+
+
+def test_calibration_bins_every_test_decision(tmp_path, shared_data):
+    _, md, doc = run("calibration", tmp_path, shared_data)
+    (result,) = doc["results"]
+    bins = result["calibration"]
+    assert [b["low"] for b in bins] == pytest.approx([i / 10 for i in range(10)])
+    # arc-standard makes 2n decisions for n words
+    assert sum(b["count"] for b in bins) == 2 * result["words"]
+    assert all(0 <= b["correct"] <= b["count"] for b in bins)
+    assert len(re.findall(r"^\| \d\.\d-\d\.\d \|", md, re.M)) == 10
+
+
+def test_parallel_jobs_give_the_same_document(tmp_path, shared_data):
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    _, _, one = run("exploration", tmp_path / "a", shared_data, "--systems", "arc_standard")
+    _, _, two = run("exploration", tmp_path / "b", shared_data, "--systems", "arc_standard", "--jobs", "2")
+    assert [r["las"] for r in one["results"]] == [r["las"] for r in two["results"]]
+
+
+def test_outside_a_checkout_the_version_is_given(tmp_path, shared_data, monkeypatch):
+    def no_git(*args):
+        raise OSError("git not found")
+
+    monkeypatch.setattr(common, "_git", no_git)
+    _, md, doc = run("oracle-comparison", tmp_path, shared_data)
+    assert doc["commit"] is None
+    assert f"Commit: semiparse {semiparse.__version__} (not a git checkout)" in md
+
+
+def test_uncommitted_changes_are_marked(monkeypatch):
+    answers = {"ls-files": "common.py\n", "rev-parse": "ab" * 20 + "\n", "status": " M semiparse/cli.py\n"}
+    monkeypatch.setattr(common, "_git", lambda *args: answers[args[0]])
+    assert common.provenance() == ("ab" * 20, f"`{'ab' * 20}` with uncommitted changes")
+    answers["status"] = ""
+    assert common.provenance() == ("ab" * 20, f"`{'ab' * 20}`")
+
+
+def test_list_names_every_experiment(capsys):
+    assert experiments.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    for name in experiments.EXPERIMENTS:
+        assert re.search(rf"^{name} ", out, re.M)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--systems", "lr_spine"], "--systems: 'lr_spine' is not one of arc_standard, arc_hybrid, arc_eager"),
+    (["--languages", "xx"], "--languages: 'xx' is not one of el, got, hu"),
+])
+def test_bad_settings_are_one_line_errors(argv, message, tmp_path, shared_data, capsys):
+    assert experiments.main(["beam-global", "--data", str(shared_data), *argv,
+                             "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"semiparse experiments beam-global: error: {message}\n"
+    assert not list(tmp_path.iterdir())
+
+
+def test_missing_data_is_a_one_line_error(tmp_path, capsys):
+    assert experiments.main(["calibration", "--data", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("semiparse experiments calibration: error: ") and "data file not found" in err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "out.md").exists()
+
+
+def test_data_defaults_to_the_environment(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SEMIPARSE_DATA", str(tmp_path / "elsewhere"))
+    assert experiments.main(["exploration", "--out", str(tmp_path / "out")]) == 2
+    assert str(tmp_path / "elsewhere") in capsys.readouterr().err
+
+
+# -- the constituent parser trainer the constituency experiment uses ---------------------------
+
+@pytest.fixture(scope="module")
+def ptb_trees(shared_data):
+    from semiparse.experiments.constituency import split
+
+    train, test = split(shared_data, 30)
+    return train, test
+
+
+@pytest.mark.parametrize("system", ["top_down", "in_order"])
+@pytest.mark.parametrize("favoured", ["NT", "RE"])
+def test_parser_stops_even_when_it_favours_unary_chains(system, favoured, ptb_trees):
+    """Neither system bounds unary chains: a parser that always prefers NT-X
+    (or Reduce) must still finish every sentence, with its words."""
+    from semiparse.constituency.train import Parser
+
+    parser = Parser(system, ["NP", "S", "VP"])
+    parser.weights["bias"] = np.array([1.0 if t.kind == favoured else 0.0 for t in parser.classes])
+    for tree in ptb_trees[1][:5]:
+        out = parser.parse(tree.leaves())
+        assert out.leaves() == tree.leaves()
+
+
+@pytest.mark.parametrize("system", ["top_down", "in_order"])
+@pytest.mark.parametrize("oracle", ["static", "dynamic"])
+def test_parser_learns_its_training_trees(system, oracle, ptb_trees):
+    from semiparse.constituency import evaluate
+    from semiparse.constituency.train import train
+
+    trees = ptb_trees[0][:15]
+    parser = train(trees, system, oracle=oracle, epochs=8, seed=1)
+    # a parser with zero weights scores 0 here
+    assert evaluate(trees, [parser.parse(t.leaves()) for t in trees]).f1 > 0.8
+
+
+def test_trainer_settings_are_checked(ptb_trees):
+    from semiparse.constituency.train import train
+
+    with pytest.raises(ValueError, match="oracle must be 'static' or 'dynamic', not 'nondet'"):
+        train(ptb_trees[0], "top_down", oracle="nondet")
+    with pytest.raises(ValueError, match="no training trees"):
+        train([], "in_order")
+    with pytest.raises(ValueError, match="unknown transition system"):
+        train(ptb_trees[0], "arc_eager")
