@@ -8,10 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 import semiparse
 from semiparse import experiments
 from semiparse.experiments import common
+from semiparse.projectivity import is_projective
+from semiparse.testing import gold_trees
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -25,6 +28,7 @@ RUNS = {
     "beam-global": (["--languages", "el"], GREEK, 10),
     "exploration": (["--languages", "el"], GREEK, 2),
     "constituency": ([], ["ptb/wsj_sample_combined.mrg"], 2),
+    "encoded-training": (["--languages", "el"], GREEK, 3),
 }
 
 
@@ -190,3 +194,16 @@ def test_trainer_settings_are_checked(ptb_trees):
         train([], "in_order")
     with pytest.raises(ValueError, match="unknown transition system"):
         train(ptb_trees[0], "arc_eager")
+
+
+@settings(max_examples=100)
+@given(heads=gold_trees(1, 9))
+def test_nonprojective_words_are_those_of_crossing_arcs(heads):
+    from semiparse.experiments.encoded_training import nonprojective_words
+
+    words = nonprojective_words(heads)
+    assert (not words) == is_projective(heads)
+    for d in words:  # the arc into d is crossed by another arc
+        lo, hi = sorted((heads[d], d))
+        assert any((lo < x < hi) != (lo < heads[x] < hi) and not {x, heads[x]} & {lo, hi}
+                   for x in range(1, len(heads)))

@@ -20,6 +20,7 @@ EXPERIMENTS = {
     "beam-global": "beam_global",
     "exploration": "exploration",
     "constituency": "constituency",
+    "encoded-training": "encoded_training",
 }
 
 
