@@ -45,7 +45,7 @@ def _entropy(grammar, terminals, weights):
     return max(log_z - mean, 0.0)  # rounding may leave -1e-12 for a single tree
 
 
-def expected(grammar, terminals, weights, values=None, *, n_jobs=1):
+def expected(grammar, terminals, weights=None, values=None, *, n_jobs=1):
     """E[sum of ``values[h, d]`` over the edges of T] under p(T) proportional
     to exp(score(T)), e.g. the expected number of gold edges (values a 0/1
     gold mask) or a risk.
