@@ -10,7 +10,7 @@ best correct item c+) and, with the dynamic oracle only, ``negative``
 (resume from the predicted item c-, i.e. exploration).  Test set decoded
 with the same beam, scores without punctuation.
 """
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_file
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files
 
 TITLE = "Global beam training: static vs dynamic oracle, update and restart (cf. Aufrant, Wisniewski and Yvon 2017, Table 1)"
 SUMMARY = "beam perceptron: static/dynamic oracle x early update/max-violation x restart none/positive/negative"
@@ -24,8 +24,7 @@ VARIANTS = [("static", "none"), ("static", "positive"),
             ("dynamic", "none"), ("dynamic", "positive"), ("dynamic", "negative")]
 
 
-def files(settings):
-    return [ud_file(lang, part) for lang in settings["languages"] for part in ("train", "test")]
+files = ud_files
 
 
 def jobs(settings):

@@ -9,7 +9,7 @@ and, for a gold arc, the gold label).
 import tempfile
 from pathlib import Path
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_file
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files
 
 TITLE = "Calibration of a probabilistic model (cf. Goldberg 2013, Table 4)"
 SUMMARY = "probability bins of an RDA model's test decisions and their accuracy (Goldberg 2013, Table 4)"
@@ -18,8 +18,7 @@ DEFAULTS = {"epochs": 3, "seeds": [1], "languages": ["el"], "systems": ["arc_sta
 POS_TAGS = GOLD_UPOS
 
 
-def files(settings):
-    return [ud_file(lang, part) for lang in settings["languages"] for part in ("train", "test")]
+files = ud_files
 
 
 def jobs(settings):

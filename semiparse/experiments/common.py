@@ -47,6 +47,20 @@ def ud_file(lang, part):
     return f"ud/{folder}/{prefix}-ud-{part}.conllu"
 
 
+def ud_files(settings):
+    """The train and test files of the settings' treebanks."""
+    return [ud_file(lang, part) for lang in settings["languages"] for part in ("train", "test")]
+
+
+def ud_jobs(settings, variants):
+    """One ``(data, lang, system, variant, seed, epochs, limit)`` per run,
+    seed-major: an interrupted run still has complete tables for the first
+    seeds."""
+    return [(settings["data"], lang, system, variant, seed, settings["epochs"], settings["limit"])
+            for seed in settings["seeds"] for lang in settings["languages"]
+            for system in settings["systems"] for variant in variants]
+
+
 def read_ud(data, lang, part, limit):
     """The trees of a UD file, only the first ``limit`` if given."""
     trees = _read_trees(Path(data) / ud_file(lang, part))

@@ -17,7 +17,7 @@ not dominate), mean and standard deviation over seeds:
 """
 import time
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_file
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files, ud_jobs
 
 TITLE = "Parsing with undoable projectivization: encodings and decoding"
 SUMMARY = "optimal projectivization + head encoding vs spaCy lifting + its encoding vs the non-projective oracle"
@@ -27,14 +27,11 @@ POS_TAGS = GOLD_UPOS
 SETUPS = ("optimal+head", "lifting+head", "unchanged+oracle")
 
 
-def files(settings):
-    return [ud_file(lang, part) for lang in settings["languages"] for part in ("train", "test")]
+files = ud_files
 
 
 def jobs(settings):
-    return [(settings["data"], lang, system, setup, seed, settings["epochs"], settings["limit"])
-            for seed in settings["seeds"] for lang in settings["languages"]
-            for system in settings["systems"] for setup in SETUPS]
+    return ud_jobs(settings, SETUPS)
 
 
 def nonprojective_words(heads):

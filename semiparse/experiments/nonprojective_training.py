@@ -11,7 +11,7 @@ punctuation, mean and standard deviation over seeds:
 """
 import time
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_file
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files, ud_jobs
 
 TITLE = "Training on non-projective treebanks (cf. Nederhof 2019, Table 7)"
 SUMMARY = "subset+static vs projectivized+dynamic vs all trees+non-projective oracle (Nederhof 2019, Table 7)"
@@ -25,15 +25,11 @@ SETUPS = {
 }
 
 
-def files(settings):
-    return [ud_file(lang, part) for lang in settings["languages"] for part in ("train", "test")]
+files = ud_files
 
 
 def jobs(settings):
-    # seed-major order: an interrupted run still has complete tables for the first seeds
-    return [(settings["data"], lang, system, setup, seed, settings["epochs"], settings["limit"])
-            for seed in settings["seeds"] for lang in settings["languages"]
-            for system in settings["systems"] for setup in SETUPS]
+    return ud_jobs(settings, SETUPS)
 
 
 def run_job(job):

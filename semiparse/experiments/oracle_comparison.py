@@ -4,7 +4,7 @@ Every run trains the labelled greedy perceptron on the optimally
 projectivized training trees (so only the oracle differs) and scores the
 test set without punctuation; the table is the mean over seeds.
 """
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_file
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files, ud_jobs
 
 TITLE = "Static vs nondet vs dynamic oracle (cf. Goldberg, Sartorio and Satta 2014, Table 1)"
 SUMMARY = "static vs nondet vs dynamic oracle, greedy perceptron on projectivized trees"
@@ -14,14 +14,11 @@ POS_TAGS = GOLD_UPOS
 ORACLES = ("static", "nondet", "dynamic")
 
 
-def files(settings):
-    return [ud_file(lang, part) for lang in settings["languages"] for part in ("train", "test")]
+files = ud_files
 
 
 def jobs(settings, oracles=ORACLES):
-    return [(settings["data"], lang, system, oracle, seed, settings["epochs"], settings["limit"])
-            for seed in settings["seeds"] for lang in settings["languages"]
-            for system in settings["systems"] for oracle in oracles]
+    return ud_jobs(settings, oracles)
 
 
 def run_job(job):
