@@ -104,7 +104,9 @@ def exact_log_scale(w):
     high = w.max(initial=NEG_INF)
     if high == NEG_INF:
         return True
-    low = w.min(initial=np.inf, where=w > NEG_INF)
+    low = w.min()
+    if low == NEG_INF:  # the smallest allowed score
+        low = w.min(initial=np.inf, where=w > NEG_INF)
     return max(abs(high), abs(low)) * len(w) < 1e17
 
 
@@ -209,7 +211,7 @@ def _check_input(grammar, terminals, weights):
     if not isinstance(terminals, (str, list, tuple)):
         raise ValueError(f"terminals must be a string or a list of terminal names, got "
                          f"{type(terminals).__name__} (a generator or iterator cannot be re-read)")
-    if not all(isinstance(t, str) for t in terminals):
+    if not isinstance(terminals, str) and not all(isinstance(t, str) for t in terminals):
         raise ValueError(f"terminals must be terminal names (strings), got {terminals!r}")
     if len(terminals) == 0:
         raise ValueError("empty input: expected at least one terminal (the root)")
