@@ -142,3 +142,16 @@ def test_the_crf_example_of_the_docs_trains(capsys):
     exec(compile(code, "docs/engine.md", "exec"), namespace)  # asserts the likelihood rose
     assert namespace["accuracy"] > 0.6
     assert "log-likelihood -426.5 -> -181.2" in capsys.readouterr().out
+
+
+def test_entropy_and_expectations_of_300_words_with_scores_of_50_are_finite():
+    rng = np.random.default_rng(3)
+    w = rng.uniform(-50, 50, size=(301, 301))
+    entropy = semiparse.entropy("projective", "s" * 301, w)
+    gold = np.zeros((301, 301))
+    gold[0, 1:] = 1.0
+    expected = semiparse.expected("projective", "s" * 301, w, gold)
+    assert math.isfinite(entropy) and entropy >= 0.0
+    assert math.isfinite(expected) and 0.0 <= expected <= 300.0
+    labelled = np.stack([w, w - 3.0], axis=2)  # two labels: entropy grows by each edge's label entropy
+    assert semiparse.entropy("projective", "s" * 301, labelled) > entropy
