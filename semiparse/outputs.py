@@ -22,9 +22,9 @@ message names the path as the user gave it, never the temporary file.
 import contextlib
 import io
 import os
+import secrets
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -99,11 +99,20 @@ def open_output(path, binary=False):
         with _opened(path, target, binary) as out:
             yield out
         return
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
-    try:
+        # The name is chosen before the file is created, so that an interrupt
+        # (Ctrl-C, SIGTERM) arriving just after the creation still removes it.
+        while True:
+            tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+                break
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                tmp = None
+                raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
         with _wrap(os.fdopen(fd, "wb"), binary) as out:
             yield out
         if info is not None:
@@ -118,8 +127,9 @@ def open_output(path, binary=False):
         except OSError as exc:
             raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise
 
 

@@ -172,14 +172,37 @@ def test_write_errors_name_the_users_path_not_the_temporary(tmp_path, monkeypatc
     """An -o error used to name `.x.conllu.hgdvxl94.tmp`."""
     target = tmp_path / "x.conllu"
 
-    def refuse(*args, **kwargs):
-        raise PermissionError(13, "Permission denied", str(tmp_path / ".x.conllu.abc.tmp"))
+    real_open = os.open
 
-    monkeypatch.setattr("tempfile.mkstemp", refuse)
+    def refuse(name, *args, **kwargs):
+        if str(name).endswith(".tmp"):
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(OutputError) as error:
         with open_output(target) as out:
             out.write("never\n")
     assert str(error.value) == f"{target}: cannot write here: Permission denied"
+
+
+def test_an_interrupt_just_after_the_temporary_is_created_removes_it(tmp_path, monkeypatch):
+    """Ctrl-C or SIGTERM can land between the creation of the temporary file
+    and the code that cleans it up; the file used to stay behind."""
+    real_open = os.open
+
+    def create_then_interrupt(name, *args, **kwargs):
+        fd = real_open(name, *args, **kwargs)
+        if str(name).endswith(".tmp"):
+            os.close(fd)
+            raise KeyboardInterrupt
+        return fd
+
+    monkeypatch.setattr(os, "open", create_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        with open_output(tmp_path / "x.conllu") as out:
+            out.write("never\n")
+    assert list(tmp_path.iterdir()) == []
 
 
 # -- signals and pipes -----------------------------------------------------------------------------
