@@ -202,8 +202,9 @@ def test_machine_rejects_a_system_that_is_no_rewrite():
 # -- the derived static oracle --------------------------------------------------
 
 def old_static(system, stack, buffer, arcs, gold):
-    """The hand-written static oracle of earlier versions (``_static`` in
-    train/_core.pyx), in Python: attach as soon as possible."""
+    """The usual hand-written static oracles, in Python: left arcs as soon as
+    possible, right arcs once the dependent has all its gold dependents
+    (arc-eager: as soon as possible, reduce when nothing is left to attach)."""
     s0 = stack[-1]
     s1 = stack[-2] if len(stack) >= 2 else -1
     b0 = buffer[0] if buffer else -1
@@ -216,7 +217,7 @@ def old_static(system, stack, buffer, arcs, gold):
             for k, x in enumerate(spines(s0, arcs)[0], 1):
                 if gold[s1] == x:
                     return f"left_arc_{k}"
-        if s1 >= 0:
+        if s1 >= 0 and complete(s0):
             for k, x in enumerate(spines(s1, arcs)[1], 1):
                 if gold[s0] == x:
                     return f"right_arc_{k}"
