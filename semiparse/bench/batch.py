@@ -11,11 +11,9 @@ All must give the same scores.  Projectivized gold trees, so that the C kernels
 """
 import math
 import random
-import time
-
 import numpy as np
 
-from ._timing import fmt_time
+from ._timing import fmt_time, per_call
 
 
 def add_parser(subparsers):
@@ -62,15 +60,6 @@ def collect(system, trees, rng):
     return configs, golds
 
 
-def _best(fn, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def run(args):
     from .. import projectivize, system
     from ..conllu_io import read_conllu
@@ -102,10 +91,12 @@ def run(args):
                 expected[column[t]] = v
             if not np.array_equal(row, expected):
                 raise RuntimeError(f"{name}: scores_batch and scores disagree: {row} vs {sigma}")
-        t_single = _best(single, args.repeats) / len(configs)
-        t_batch = _best(lambda: oracle.scores_batch(configs, golds), args.repeats) / len(configs)
-        t_jobs = _best(lambda: oracle.scores_batch(configs, golds, n_jobs=args.jobs),
-                       args.repeats) / len(configs)
+        # one call per round (min_seconds 0), the best of --repeats rounds
+        t_single = per_call(single, 0.0, repeats=args.repeats) / len(configs)
+        t_batch = per_call(lambda: oracle.scores_batch(configs, golds), 0.0,
+                           repeats=args.repeats) / len(configs)
+        t_jobs = per_call(lambda: oracle.scores_batch(configs, golds, n_jobs=args.jobs), 0.0,
+                          repeats=args.repeats) / len(configs)
         methods = sorted({oracle.method_for(h) for h in set(golds)})
         print(f"{sys_.name:>14} {len(configs):>8} {'/'.join(methods):>8} {fmt_time(t_single):>10} "
               f"{fmt_time(t_batch):>10} {t_single / t_batch:>6.1f}x {fmt_time(t_jobs):>10} "

@@ -175,7 +175,7 @@ def fill_rows(list configs, list golds, Machine machine, prepare, check, double[
         raise MemoryError()
     try:
         for i in range(N):
-            if type(configs[i]) is not Configuration and not isinstance(configs[i], Configuration):
+            if not isinstance(configs[i], Configuration):
                 raise ValueError(f"configs[{i}] is a {type(configs[i]).__name__}, not a "
                                  f"Configuration (make them with semiparse.system(...).initial(n))")
             config = configs[i]
