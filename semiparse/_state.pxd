@@ -74,16 +74,6 @@ cdef inline StateC* state_new(int n) noexcept nogil:
     return s
 
 
-cdef inline void state_init_standard(StateC* s) noexcept nogil:
-    """The usual initial configuration: stack [0], buffer 1..n (nothing else changed)."""
-    cdef int i
-    s.stack[0] = 0
-    s.stack_len = 1
-    for i in range(s.n):
-        s.buffer[i] = s.n - i
-    s.buffer_len = s.n
-
-
 cdef inline void state_free(StateC* s) noexcept nogil:
     if s is not NULL:
         free(s.stack)
@@ -158,3 +148,28 @@ cdef inline int spine_at(const StateC* s, int root, bint left, int k) noexcept n
         x = s.l1[x] if left else s.r1[x]
         k -= 1
     return x
+
+
+cdef enum:
+    # where the root (position 0) is in the initial configuration
+    ROOT_STACK_BOTTOM = 0   # stack [0], buffer 1..n
+    ROOT_BUFFER_END = 1     # stack [], buffer 1..n 0
+    ROOT_NONE = 2           # stack [], buffer 1..n
+
+
+cdef inline void state_init(StateC* s, int root) noexcept nogil:
+    """The initial configuration for a root placement ROOT_* (nothing else changed)."""
+    cdef int i
+    s.stack_len = 0
+    s.buffer_len = 0
+    if root == ROOT_STACK_BOTTOM:
+        push_stack(s, 0)
+    elif root == ROOT_BUFFER_END:
+        push_buffer_front(s, 0)
+    for i in range(s.n, 0, -1):
+        push_buffer_front(s, i)
+
+
+cdef inline void state_init_standard(StateC* s) noexcept nogil:
+    """The usual initial configuration: stack [0], buffer 1..n."""
+    state_init(s, ROOT_STACK_BOTTOM)

@@ -196,9 +196,15 @@ def load_error(path):
     ('require = ["s0 != root"]', 'requires = ["s0 != root"]', 26,
      "unknown key 'requires' in transition.1: expected one of name, stack, buffer, require, "
      "stack_after, buffer_after, edge"),
+    ('final = { stack = "root", buffer = "empty" }', 'start = "root"\nfinal = { stack = '
+     '"root", buffer = "empty" }', 13, "unknown key 'start' in the file: expected one of "
+     "name, description, initial, final, static_order, transition, invariants, completion, "
+     "strategy"),
     ('final = { stack = "root", buffer = "empty" }', 'initial = "root"\nfinal = { stack = '
-     '"root", buffer = "empty" }', 13, "unknown key 'initial' in the file: expected one of "
-     "name, description, final, static_order, transition, invariants, completion, strategy"),
+     '"root", buffer = "empty" }', 13, "initial must be a table"),
+    ('final = { stack = "root", buffer = "empty" }', 'initial = { root = "top" }\nfinal = { '
+     'stack = "root", buffer = "empty" }', 13, "initial.root 'top': expected one of "
+     "stack_bottom, buffer_end, none"),
     ('final = { stack = "root", buffer = "empty" }',
      'final = { stack = "root", buffer = "empty", start = "root" }', 13,
      "unknown key 'start' in final: expected one of stack, buffer"),
@@ -218,7 +224,7 @@ def load_error(path):
      "completion terminal rule node 'bufer': expected one of root, top, below_top, stack, "
      "buffer"),
     ('final = { stack = "root", buffer = "empty" }', 'final = { stack = "roots", '
-     'buffer = "empty" }', 13, 'final must be { stack = "root" | "any", buffer = "empty" }'),
+     'buffer = "empty" }', 13, 'final must be { stack = "root" | "one" | "any", buffer = "empty" }'),
     ('[strategy.none]', '[strategy.none]\nforbid.reduce = ["s0 left"]', 52,
      "strategy none: forbid names unknown transition 'reduce': expected one of shift, "
      "left_arc, right_arc"),

@@ -13,7 +13,7 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from semiparse._state cimport StateC, state_copy, state_free, state_init_standard, state_new
+from semiparse._state cimport StateC, state_copy, state_free, state_init, state_new
 from semiparse.oracles._machine cimport (MachineC, machine_apply, machine_arc, machine_is_final,
                                          machine_legal)
 from semiparse.oracles._rows cimport KernelWork, RowKernel, row_fn
@@ -38,7 +38,7 @@ cdef class Configuration:
         self.c = state_new(n)
         if self.c is NULL:
             raise MemoryError()
-        state_init_standard(self.c)
+        state_init(self.c, machine.c.root)
         return 0
 
     @staticmethod

@@ -26,6 +26,9 @@ cdef enum:
     REQ_HEADED = 1
     REQ_HEADLESS = 2
     REQ_IS_ROOT = 3
+    FINAL_ANY = 0           # the order of system.FINAL_STACKS
+    FINAL_ROOT = 1
+    FINAL_ONE = 2
 
 
 cdef struct RuleC:
@@ -47,7 +50,8 @@ cdef struct RuleC:
 cdef struct MachineC:
     int kind
     int n_rules
-    bint final_root_only    # final: empty buffer and (only the root on the stack, or any stack)
+    int final_stack         # final: empty buffer and any stack, only the root, one node (FINAL_*)
+    int root                # where the initial configuration puts the root (_state.pxd ROOT_*)
     RuleC* rules
 
 
@@ -66,7 +70,11 @@ cdef inline int rule_node(const RuleC* r, const StateC* s, int i) noexcept nogil
 
 
 cdef inline bint machine_is_final(const MachineC* m, const StateC* s) noexcept nogil:
-    return s.buffer_len == 0 and (s.stack_len == 1 or not m.final_root_only)
+    if s.buffer_len or m.final_stack == FINAL_ANY:
+        return s.buffer_len == 0
+    if m.final_stack == FINAL_ONE:
+        return s.stack_len <= 1
+    return s.stack_len == 1 and s.stack[0] == 0
 
 
 cdef inline bint _spine_legal(const StateC* s, int t) noexcept nogil:

@@ -2,6 +2,8 @@
 """Build a compiled rewrite machine (``_machine.pxd``) from a transition system."""
 from libc.stdlib cimport calloc, free
 
+from semiparse._state cimport ROOT_STACK_BOTTOM
+
 
 cdef class Machine:
     """The C program of a transition system: one ``RuleC`` per declared
@@ -15,13 +17,14 @@ cdef class Machine:
 
     def __init__(self, system):
         from .fast.lr_spine import LRSpine
-        from .system import RewriteSystem
+        from .system import FINAL_STACKS, ROOT_PLACEMENTS, RewriteSystem
 
         self.system_name = system.name
         self.system = system
         if isinstance(system, LRSpine):
             self.c.kind = KIND_SPINE
-            self.c.final_root_only = True
+            self.c.final_stack = FINAL_ROOT
+            self.c.root = ROOT_STACK_BOTTOM
             self.transitions = system.transitions
             return
         if not isinstance(system, RewriteSystem):
@@ -30,7 +33,8 @@ cdef class Machine:
         rules = system._rules
         self.transitions = tuple(r.name for r in rules)
         self.c.kind = KIND_REWRITE
-        self.c.final_root_only = system.final_root_only
+        self.c.final_stack = FINAL_STACKS.index(system.final_stack)
+        self.c.root = ROOT_PLACEMENTS.index(system.root)
         self.c.rules = <RuleC*>calloc(max(len(rules), 1), sizeof(RuleC))
         if self.c.rules is NULL:
             raise MemoryError()

@@ -91,8 +91,9 @@ class Search:
                                  f"stack={list(stack)} buffer={list(buffer)} repeats")
             return value
         if system.is_final(stack, buffer, arcs):
-            memo[key] = 0
-            return 0
+            value = sum(self.heads[d] == h for h, d in system.final_edges(stack, buffer, arcs))
+            memo[key] = value
+            return value
         memo[key] = _ACTIVE
         value = NEG_INF
         heads = self.heads

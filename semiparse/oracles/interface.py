@@ -73,6 +73,11 @@ class TransitionSystem:
     def is_final(self, stack, buffer, arcs):
         raise NotImplementedError
 
+    def final_edges(self, stack, buffer, arcs):
+        """``((head, dependent), ...)``: the edges a final configuration adds
+        when parsing ends (none by default)."""
+        return ()
+
     def successors(self, stack, buffer, arcs):
         """``[(name, stack, buffer, arcs, edge)]`` for every legal transition."""
         return [(t,) + tuple(self.apply(stack, buffer, arcs, t))

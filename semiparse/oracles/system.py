@@ -17,7 +17,7 @@ except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
 import numpy as np
 
 from . import _configs
-from ..grammar import load_grammar
+from ..grammar import Grammar, load_grammar
 from ..heads import find_cycle, int_tuple
 from ..resources import data_dir
 from .grammar_path import MASKED_MIN_SIZE, masked_method
@@ -25,6 +25,14 @@ from .interface import LBR, NEG_INF, NO_LEFT, NO_RIGHT, RBL, TransitionSystem, i
 from .registry import Method, lookup_system, register_method, registered_systems
 
 ROLES = ("root", "top", "below_top", "stack", "buffer")
+# Where the root (position 0) is in the initial configuration: under the
+# stack (stack [0], buffer 1..n), at the end of the buffer (stack [], buffer
+# 1..n 0; Ballesteros and Nivre 2013), or nowhere (stack [], buffer 1..n; the
+# words left headless in the final configuration become the root's children).
+ROOT_PLACEMENTS = ("stack_bottom", "buffer_end", "none")
+# Final configurations: the buffer is empty and the stack holds any nodes,
+# only the root, or one node (none for an empty sentence).
+FINAL_STACKS = ("any", "root", "one")
 
 
 # -- systems declared as stack/buffer rewrites -----------------------------------
@@ -103,6 +111,7 @@ class SystemFileError(ValueError):
 _SCHEMA = {
     "name": str,
     "description": str,
+    "initial": {"root": str},
     "final": {"stack": str, "buffer": str},
     "static_order": [str],
     "transition": [{"name": str, "stack": [str], "buffer": [str], "require": [str],
@@ -241,12 +250,22 @@ class RewriteSystem(TransitionSystem):
         """The TOML text of the definition."""
         return self._text
 
+    @property
+    def grammar_text(self):
+        """The text of the completion grammar (None without one)."""
+        if self.grammar is None:
+            return None
+        if self._given_grammar is None:
+            self._given_grammar = self._grammar_file.read_text(encoding="utf-8")
+        return self._given_grammar
+
     def adds_edge(self, t):
         """Whether transition ``t`` adds an edge."""
         return self._rule_of[t].edge is not None
 
-    def __init__(self, path, text, data):
+    def __init__(self, path, text, data, grammar_text=None):
         self.path = str(path)
+        self._given_grammar = grammar_text
         self._text, self._data = text, data
         _check_schema(data, _SCHEMA, [], self._fail)
         d = data
@@ -257,11 +276,19 @@ class RewriteSystem(TransitionSystem):
         if not self.name.isidentifier():
             self._fail(f"name {self.name!r} is not an identifier", "name")
         self.description = d.get("description", "")
+        self.root = d.get("initial", {}).get("root", "stack_bottom")
+        if self.root not in ROOT_PLACEMENTS:
+            self._fail(f"initial.root {self.root!r}: expected one of "
+                       f"{', '.join(ROOT_PLACEMENTS)}", "initial", "root")
         final = d["final"]
-        if final.get("stack") not in ("root", "any") or final.get("buffer") != "empty":
-            self._fail("final must be { stack = \"root\" | \"any\", buffer = \"empty\" }",
-                       "final")
-        self.final_root_only = final["stack"] == "root"
+        if final.get("stack") not in FINAL_STACKS or final.get("buffer") != "empty":
+            self._fail("final must be { stack = \"root\" | \"one\" | \"any\", "
+                       "buffer = \"empty\" }", "final")
+        self.final_stack = final["stack"]
+        if self.final_stack == "root" and self.root == "none":
+            self._fail('final stack = "root", but initial.root = "none": there is no root '
+                       'token (use "one" or "any": the words left headless become the root\'s '
+                       'children)', "final")
         rules = d.get("transition")
         if not rules:
             self._fail("no [[transition]] tables")
@@ -286,6 +313,11 @@ class RewriteSystem(TransitionSystem):
             i in r.headed or (r.edge is not None and r.edge[1] == i)
             for r in self._rules
             for i in set(range(len(r.names))) - set(r.stack_after + r.buffer_after))
+        if self.root == "none" and not self.pops_headed:
+            self._fail('initial.root = "none": every transition that removes a node must give '
+                       'it a head (an edge to it, or "has head"), so that the words left '
+                       'headless, which become the root\'s children, are on the stack at the '
+                       'end', "initial", "root")
         inv = d.get("invariants", {})
         self.stack_heads = inv.get("stack_heads", "below" if self.needs_arcs else "none")
         if self.stack_heads not in ("none", "below"):
@@ -359,13 +391,17 @@ class RewriteSystem(TransitionSystem):
             if not m or m.group(1) == m.group(2):
                 fail(f"bad edge {r['edge']!r}: expected 'HEAD -> DEPENDENT'", "edge")
             rule.edge = (idx(m.group(1), "edge"), idx(m.group(2), "edge"))
+            if rule.edge[1] in rule.is_root:
+                fail(f"edge {r['edge']!r} makes the root a dependent ({names[rule.edge[1]]} "
+                     f"== root): the root never gets a head", "edge")
+            if rule.edge[1] not in rule.not_root:  # implied: the root never gets a head
+                rule.not_root.append(rule.edge[1])
         rule.build()
         return rule
 
-    @staticmethod
-    def _check_requirements(rule, fail):
-        """Refuse requirements no configuration can meet (the root sits at the
-        stack bottom and never gets a head)."""
+    def _check_requirements(self, rule, fail):
+        """Refuse requirements no configuration can meet (the root never gets a
+        head, and sits where ``initial.root`` puts it)."""
         names = rule.names
         for a, b, what in ((rule.not_root, rule.is_root, "!= root and == root"),
                            (rule.headed, rule.headless, "has head and has no head"),
@@ -377,6 +413,11 @@ class RewriteSystem(TransitionSystem):
         if rule.buffer_empty and rule.nb:
             fail(f"contradictory requirements: buffer empty, but the buffer pattern names "
                  f"{', '.join(names[rule.ns:])}", "require")
+        if rule.is_root and self.root == "none":
+            fail(f"contradictory requirements: {names[rule.is_root[0]]} == root, but "
+                 f"initial.root = \"none\": no node is the root", "require")
+        if self.root != "stack_bottom":
+            return
         in_buffer = [i for i in rule.is_root if i >= rule.ns]
         if in_buffer:
             fail(f"contradictory requirements: {names[in_buffer[0]]} == root, but the root is "
@@ -399,7 +440,9 @@ class RewriteSystem(TransitionSystem):
             self._fail("completion.grammar must name a grammar file", *at)
         local = Path(self.path).parent / gname
         shipped = gname[:-8] if gname.endswith(".grammar") else gname
-        if _is_file(local):
+        if self._given_grammar is not None:  # recorded with the definition (in a model)
+            self.grammar = Grammar.from_text(self._given_grammar, f"{self.path} ({gname})")
+        elif _is_file(local):
             self._grammar_file = local.resolve()
             self.grammar = load_grammar(local)  # a bad grammar names its own file and line
         elif shipped.isidentifier() and _is_file(data_dir("grammars") / f"{shipped}.grammar"):
@@ -433,6 +476,13 @@ class RewriteSystem(TransitionSystem):
         self._prefix_ids = [int(i) for i in ids(list(self._prefix))] if self._prefix else []
         self._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in self._term_rules]
         self._build_terminal_table()
+        if self.root == "none" and ("outside", True, False, False) not in self._terminal_table:
+            self._fail('initial.root = "none": completion.terminals must give the root a '
+                       'terminal ({ node = "root", terminal = ... }): the completion string '
+                       'starts with it', *at, "terminals")
+        if self.root != "stack_bottom" and "projective" in comp:
+            self._fail(f"[completion.projective] describes configurations with the root at the "
+                       f"stack bottom, not initial.root = {self.root!r}", *at, "projective")
         self._load_projective_form(comp.get("projective"))
 
     def _load_projective_form(self, spec):
@@ -518,11 +568,19 @@ class RewriteSystem(TransitionSystem):
 
     # -- the interface ------------------------------------------------------------
 
+    def initial(self, n):
+        words = tuple(range(1, n + 1))
+        if self.root == "stack_bottom":
+            return (0,), words, (-1,) * (n + 1)
+        return (), words + (0,) if self.root == "buffer_end" else words, (-1,) * (n + 1)
+
     def is_final(self, stack, buffer, arcs):
-        return not buffer and (len(stack) == 1 or not self.final_root_only)
+        if buffer or self.final_stack == "any":
+            return not buffer
+        return stack == (0,) if self.final_stack == "root" else len(stack) <= 1
 
     def legal(self, stack, buffer, arcs):
-        if not buffer and (len(stack) == 1 or not self.final_root_only):
+        if self.is_final(stack, buffer, arcs):
             return []
         return [r.name for r in self._rules if r.test(stack, buffer, arcs)]
 
@@ -542,9 +600,17 @@ class RewriteSystem(TransitionSystem):
     def successors(self, stack, buffer, arcs):
         """``[(name, stack, buffer, arcs, edge)]`` for every legal transition (the
         inner loop of the searches: no validation, tuples in and out)."""
-        if not buffer and (len(stack) == 1 or not self.final_root_only):
+        if self.is_final(stack, buffer, arcs):
             return []
         return [r.step(stack, buffer, arcs) for r in self._rules if r.test(stack, buffer, arcs)]
+
+    def final_edges(self, stack, buffer, arcs):
+        """With ``initial.root = "none"``, the root's edges to the words a final
+        configuration leaves headless (they are on the stack: every transition
+        that removes a node gives it a head, see :meth:`_load_completion`)."""
+        if self.root != "none":
+            return ()
+        return tuple((0, x) for x in stack if arcs is None or arcs[x] < 0)
 
     def search_key(self, stack, buffer, arcs):
         if not self.needs_arcs:
@@ -554,17 +620,17 @@ class RewriteSystem(TransitionSystem):
 
     def accepts(self, stack, buffer, arcs, n):
         return (arcs is not None or not self.needs_arcs) and _configs.accepts(
-            stack, buffer, arcs, n, self.stack_heads == "below", self.pops_headed)
+            stack, buffer, arcs, n, self.stack_heads == "below", self.pops_headed,
+            ROOT_PLACEMENTS.index(self.root))
+
+    def _rank(self, x, n):
+        """Where ``x`` stands in the order of the sentence: the root first, or
+        after the last word with ``initial.root = "buffer_end"``."""
+        return n + 1 if x == 0 and self.root == "buffer_end" else x
 
     def validate_slowly(self, stack, buffer, arcs, n):
         stack, buffer, arcs = int_configuration(stack, buffer, arcs)
-        # Fast acceptance (C-level comparisons); the slow path says what is wrong.
-        if not (stack and stack[0] == 0 and stack[-1] <= n
-                and all(map(operator.lt, stack, stack[1:]))
-                and (not buffer or (buffer[0] > stack[-1]
-                                    and buffer == tuple(range(buffer[0], n + 1)))
-                     )):
-            self._explain(stack, buffer, n)
+        self._check_positions(stack, buffer, n)
         if arcs is None:
             if self.needs_arcs:
                 raise ValueError(f"{self.name} needs arcs: the head given to each position "
@@ -584,15 +650,15 @@ class RewriteSystem(TransitionSystem):
                                  f"have no head in {self.name}")
         for i, d in enumerate(stack):
             h = arcs[d]
-            if h >= 0 and (self.stack_heads == "none" or h != stack[i - 1]):
+            if h >= 0 and (self.stack_heads == "none" or i == 0 or h != stack[i - 1]):
                 expected = ("no stack node has a head" if self.stack_heads == "none" else
                             "a headed stack node's head is the node just below it")
                 raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} "
                                  f"{expected}")
         if self.pops_headed:
-            on_stack = set(stack)
-            for d in range(1, buffer[0] if buffer else n + 1):
-                if arcs[d] < 0 and d not in on_stack:
+            present = set(stack) | set(buffer)
+            for d in range(1, n + 1):
+                if arcs[d] < 0 and d not in present:
                     raise ValueError(f"position {d} has left the stack and buffer but has no "
                                      f"head in arcs: {self.name} gives every node it removes "
                                      f"a head")
@@ -602,24 +668,37 @@ class RewriteSystem(TransitionSystem):
                              f"so far form a forest")
         return stack, buffer, arcs if self.needs_arcs else None
 
-    def _explain(self, stack, buffer, n):
-        """Raise the ValueError saying why (stack, buffer) is not a configuration."""
-        if not stack or stack[0] != 0:
+    def _check_positions(self, stack, buffer, n):
+        """ValueError unless the stack holds positions in sentence order (the
+        root under it when ``initial.root = "stack_bottom"``) and the buffer
+        the positions after them up to the end (the root last when it is
+        ``"buffer_end"``); nothing but words when it is ``"none"``."""
+        if self.root == "stack_bottom" and (not stack or stack[0] != 0):
             raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
+        bad = [x for x in stack + buffer if not 0 <= x <= n]
+        if bad:
+            where = "stack" if bad[0] in stack else "buffer"
+            raise ValueError(f"{where} {list(stack if where == 'stack' else buffer)}: position "
+                             f"{bad[0]} out of range 0..{n}")
+        if self.root == "none" and 0 in stack + buffer:
+            raise ValueError(f"stack {list(stack)} buffer {list(buffer)}: the root 0 is not a "
+                             f"node of {self.name}'s configurations (initial.root = \"none\")")
+        ranks = [self._rank(x, n) for x in stack]
         for a, b in zip(stack, stack[1:]):
-            if a >= b:
+            if self._rank(a, n) >= self._rank(b, n):
                 what = "duplicate position" if a == b else "positions out of order"
                 raise ValueError(f"stack {list(stack)}: {what} ({a} then {b}); "
-                                 f"{self.name} keeps stack positions increasing")
-        if stack[-1] > n:
-            raise ValueError(f"stack position {stack[-1]} out of range 0..{n}")
-        bad = [x for x in buffer if not 0 <= x <= n]
-        if bad:
-            raise ValueError(f"buffer {list(buffer)}: position {bad[0]} out of range 0..{n}")
-        if buffer[0] <= stack[-1]:
+                                 f"{self.name} keeps stack positions in sentence order")
+        if not buffer:
+            return
+        last = n + 1 if self.root == "buffer_end" else n
+        first = self._rank(buffer[0], n)
+        if ranks and first <= ranks[-1]:
             raise ValueError(f"buffer {list(buffer)} must start after the stack top {stack[-1]}")
-        raise ValueError(f"buffer {list(buffer)}: it must be the consecutive positions "
-                         f"{buffer[0]}..{n}")
+        if [self._rank(x, n) for x in buffer] != list(range(first, last + 1)):
+            expected = f"{buffer[0]}..{n}" + (", then the root 0" if last > n else "")
+            raise ValueError(f"buffer {list(buffer)}: it must be the consecutive positions "
+                             f"{expected}")
 
     def constraints(self, strategy, stack, buffer, arcs):
         self.check_strategy(strategy)
@@ -632,34 +711,43 @@ class RewriteSystem(TransitionSystem):
         return masks
 
     def _build_terminal_table(self):
-        """Terminal id of a node by (on stack, is root, is top, headed): the
-        first matching completion rule, or None."""
+        """Terminal id of a node by (where: stack, buffer or outside (the root
+        with ``initial.root = "none"``), is root, is top, headed): the first
+        matching completion rule, or None."""
         table = {}
-        for on_stack, is_root, is_top, headed in itertools.product((False, True), repeat=4):
+        for where, is_root, is_top, headed in itertools.product(
+                ("stack", "buffer", "outside"), (False, True), (False, True), (False, True)):
+            on_stack = where == "stack"
             for node, want_headed, tid in self._term_ids:
-                where = {"root": on_stack and is_root, "top": on_stack and is_top,
-                         "below_top": on_stack and not is_top, "stack": on_stack,
-                         "buffer": not on_stack}[node]
-                if where and (want_headed is None or want_headed == headed):
-                    table[on_stack, is_root, is_top, headed] = tid
+                hit = {"root": is_root, "top": on_stack and is_top,
+                       "below_top": on_stack and not is_top, "stack": on_stack,
+                       "buffer": where == "buffer"}[node]
+                if hit and (want_headed is None or want_headed == headed):
+                    table[where, is_root, is_top, headed] = tid
                     break
         self._terminal_table = table
         self._uses_heads = any(h is not None for _, h, _ in self._term_ids)
 
     def completion(self, stack, buffer, arcs):
+        """The completion string: the ``prefix`` virtual nodes, the root when
+        ``initial.root = "none"`` (it is in no configuration, but heads the
+        words that end headless), the stack bottom first, then the buffer."""
         if self.grammar is None:
             return super().completion(stack, buffer, arcs)
         table, top = self._terminal_table, len(stack) - 1
         heads = arcs is not None and self._uses_heads
         try:
             ids = self._prefix_ids + [
-                table[True, x == 0, i == top, heads and arcs[x] >= 0] for i, x in enumerate(stack)]
-            if buffer:
-                ids += [table[False, False, False, False]] * len(buffer)
+                table["stack", x == 0, i == top, heads and arcs[x] >= 0]
+                for i, x in enumerate(stack)]
+            ids += [table["buffer", x == 0, False, False] for x in buffer]
+            outside = [table["outside", True, False, False]] if self.root == "none" else []
         except KeyError:
             raise ValueError(f"{self.path}: no completion terminal rule matches a node of "
                              f"stack={list(stack)} buffer={list(buffer)}") from None
-        return [-1] * len(self._prefix) + list(stack) + list(buffer), ids
+        k = len(self._prefix)
+        return ([-1] * k + [0] * len(outside) + list(stack) + list(buffer),
+                ids[:k] + outside + ids[k:])
 
     def forbid_edges(self, w, prefix, stack, buffer, arcs):
         """Set to -inf, in the weights ``w`` of the completion string (``prefix``
@@ -827,11 +915,12 @@ def _parse_text(text, where):
         raise SystemFileError(f"{where}:{line}: {str(exc).split(' (at ')[0]}") from None
 
 
-def system_from_text(text, where):
+def system_from_text(text, where, grammar_text=None):
     """A declared system rebuilt from its TOML text (e.g. the copy a model
-    records); ``where`` names it in error messages, and a completion grammar
-    that is not shipped is looked for next to it."""
-    return _build(where, text, _parse_text(text, where))
+    records); ``where`` names it in error messages.  Its completion grammar is
+    ``grammar_text`` if given (the copy recorded with it), else looked for as
+    a system file's would be."""
+    return _build(where, text, _parse_text(text, where), grammar_text=grammar_text)
 
 
 def definition_sha256(system):
@@ -853,7 +942,7 @@ def _from_file(path, shipped=False):
     return _build(path, text, data, shipped)
 
 
-def _build(path, text, data, shipped=False):
+def _build(path, text, data, shipped=False, grammar_text=None):
     """The system of a parsed definition.  Registered oracle methods are bound
     to definitions, never to names alone: a shipped file registers its
     ``projective_masked`` method (exact for every gold tree, rank 90, used by
@@ -861,7 +950,7 @@ def _build(path, text, data, shipped=False):
     registered under its name; another definition gets them only
     if it is the same (the same parsed content and completion grammar) as the
     shipped file of its name, else only its own ``projective_masked``."""
-    system = RewriteSystem(path, text, data)
+    system = RewriteSystem(path, text, data, grammar_text)
     twin = None if shipped else _shipped(system.name)
     if shipped or (twin is not None and twin._data == data
                    and twin._grammar_file == system._grammar_file):

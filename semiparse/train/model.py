@@ -30,7 +30,7 @@ SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")  # the shipped
 # than :func:`system_classes`'s rule); kept so that those models load unchanged.
 _LEGACY_MOVES = {"arc_eager": ("left_arc", "right_arc", "reduce")}
 # Meta keys that record the system (not passed on as the model's free meta).
-SYSTEM_KEYS = ("system", "system_definition", "system_sha256")
+SYSTEM_KEYS = ("system", "system_definition", "system_sha256", "system_grammar")
 
 
 def system_classes(system, labels):
@@ -54,11 +54,15 @@ class ModelError(ValueError):
 
 def system_record(system):
     """The meta entries that record a system: its name and, for a declared
-    system, its TOML text and :func:`definition_sha256`."""
+    system, its TOML text, :func:`definition_sha256` and the text of its
+    completion grammar (so that the model alone rebuilds the system)."""
     digest = definition_sha256(system)
     if digest is None:
         return {"system": system.name}
-    return {"system": system.name, "system_definition": system.text, "system_sha256": digest}
+    record = {"system": system.name, "system_definition": system.text, "system_sha256": digest}
+    if system.grammar is not None:
+        record["system_grammar"] = system.grammar_text
+    return record
 
 
 def recorded_system(path, meta):
@@ -70,12 +74,13 @@ def recorded_system(path, meta):
             raise ModelError(f"{path}: unknown transition system {name!r} and no recorded "
                              f"definition")
         return load_system(name)
-    if not isinstance(text, str):
+    grammar = meta.get("system_grammar")
+    if not isinstance(text, str) or not isinstance(grammar, (str, type(None))):
         raise ModelError(f"{path}: the recorded system definition is not TOML text")
     if name in SYSTEMS and definition_sha256(load_system(name)) == meta.get("system_sha256"):
         return load_system(name)  # the shipped definition: share its object (and machine)
     try:
-        system = system_from_text(text, f"{path} (recorded system {name})")
+        system = system_from_text(text, f"{path} (recorded system {name})", grammar)
     except ValueError as exc:
         raise ModelError(f"{path}: its recorded system definition is invalid: {exc}") from None
     if system.name != name or definition_sha256(system) != meta.get("system_sha256"):

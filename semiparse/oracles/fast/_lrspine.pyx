@@ -936,7 +936,7 @@ cpdef bint accepts(tuple stack, tuple buffer, tuple arcs, Py_ssize_t n) except -
     cdef object item
     cdef int* heads
     cdef int* owner
-    if n < 0 or len(arcs) != n + 1 or stack_and_buffer_top(stack, buffer, n) < 0:
+    if n < 0 or len(arcs) != n + 1 or stack_and_buffer_top(stack, buffer, n, 0) < 0:
         return False
     bstart = n - m + 1
     heads = check_scratch(2 * (n + 1))
