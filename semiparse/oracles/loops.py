@@ -62,7 +62,7 @@ def _terminates(rules):
     for r in rules:
         d = dependent(r)
         gained = d is not None and (d in r.headless or (d >= r.ns and buffer_headless))
-        changes.append((len(r.buffer_after) - r.nb, len(r.stack_after) - r.ns, -gained))
+        changes.append((len(r.buffer_after) - r.nb, len(r.stack_after) - r.ns, -1 if gained else 0))
     return any(all(a * db + b * ds + c * dh < 0 for db, ds, dh in changes)
                for a, b, c in itertools.product(_WEIGHTS, repeat=3))
 
