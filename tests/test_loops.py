@@ -12,6 +12,7 @@
   configuration when replayed with ``apply``.
 """
 import ast
+import json
 import re
 from unittest import mock
 
@@ -219,12 +220,11 @@ def _transition(draw, index):
             require.append(f"{x} != root")
     edge = draw(st.sampled_from(edges))
 
-    def lst(xs):
-        return "[" + ", ".join(f'"{x}"' for x in xs) + "]"
-
+    lst = json.dumps  # a list of strings is the same in TOML
     return (f'\n[[transition]]\nname = "t{index}"\nstack = {lst(["*"] + stack)}\n'
             f'buffer = {lst(buffer + ["*"])}\nrequire = {lst(require)}\n'
-            f'stack_after = {lst(["*"] + stack_after)}\nbuffer_after = {lst(buffer_after + ["*"])}\n'
+            f'stack_after = {lst(["*"] + stack_after)}\n'
+            f'buffer_after = {lst(buffer_after + ["*"])}\n'
             + (f'edge = "{edge}"\n' if edge else ""))
 
 

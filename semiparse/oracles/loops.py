@@ -49,7 +49,8 @@ def _terminates(rules):
     removes a headless position only if its dependent surely had no head: the
     rule requires it, or the dependent is in the buffer and no rule ever
     leaves a headed node there (an edge into a headed node overwrites its
-    head and makes no progress)."""
+    head and makes no progress).  False without rules (a system not declared
+    as rewrites: nothing to prove it from)."""
     if not rules:
         return False
 
@@ -62,7 +63,8 @@ def _terminates(rules):
     for r in rules:
         d = dependent(r)
         gained = d is not None and (d in r.headless or (d >= r.ns and buffer_headless))
-        changes.append((len(r.buffer_after) - r.nb, len(r.stack_after) - r.ns, -1 if gained else 0))
+        changes.append((len(r.buffer_after) - r.nb, len(r.stack_after) - r.ns,
+                        -1 if gained else 0))
     return any(all(a * db + b * ds + c * dh < 0 for db, ds, dh in changes)
                for a, b, c in itertools.product(_WEIGHTS, repeat=3))
 
