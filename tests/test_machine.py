@@ -29,8 +29,10 @@ from semiparse.train.trainer import StaticOracle
 SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
 
 # Arc-standard with extra requirements, a transition that puts two nodes back
-# at the buffer front (so the buffer stops being a suffix of the sentence) and
-# one that names two buffer nodes and attaches the second.
+# at the buffer front (so the buffer stops being a suffix of the sentence;
+# it gives the top, which must have no head, the head s1, else shift and
+# unshift could undo each other forever, which the loader refuses) and one
+# that names two buffer nodes and attaches the second.
 DECLARED = '''
 name = "odd_standard"
 final = { stack = "root", buffer = "empty" }
@@ -64,9 +66,10 @@ edge = "s1 -> s0"
 name = "unshift"
 stack = ["*", "s1", "s0"]
 buffer = ["b", "*"]
-require = ["s0 != root", "s1 != root"]
+require = ["s0 != root", "s1 != root", "s0 has no head"]
 stack_after = ["*"]
 buffer_after = ["s0", "s1", "b", "*"]
+edge = "s1 -> s0"
 
 [[transition]]
 name = "reach"

@@ -22,6 +22,7 @@ from ..heads import find_cycle, int_tuple
 from ..resources import data_dir
 from .grammar_path import MASKED_MIN_SIZE, masked_method
 from .interface import LBR, NEG_INF, NO_LEFT, NO_RIGHT, RBL, TransitionSystem, int_configuration
+from .loops import find_loop
 from .registry import Method, lookup_system, register_method, registered_systems
 
 ROLES = ("root", "top", "below_top", "stack", "buffer")
@@ -325,6 +326,14 @@ class RewriteSystem(TransitionSystem):
                        f"'below'", "invariants", "stack_heads")
         self._load_completion(d.get("completion"))
         self._load_strategies(d.get("strategy", {"none": {}}))
+        loop = find_loop(self)
+        if loop:
+            names, (stack, buffer, arcs) = loop
+            many = len(names) > 1
+            self._fail(f"{'transitions' if many else 'transition'} {', '.join(names)} can loop: "
+                       f"from stack {list(stack)} buffer {list(buffer)} arcs {list(arcs)} "
+                       f"{'they come' if many else 'it comes'} back to the same configuration",
+                       "transition", self.transitions.index(names[0]), "name")
 
     # -- loading ---------------------------------------------------------------
 
