@@ -326,6 +326,24 @@ def test_evaluate_scorer_errors_name_the_file(tmp_path, capsys):
     assert "Traceback" not in err
 
 
+def test_evaluate_a_parse_with_several_roots_keeps_its_scores(tmp_path, capsys):
+    """Parsers may attach several words to the root; the official scorer
+    refuses such a file, so its metrics are left out with a note, not an error."""
+    g, s = tmp_path / "gold.conllu", tmp_path / "system.conllu"
+    g.write_text(GOLD, encoding="utf-8")
+    s.write_text(SYSTEM.replace("\t3\tobl\t", "\t0\troot\t"), encoding="utf-8")
+    assert main(["evaluate", str(g), str(s), "--json"]) == 0
+    captured = capsys.readouterr()
+    scores = json.loads(captured.out)
+    assert scores["conll18"] is None and scores["uas"] == pytest.approx(400 / 6)
+    assert captured.err == (f"semiparse evaluate: note: no CoNLL 2018 metrics: the official "
+                            f"scorer refuses {s}: There are 2 roots in a sentence at line 7\n")
+    assert main(["evaluate", str(g), str(s)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("without punctuation:")
+    # the gold file stays an error
+    assert main(["evaluate", str(s), str(g)]) == 2
+
+
 CONTENT = {"nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated",
            "advcl", "advmod", "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed",
            "flat", "compound", "list", "parataxis", "orphan", "goeswith", "reparandum", "root", "dep"}

@@ -46,6 +46,11 @@ def attachment_scores(gold_trees, predicted):
 CONLL18_METRICS = ("UAS", "LAS", "CLAS", "MLAS", "BLEX")
 
 
+class ScorerRefused(ValueError):
+    """The official CoNLL 2018 scorer refuses a system file that semiparse
+    reads (e.g. a sentence with several words attached to the root)."""
+
+
 def conll18_scores(gold_path, system_path):
     """The CoNLL 2018 shared task metrics (UAS, LAS, CLAS, MLAS, BLEX) of a
     system file, by the official scorer: for each metric (lower case) its F1,
@@ -54,7 +59,8 @@ def conll18_scores(gold_path, system_path):
     Files are read as that scorer reads them (words aligned through the
     text, multiword tokens included; empty nodes ignored), except that a
     missing blank line at the end is tolerated.  Its errors become
-    ``ValueError`` naming the file."""
+    ``ValueError`` naming the file (:class:`ScorerRefused` for the system
+    file)."""
     from .._vendor import conll18_ud_eval as scorer
 
     loaded = []
@@ -66,7 +72,8 @@ def conll18_scores(gold_path, system_path):
         try:
             loaded.append(scorer.load_conllu(io.StringIO(text)))
         except scorer.UDError as exc:
-            raise ValueError(f"{path}: {_one_line(exc)}") from None
+            error = ScorerRefused if path == system_path else ValueError
+            raise error(f"{path}: {_one_line(exc)}") from None
     try:
         result = scorer.evaluate(*loaded)
     except scorer.UDError as exc:
@@ -197,13 +204,13 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None, system=N
 
 def format_scores(scores):
     """Text of :func:`attachment_scores`, and of ``scores["conll18"]`` (from
-    :func:`conll18_scores`) when present."""
+    :func:`conll18_scores`) when present (None: the scorer refused the file)."""
     text = (
         f"UAS {scores['uas']:.2f}  LAS {scores['las']:.2f}  ({scores['words']} words)\n"
         f"without punctuation: UAS {scores['uas_nopunct']:.2f}  LAS {scores['las_nopunct']:.2f}  "
         f"({scores['words_nopunct']} words)"
     )
-    if "conll18" in scores:
+    if scores.get("conll18") is not None:
         text += "\nCoNLL 2018 shared task (F1): " + "  ".join(
             f"{name} {scores['conll18'][name.lower()]['f1']:.2f}" for name in CONLL18_METRICS
         )
