@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 import semiparse
 from semiparse.oracles import get_system
-from semiparse.oracles.system import SystemFileError
+from semiparse.oracles.system_file import SystemFileError
 
 # Arc-standard whose arcs from the root wait for an empty buffer, with a
 # reduce of headed nodes deep in the stack (it needs three stack elements).

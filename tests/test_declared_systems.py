@@ -20,7 +20,8 @@ import semiparse
 from semiparse.cli import main
 from semiparse.oracles.checking import check
 from semiparse.oracles._machine import machine_for
-from semiparse.oracles.system import SystemFileError, load_system
+from semiparse.oracles.system import load_system
+from semiparse.oracles.system_file import SystemFileError
 from semiparse.projectivity import is_projective
 from semiparse.testing import gold_trees
 from semiparse.train import Model, _core, read_trees

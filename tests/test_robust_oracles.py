@@ -16,7 +16,7 @@ from semiparse.oracles.checking import check
 from semiparse.oracles.fast import _lrspine
 from semiparse.oracles.oracle import NEG_INF
 from semiparse.oracles.registry import system_methods
-from semiparse.oracles.system import SystemFileError, key_line
+from semiparse.oracles.system_file import SystemFileError, key_line
 from semiparse.resources import data_dir
 from semiparse.testing import perturbed_configurations, validation_outcome
 

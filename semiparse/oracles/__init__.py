@@ -16,6 +16,7 @@ from .oracle import Oracle, best_of, oracle
 from .registry import GRAMMAR_RANK, methods, register_method, register_system
 from .interface import TransitionSystem
 from .system import available_systems, load_system
+from .system_file import SystemFileError
 
 
 def get_system(spec):
@@ -25,4 +26,4 @@ def get_system(spec):
 
 
 __all__ = ["oracle", "Oracle", "best_of", "system", "System", "Configuration", "get_system", "available_systems", "register_method",
-           "register_system", "methods", "TransitionSystem", "GRAMMAR_RANK"]
+           "register_system", "methods", "TransitionSystem", "GRAMMAR_RANK", "SystemFileError"]

@@ -17,7 +17,8 @@ cdef class Machine:
 
     def __init__(self, system):
         from .fast.lr_spine import LRSpine
-        from .system import FINAL_STACKS, ROOT_PLACEMENTS, RewriteSystem
+        from .declared import RewriteSystem
+        from .rules import FINAL_STACKS, ROOT_PLACEMENTS
 
         self.system_name = system.name
         self.system = system
