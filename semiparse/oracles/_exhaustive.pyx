@@ -17,7 +17,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from semiparse._state cimport (ROOT_NONE, StateC, add_arc, push_buffer_front, push_stack,
-                               spine_at, state_copy, state_free, state_new)
+                               state_copy, state_free, state_new)
 from semiparse.oracles._machine cimport (KIND_SPINE, Machine, MachineC, machine_apply,
                                          machine_arc, machine_is_final, machine_legal)
 
