@@ -1,7 +1,7 @@
 """The exhaustive search on the compiled machine's C state.
 
-- for every shipped system and strategy and for the declared systems of
-  tests/systems, on random gold trees (n <= 6) and configurations reached by
+- for every shipped system and strategy, for the declared systems of
+  tests/systems and for an arc-eager without a root token, on random gold trees (n <= 6) and configurations reached by
   random legal transitions, the C search's scores equal the Python search's
   (the same keys in the same order, the same values and types), also when
   one search answers several configurations of a gold tree from its memo;
@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import semiparse.oracles.fast.lr_spine  # noqa: F401  (registers lr_spine)
 from semiparse.oracles import Oracle, get_system
 from semiparse.oracles._exhaustive import CSearch
 from semiparse.oracles._machine import machine_for
