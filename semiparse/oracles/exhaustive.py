@@ -4,7 +4,12 @@ Derived from a system's interface alone (legal moves, their effect, final
 configurations, the strategy's per-node constraints), never from a grammar,
 so it can prove a completion grammar right.  Exponential in general; the
 memo over (configuration, strategy flags) makes it fast enough for n <= 10.
+Systems with a compiled machine (declared rewrite systems, LR-spine) are
+searched on its C state (:class:`._exhaustive.CSearch`); the Python search
+here serves the others and is the reference the C one is tested against.
 """
+from ._exhaustive import CSearch
+from ._machine import machine_for
 from .interface import LBR, NO_LEFT, NO_RIGHT, RBL
 
 NEG_INF = float("-inf")
@@ -47,21 +52,23 @@ def initial_masks(system, strategy, stack, buffer, arcs, n):
     return tuple(masks)
 
 
-class Search:
-    """Memoized best number of gold edges from a configuration to a final one.
+class PythonSearch:
+    """Memoized best number of gold edges from a configuration to a final one,
+    through the system's Python interface (``successors``, ``search_key``,
+    ``is_final``, ``final_edges``).
 
-    One instance per (system, gold tree, strategy); the memo is valid across
-    calls because its key holds every strategy flag of the nodes still in the
+    One instance per (system, gold tree); the memo is valid across calls
+    because its key holds every strategy flag of the nodes still in the
     configuration.
     """
 
-    def __init__(self, system, heads, strategy):
-        self.system, self.heads, self.strategy = system, heads, strategy
+    def __init__(self, system, heads):
+        self.system, self.heads = system, heads
         self.memo = {}
 
-    def scores(self, stack, buffer, arcs):
-        """``{transition: sigma}`` for the configuration the oracle is asked about."""
-        masks = initial_masks(self.system, self.strategy, stack, buffer, arcs, len(self.heads) - 1)
+    def scores(self, stack, buffer, arcs, masks):
+        """``{transition: sigma}`` for the configuration the oracle is asked
+        about, under the strategy flags ``masks`` (:func:`initial_masks`)."""
         out = {}
         for t, s2, b2, a2, edge in self.system.successors(stack, buffer, arcs):
             gain, m2 = 0, masks
@@ -111,3 +118,30 @@ class Search:
                 value = v
         memo[key] = value
         return value
+
+
+class Search:
+    """The exhaustive search for one (system, gold tree, strategy): on the C
+    state of the system's compiled machine when it has one, else through its
+    Python interface; both give the same scores.
+
+    compiled: None to choose, True / False to force the C / Python search
+    (True is a ValueError for a system without a machine).
+    """
+
+    def __init__(self, system, heads, strategy, compiled=None):
+        self.system, self.heads, self.strategy = system, heads, strategy
+        machine = None
+        if compiled is not False:
+            try:
+                machine = machine_for(system)
+            except ValueError:
+                if compiled:
+                    raise
+        self.compiled = machine is not None
+        self.engine = CSearch(machine, heads) if self.compiled else PythonSearch(system, heads)
+
+    def scores(self, stack, buffer, arcs):
+        """``{transition: sigma}`` for the configuration the oracle is asked about."""
+        masks = initial_masks(self.system, self.strategy, stack, buffer, arcs, len(self.heads) - 1)
+        return self.engine.scores(stack, buffer, arcs, masks)
