@@ -122,7 +122,7 @@ buffer_after = ["s0", "*"]
 
 def test_a_loop_gets_the_same_message_from_both_searches():
     # the loader refuses such a system; let it through to reach the search
-    with mock.patch("semiparse.oracles.system.find_loop", return_value=None):
+    with mock.patch("semiparse.oracles.declared.find_loop", return_value=None):
         system = system_from_text(ARC_STANDARD_WITH_UNSHIFT, "looping.toml")
     messages = []
     for compiled in (True, False):
