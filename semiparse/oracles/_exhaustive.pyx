@@ -110,7 +110,7 @@ cdef class CSearch:
     def scores(self, stack, buffer, arcs, masks):
         """``{transition: sigma}`` for a configuration (positions in 0..n;
         ``arcs`` None when the system does not look at heads) under the
-        strategy masks of :func:`.exhaustive.initial_masks` (None: no
+        strategy masks of :func:`.interface.initial_masks` (None: no
         restriction)."""
         cdef StateC* s = self.states[0]
         cdef int i, k, t, gain, v
@@ -195,7 +195,7 @@ cdef class CSearch:
         if self.masked:
             masks = self.masks + (depth + 1) * self.width
             memcpy(masks, self.masks + depth * self.width, self.width * sizeof(int))
-            if edge and masks[h]:   # edge_masks of .exhaustive
+            if edge and masks[h]:   # edge_masks of .interface
                 mask = masks[h]
                 if d < h:
                     if mask & C_NO_LEFT:

@@ -4,6 +4,11 @@ from libc.stdlib cimport calloc, free
 
 from semiparse._state cimport ROOT_STACK_BOTTOM
 
+from .declared import RewriteSystem
+from .fast.lr_spine import LRSpine
+from .rules import FINAL_STACKS, ROOT_PLACEMENTS
+from .system import load_system
+
 
 cdef class Machine:
     """The C program of a transition system: one ``RuleC`` per declared
@@ -16,10 +21,6 @@ cdef class Machine:
         free(self.c.rules)
 
     def __init__(self, system):
-        from .fast.lr_spine import LRSpine
-        from .declared import RewriteSystem
-        from .rules import FINAL_STACKS, ROOT_PLACEMENTS
-
         self.system_name = system.name
         self.system = system
         if isinstance(system, LRSpine):
@@ -105,8 +106,6 @@ cdef _compile(RuleC* out, rule, str system_name):
 def machine_for(system):
     """The machine of a system (a name, a TOML path or a system object), built
     once per system object and kept on it."""
-    from .system import load_system
-
     system = load_system(system)
     machine = vars(system).get("_machine")
     if machine is None:

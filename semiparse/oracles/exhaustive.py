@@ -10,46 +10,9 @@ here serves the others and is the reference the C one is tested against.
 """
 from ._exhaustive import CSearch
 from ._machine import machine_for
-from .interface import LBR, NO_LEFT, NO_RIGHT, RBL
+from .interface import NEG_INF, edge_masks, initial_masks
 
-NEG_INF = float("-inf")
 _ACTIVE = object()
-
-
-def edge_masks(masks, edge):
-    """Strategy flags (a tuple, one mask per position) after ``edge`` (head,
-    dependent), or None if the edge violates them."""
-    h, d = edge
-    m = masks[h]
-    if not m:
-        return masks
-    if d < h:  # a left child of h
-        if m & NO_LEFT:
-            return None
-        new = (m | NO_RIGHT) & ~RBL if m & RBL else m
-    else:
-        if m & NO_RIGHT:
-            return None
-        new = (m | NO_LEFT) & ~LBR if m & LBR else m
-    if new == m:
-        return masks
-    return masks[:h] + (new,) + masks[h + 1:]
-
-
-def initial_masks(system, strategy, stack, buffer, arcs, n):
-    """The strategy's flags at the configuration the oracle is asked about, or
-    None when it restricts nothing."""
-    found = system.constraints(strategy, stack, buffer, arcs)
-    if not any(found.values()):
-        return None
-    masks = [0] * (n + 1)
-    for x, m in found.items():
-        if m & NO_LEFT:
-            m &= ~LBR
-        if m & NO_RIGHT:
-            m &= ~RBL
-        masks[x] = m
-    return tuple(masks)
 
 
 class PythonSearch:

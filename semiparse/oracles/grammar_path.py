@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _cky
 from ..grammar import load_grammar
-from .exhaustive import NEG_INF, edge_masks, initial_masks
+from .interface import NEG_INF, edge_masks, initial_masks
 from .gold import Gold
 
 

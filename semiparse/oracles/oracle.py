@@ -11,9 +11,10 @@ import numpy as np
 
 from ._configuration import Configuration, fill_rows
 from ._machine import machine_for
-from .exhaustive import NEG_INF, Search
+from .exhaustive import Search
 from .gold import Gold
 from .grammar_path import grammar_scores
+from .interface import NEG_INF
 from .registry import GRAMMAR_RANK, system_methods
 from .system import definition_sha256, load_system
 
