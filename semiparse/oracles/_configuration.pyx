@@ -134,6 +134,9 @@ cdef class Configuration:
         return None
 
 
+cdef object _UNSET = object()   # no gold tree seen yet
+
+
 cdef struct Job:
     const MachineC* machine
     const StateC* state
@@ -162,11 +165,14 @@ def fill_rows(list configs, list golds, Machine machine, prepare, check, double[
     cdef RowKernel kernel
     cdef int[::1] cols
     cdef Job* job
-    cdef int words = -1
-    cdef object heads, last = None, entry = None, g = None
+    cdef Job proto             # the kernel part of the jobs of the current gold tree
+    cdef int words = -1, g = -1
+    cdef object heads, last = _UNSET, found
     cdef dict seen = {}
     pending = []
     group = np.empty(N, dtype=np.intp)   # index of each configuration's gold tree
+    cdef Py_ssize_t[::1] groups = group
+    proto.fn = NULL
     if len(golds) != N:
         raise ValueError(f"scores_batch: {N} configurations but {len(golds)} gold trees: "
                          f"give one gold tree per configuration")
@@ -183,31 +189,31 @@ def fill_rows(list configs, list golds, Machine machine, prepare, check, double[
                 check(config, i)
             heads = golds[i]
             if heads is not last:
-                key = id(heads)
-                found = seen.get(key)
+                found = seen.get(id(heads))
                 if found is None or (<tuple>found)[0] is not heads:
-                    found = seen[key] = (heads,) + prepare(heads, i) + (len(seen),)
+                    found = seen[id(heads)] = (heads,) + prepare(heads, i) + (len(seen),)
                 entry, words, g = (<tuple>found)[1], (<tuple>found)[2], (<tuple>found)[3]
+                proto.fn = NULL
+                if entry is not None:
+                    kernel, work, code, columns = entry
+                    if len(kernel.columns) > 64:
+                        raise ValueError(f"{kernel!r}: at most 64 columns")
+                    cols = columns   # kept alive by seen
+                    proto.fn = kernel.fn
+                    proto.work = (<KernelWork>work).ptr
+                    proto.strategy = code
+                    proto.columns = &cols[0]
+                    proto.n_columns = len(kernel.columns)
                 last = heads
             if config.c.n != words:
                 raise ValueError(f"configs[{i}] has {config.c.n} words but golds[{i}] has {words}")
-            group[i] = g
+            groups[i] = g
             job = &jobs[i]
+            job[0] = proto
             job.machine = &config.machine.c
             job.state = config.c
-            job.fn = NULL
-            if entry is None:
+            if proto.fn is NULL:
                 pending.append(i)
-            else:
-                kernel, work, code, columns = entry
-                cols = columns
-                if len(kernel.columns) > 64:
-                    raise ValueError(f"{kernel!r}: at most 64 columns")
-                job.fn = kernel.fn
-                job.work = (<KernelWork>work).ptr
-                job.strategy = code
-                job.columns = &cols[0]
-                job.n_columns = len(kernel.columns)
         if n_jobs <= 1 or N < 2:
             order = np.arange(N, dtype=np.intc)
             _run_jobs(jobs, order, out)
