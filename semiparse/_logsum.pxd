@@ -104,20 +104,18 @@ cdef extern from *:
         return (a[0] * b[0]) * semiparse_scale_steps[t];
     }
 
-    /* sum_k a[k] * b[k] as a multiple of 2 ** (64 ref); four running sums so
+    /* sum_k a[k] * b[k] as a multiple of 2 ** (64 ref); two running sums so
        that consecutive terms do not wait for each other. */
     static inline double semiparse_near_sum(const double *a, const double *b, int n, double ref) {
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        double s0 = 0.0, s1 = 0.0;
         int k = 0;
-        for (; k + 3 < n; k += 4) {
+        for (; k + 1 < n; k += 2) {
             s0 += semiparse_near_term(a + 2 * k, b + 2 * k, ref);
             s1 += semiparse_near_term(a + 2 * k + 2, b + 2 * k + 2, ref);
-            s2 += semiparse_near_term(a + 2 * k + 4, b + 2 * k + 4, ref);
-            s3 += semiparse_near_term(a + 2 * k + 6, b + 2 * k + 6, ref);
         }
-        for (; k < n; k++)
+        if (k < n)
             s0 += semiparse_near_term(a + 2 * k, b + 2 * k, ref);
-        return (s0 + s1) + (s2 + s3);
+        return s0 + s1;
     }
     """
     double near_sum "semiparse_near_sum"(const double* a, const double* b, int n, double ref) nogil
