@@ -804,6 +804,33 @@ def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const d
     return score, np.asarray(heads)
 
 
+cdef double marginals_one(bint log_kernel, Chart* ch, Chart* ad, const Rules* g, const int* pl,
+                          const int* pr, const double* w, double* edges) noexcept nogil:
+    """The inside value of one input, and its edge posteriors or
+    max-marginals written to ``edges`` when it has a tree (charts allocated)."""
+    cdef MaxPlus mp
+    cdef Scaled sl
+    cdef double total
+    if log_kernel:
+        sl = fill(sl, ch, g, pl, pr, w, 0)
+        total = to_log(sl)
+        if total > -INFINITY:
+            outside(sl, ch, ad, g, sl, edges)
+    else:
+        mp = fill(mp, ch, g, pl, pr, w, 0)
+        total = mp.s
+        if total > -INFINITY:
+            outside(mp, ch, ad, g, mp, edges)
+    return total
+
+
+cdef bint check_kernel(str kernel) except -1:
+    """Whether ``kernel`` is the log one (ValueError unless log or max-plus)."""
+    if kernel not in ("log", "maxplus"):
+        raise ValueError(f"unknown kernel {kernel!r}: expected 'log' or 'maxplus'")
+    return kernel == "log"
+
+
 def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
                    const double[:, ::1] w):
     """``(value, edges)``: the inside value of the whole input and the N x N
@@ -813,13 +840,8 @@ def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int
     GIL, so calls on several threads run in parallel."""
     cdef int N = w.shape[0]
     cdef Chart ch, ad
-    cdef MaxPlus mp
-    cdef Scaled sl
     cdef double total
-    cdef bint log_kernel
-    if kernel not in ("log", "maxplus"):
-        raise ValueError(f"unknown kernel {kernel!r}: expected 'log' or 'maxplus'")
-    log_kernel = kernel == "log"
+    cdef bint log_kernel = check_kernel(kernel)
     edges_array = np.empty((N, N))
     cdef double[:, ::1] edges = edges_array
     if chart_alloc(&ch, sizeof(Scaled) if log_kernel else sizeof(MaxPlus), N,
@@ -829,16 +851,66 @@ def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int
         chart_free(&ch)
         raise MemoryError(f"chart for {N} positions does not fit in memory")
     with nogil:
-        if log_kernel:
-            sl = fill(sl, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
-            total = to_log(sl)
-            if total > -INFINITY:
-                outside(sl, &ch, &ad, &rules.g, sl, &edges[0, 0])
-        else:
-            mp = fill(mp, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
-            total = mp.s
-            if total > -INFINITY:
-                outside(mp, &ch, &ad, &rules.g, mp, &edges[0, 0])
+        total = marginals_one(log_kernel, &ch, &ad, &rules.g, &pl[0], &pr[0], &w[0, 0], &edges[0, 0])
     chart_free(&ch)
     chart_free(&ad)
     return total, (edges_array if total > -INFINITY else None)
+
+
+def edge_marginals_batch(str kernel, CompiledRules rules, list items):
+    """:func:`edge_marginals` of each ``(pl, pr, w)`` in ``items`` (contiguous
+    int32, int32 and float64 arrays), as a list.  The GIL is released once for
+    all the items rather than once per item, so that threads running batches
+    do not wait for each other between items."""
+    cdef bint log_kernel = check_kernel(kernel)
+    cdef Py_ssize_t n = len(items), x
+    cdef const int[::1] pl
+    cdef const int[::1] pr
+    cdef const double[:, ::1] w
+    cdef double[:, ::1] edges
+    cdef const int** pls = <const int**> malloc(max(n, 1) * sizeof(void*))
+    cdef const int** prs = <const int**> malloc(max(n, 1) * sizeof(void*))
+    cdef const double** ws = <const double**> malloc(max(n, 1) * sizeof(void*))
+    cdef double** outs = <double**> malloc(max(n, 1) * sizeof(void*))
+    cdef int* sizes = <int*> malloc(max(n, 1) * sizeof(int))
+    cdef double* totals = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef Chart ch, ad
+    cdef int failed = 0
+    arrays = []  # the results, and the inputs whose buffers the pointers address
+    try:
+        if not (pls and prs and ws and outs and sizes and totals):
+            raise MemoryError("no memory for the batch's pointers")
+        for x in range(n):
+            pl, pr, w = items[x]
+            out = np.empty((w.shape[0], w.shape[0]))
+            edges = out
+            arrays.append((items[x], out))
+            pls[x], prs[x], ws[x], outs[x] = &pl[0], &pr[0], &w[0, 0], &edges[0, 0]
+            sizes[x] = w.shape[0]
+        with nogil:
+            for x in range(n):
+                if chart_alloc(&ch, sizeof(Scaled) if log_kernel else sizeof(MaxPlus), sizes[x],
+                               rules.n_left, rules.n_right) < 0:
+                    chart_free(&ch)
+                    failed = sizes[x]
+                    break
+                if chart_alloc(&ad, sizeof(double), sizes[x], rules.n_left, rules.n_right) < 0:
+                    chart_free(&ch)
+                    chart_free(&ad)
+                    failed = sizes[x]
+                    break
+                totals[x] = marginals_one(log_kernel, &ch, &ad, &rules.g, pls[x], prs[x], ws[x],
+                                          outs[x])
+                chart_free(&ch)
+                chart_free(&ad)
+        if failed:
+            raise MemoryError(f"chart for {failed} positions does not fit in memory")
+        return [(totals[x], arrays[x][1] if totals[x] > -INFINITY else None)
+                for x in range(n)]
+    finally:
+        free(pls)
+        free(prs)
+        free(ws)
+        free(outs)
+        free(sizes)
+        free(totals)

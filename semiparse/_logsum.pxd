@@ -5,8 +5,9 @@ the compiled charts (inline, ``noexcept nogil``).
 A nonnegative number is held as ``m * 2 ** (64 * e)`` with the mantissa
 ``m`` in [1, 2 ** 64) and ``e`` an integer stored in a double (zero: m = 0,
 e = -inf), so its range is that of the log semiring while sums and products
-are plain multiply-adds: a sum aligns its terms on the largest exponent with
-a power of two built from bits, instead of an exp and a log1p per term.
+are plain multiply-adds: a sum aligns its terms on a common exponent with
+a power of two (built from bits, or looked up in a table), instead of an exp
+and a log1p per term.
 Terms more than 2 ** -800 below the largest are dropped (they are below the
 precision of the sum).
 """
@@ -79,14 +80,55 @@ cdef inline Scaled scaled_plus(Scaled a, Scaled b) noexcept nogil:
     return scaled(b.m + a.m * unscale(b.e - a.e), b.e)
 
 
+cdef extern from *:
+    """
+    #include <math.h>
+    /* 2 ** (64 (t - 16)) for t = 1 .. 29; 0 at t = 0 (a term 2 ** -1024 or
+       less below the reference: below the precision of the sum) and NaN at
+       t = 30 (2 ** 896 or more above it: beyond a double).  Not const, so
+       that compilers keep the look-up rather than turn it into branches. */
+    static double semiparse_scale_steps[31] = {
+        0.0, 0x1p-960, 0x1p-896, 0x1p-832, 0x1p-768, 0x1p-704, 0x1p-640, 0x1p-576, 0x1p-512,
+        0x1p-448, 0x1p-384, 0x1p-320, 0x1p-256, 0x1p-192, 0x1p-128, 0x1p-64, 0x1p0, 0x1p64,
+        0x1p128, 0x1p192, 0x1p256, 0x1p320, 0x1p384, 0x1p448, 0x1p512, 0x1p576, 0x1p640,
+        0x1p704, 0x1p768, 0x1p832, NAN};
+
+    /* a[0] * b[0] for (mantissa, exponent) pairs as a multiple of
+       2 ** (64 ref): the exponent difference clamped in integers (cmov) and
+       one table look-up; a zero term (exponent -inf) converts to the
+       smallest integer, so lands on 0. */
+    static inline double semiparse_near_term(const double *a, const double *b, double ref) {
+        long long t = (long long) ((a[1] + b[1]) - ref) + 16;
+        t = t < 0 ? 0 : t;
+        t = t > 30 ? 30 : t;
+        return (a[0] * b[0]) * semiparse_scale_steps[t];
+    }
+
+    /* sum_k a[k] * b[k] as a multiple of 2 ** (64 ref); two running sums so
+       that consecutive terms do not wait for each other. */
+    static inline double semiparse_near_sum(const double *a, const double *b, int n, double ref) {
+        double s0 = 0.0, s1 = 0.0;
+        int k = 0;
+        for (; k + 1 < n; k += 2) {
+            s0 += semiparse_near_term(a + 2 * k, b + 2 * k, ref);
+            s1 += semiparse_near_term(a + 2 * k + 2, b + 2 * k + 2, ref);
+        }
+        if (k < n)
+            s0 += semiparse_near_term(a + 2 * k, b + 2 * k, ref);
+        return s0 + s1;
+    }
+    """
+    double near_sum "semiparse_near_sum"(const double* a, const double* b, int n, double ref) nogil
+
+
 cdef inline double term(const Scaled* a, const Scaled* b, int k, double top) noexcept nogil:
     return (a[k].m * b[k].m) * unscale(top - (a[k].e + b[k].e))
 
 
-cdef inline Scaled scaled_dot(const Scaled* a, const Scaled* b, int n) noexcept nogil:
+cdef inline Scaled top_dot(const Scaled* a, const Scaled* b, int n) noexcept nogil:
     """sum_k a[k] * b[k]: the largest exponent first, then the mantissas
-    aligned on it (no exp or log per term).  Two running maxima and four
-    running sums, so that consecutive terms do not wait for each other."""
+    aligned on it.  Two running maxima and four running sums, so that
+    consecutive terms do not wait for each other."""
     cdef int k = 0
     cdef double top0 = -INFINITY, top1 = -INFINITY, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
     while k + 1 < n:
@@ -112,3 +154,21 @@ cdef inline Scaled scaled_dot(const Scaled* a, const Scaled* b, int n) noexcept 
         s0 += term(a, b, k, top0)
         k += 1
     return scaled((s0 + s1) + (s2 + s3), top0)
+
+
+cdef inline Scaled scaled_dot(const Scaled* a, const Scaled* b, int n) noexcept nogil:
+    """sum_k a[k] * b[k] (no exp or log per term) in one pass: the terms are
+    aligned on the exponent of the first, middle or last term, whichever is
+    largest, which the exponents of neighbouring chart items rarely exceed by
+    14 or more (then, or when those three terms are zero, :func:`top_dot`
+    aligns on the largest exponent in a second pass)."""
+    cdef double ref, s0
+    if n <= 0:
+        return scaled(0.0, 0.0)
+    ref = max(a[0].e + b[0].e, a[n - 1].e + b[n - 1].e, a[n // 2].e + b[n // 2].e)
+    if ref == -INFINITY:
+        return top_dot(a, b, n)
+    s0 = near_sum(<const double*> a, <const double*> b, n, ref)
+    if s0 != s0:  # some term too far above ref
+        return top_dot(a, b, n)
+    return scaled(s0, ref)

@@ -130,13 +130,17 @@ def sample(grammar, terminals, weights, rng=None):
     return None if heads is None else heads.tolist()
 
 
-def run_batch(terminals, weights, n_jobs, one):
+def run_batch(terminals, weights, n_jobs, one, many=None):
     """``one(terminals, weights)``, or for a batch (``weights`` None and
     ``terminals`` a list of ``(terminals, weights)`` pairs) the list of
     ``one`` of each pair, on ``n_jobs`` threads.
 
     The Cython kernels release the GIL, so threads run them in parallel.  A
     ValueError in a batch names the index of the first item at fault.
+    ``many(pairs)``, if given, does the work of a thread's share of the batch
+    at once (e.g. all its kernels in one call without the GIL) and returns
+    ``(results, error)``: the results of the items before the first one at
+    fault, and that item's ValueError (or None).
     """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
         raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
@@ -150,18 +154,29 @@ def run_batch(terminals, weights, n_jobs, one):
                          "terminals: a list of (terminals, weights) pairs and no weights")
     batch = list(terminals)
 
-    def run_chunk(indices):
-        """Results of the items in order, up to the first error (returned)."""
+    def each(pairs):
         out = []
-        for i in indices:
-            pair = batch[i]
+        for pair in pairs:
             try:
-                if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
-                    raise ValueError(f"expected a (terminals, weights) pair, got {pair!r:.60}")
                 out.append(one(*pair))
             except ValueError as exc:
-                return out, ValueError(f"batch item {i}: {exc}")
+                return out, exc
         return out, None
+
+    def run_chunk(indices):
+        """Results of the items in order, up to the first error (returned)."""
+        pairs, bad = [], None
+        for i in indices:
+            pair = batch[i]
+            if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+                bad = ValueError(f"batch item {i}: expected a (terminals, weights) pair, "
+                                 f"got {pair!r:.60}")
+                break
+            pairs.append(pair)
+        out, error = (many or each)(pairs)
+        if error is not None:
+            return out, ValueError(f"batch item {indices[len(out)]}: {error}")
+        return out, bad
 
     chunks = [c for c in np.array_split(np.arange(len(batch)), n_jobs) if len(c)]
     if n_jobs == 1 or len(chunks) < 2:

@@ -42,10 +42,59 @@ def _query(kernel, grammar, terminals, weights, n_jobs, engine):
     grammar = _loaded(grammar)
     check_engine(engine)
     return run_batch(terminals, weights, n_jobs,
-                     lambda t, w: _edges(kernel, grammar, t, w, engine))
+                     lambda t, w: _edges(kernel, grammar, t, w, engine),
+                     lambda pairs: _edges_many(kernel, grammar, pairs, engine))
 
 
 def _edges(kernel, grammar, terminals, weights, engine):
+    item = _prepare(kernel, grammar, terminals, weights, engine)
+    if not isinstance(item, _KernelItem):
+        return item
+    return _finish(item.n, *_cky.edge_marginals(kernel, grammar.compiled, item.pl, item.pr, item.w))
+
+
+def _edges_many(kernel, grammar, pairs, engine, group=16):
+    """``(results, error)`` for ``run_batch``: the items in groups of ``group``,
+    each group checked in order up to the first item at fault and its Cython
+    kernels then run in one call (:func:`semiparse._cky.edge_marginals_batch`,
+    one release of the GIL): few hand-overs of the GIL between threads, while
+    one thread's checks still overlap another's kernels."""
+    out = []
+    for start in range(0, len(pairs), group):
+        items, error = [], None
+        for terminals, weights in pairs[start:start + group]:
+            try:
+                items.append(_prepare(kernel, grammar, terminals, weights, engine))
+            except ValueError as exc:
+                error = exc
+                break
+        pending = [x for x in items if isinstance(x, _KernelItem)]
+        values = iter(_cky.edge_marginals_batch(kernel, grammar.compiled,
+                                                [(x.pl, x.pr, x.w) for x in pending]))
+        for item in items:
+            if isinstance(item, _KernelItem):
+                try:
+                    item = _finish(item.n, *next(values))
+                except ValueError as exc:
+                    return out, exc
+            out.append(item)
+        if error is not None:
+            return out, error
+    return out, None
+
+
+class _KernelItem:
+    """A checked input waiting for the Cython kernel."""
+
+    __slots__ = ("n", "pl", "pr", "w")
+
+    def __init__(self, n, pl, pr, w):
+        self.n, self.pl, self.pr, self.w = n, pl, pr, w
+
+
+def _prepare(kernel, grammar, terminals, weights, engine):
+    """The checked input as a :class:`_KernelItem`, or the result itself when
+    another path computes it (labelled weights, the Python engine)."""
     if is_labelled(weights):
         return _labelled_edges(kernel, grammar, terminals, weights, engine)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
@@ -53,18 +102,20 @@ def _edges(kernel, grammar, terminals, weights, engine):
         raise ValueError(f"scores up to {np.abs(w[w > NEG_INF]).max():.3g} are too large for "
                          f"marginals of {len(ids)} terminals: expected |score| * length below "
                          "1e17, beyond which log-space differences have no digits left")
-    if engine == "python":
-        total, edges = outside_generic(sr.Log() if kernel == "log" else sr.MaxPlus(),
-                                       grammar.tables, ids, w)
-    else:
-        total, edges = _cky.edge_marginals(kernel, grammar.compiled, pl, pr, w)
-    if total == NEG_INF:
-        raise ValueError(f"no tree: the grammar derives no tree of these {len(ids)} terminals "
-                         "with the allowed edges (scores > -inf), so edge marginals are undefined")
     if engine != "python":
-        return edges
-    edges = np.array(edges, dtype=np.float64)
+        return _KernelItem(len(ids), pl, pr, w)
+    total, edges = outside_generic(sr.Log() if kernel == "log" else sr.MaxPlus(),
+                                   grammar.tables, ids, w)
+    edges = np.array(_finish(len(ids), total, edges), dtype=np.float64)
     return np.exp(edges - total) if kernel == "log" else edges
+
+
+def _finish(n, total, edges):
+    """``edges``, or ValueError when the input (of n terminals) has no tree."""
+    if total == NEG_INF:
+        raise ValueError(f"no tree: the grammar derives no tree of these {n} terminals "
+                         "with the allowed edges (scores > -inf), so edge marginals are undefined")
+    return edges
 
 
 def _labelled_edges(kernel, grammar, terminals, weights, engine):

@@ -1,0 +1,137 @@
+"""The fast paths of the semiring queries agree with the plain ones.
+
+The log kernel sums each row of terms aligned on the exponent of a few sample
+terms, and falls back to aligning on the largest exponent when a term lies
+too far above them or when they are all zero; these tests reach both
+fallbacks and compare with the generic Python engine (logs added one by one).
+A batch of marginals runs each thread's kernels in one call without the GIL;
+its results equal single calls and its errors name the first bad item.
+"""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import semiparse
+from semiparse import load_grammar, marginals, parse
+from semiparse._cky import edge_marginals, edge_marginals_batch
+from semiparse.engine import _check_input, outside_generic
+from semiparse import semiring as sr
+
+NEG_INF = float("-inf")
+
+
+def log_inside_both(grammar, w):
+    """The log value of the whole input from the Cython and the Python engine."""
+    terms = "s" * len(w)
+    return (parse(grammar, terms, w, "log").value,
+            parse(grammar, terms, w, "log", engine="python").value)
+
+
+@pytest.mark.parametrize("n1", [5, 9, 14])
+def test_log_inside_with_scores_far_apart(n1):
+    # Scores of thousands put terms of a row dozens of steps of 2**64 apart,
+    # far above the sample terms of some rows.
+    w = np.random.default_rng(1).normal(size=(n1, n1)) * 3000
+    fast, slow = log_inside_both("projective", w)
+    assert math.isclose(fast, slow, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_log_inside_with_most_edges_forbidden(seed):
+    # Forbidden edges make the first, middle and last terms of many rows zero;
+    # a chain 0 -> 1 -> 2 ... keeps a tree.
+    rng = np.random.default_rng(seed)
+    n1 = 14
+    w = np.where(rng.random((n1, n1)) < 0.7, NEG_INF, rng.normal(size=(n1, n1)) * 30)
+    w[np.arange(n1 - 1), np.arange(1, n1)] = 1.0
+    fast, slow = log_inside_both("projective", w)
+    assert math.isclose(fast, slow, rel_tol=1e-9)
+
+
+@given(st.integers(2, 12), st.integers(0, 2**32 - 1),
+       st.sampled_from([1.0, 100.0, 700.0, 3000.0]), st.floats(0.0, 0.8))
+def test_log_inside_matches_generic_engine(n1, seed, scale, forbidden):
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=(n1, n1)) * scale
+    w[rng.random((n1, n1)) < forbidden] = NEG_INF
+    w[np.arange(n1 - 1), np.arange(1, n1)] = rng.normal(size=n1 - 1) * scale
+    fast, slow = log_inside_both("projective", w)
+    assert math.isclose(fast, slow, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_marginals_with_scores_far_apart_match_generic_engine():
+    rng = np.random.default_rng(7)
+    w = rng.normal(size=(10, 10)) * 400
+    grammar = load_grammar("projective")
+    ids = grammar.encode("s" * 10)[0]
+    total, edges = outside_generic(sr.Log(), grammar.tables, ids, w)
+    expected = np.exp(np.array(edges) - total)
+    np.testing.assert_allclose(marginals(grammar, "s" * 10, w), expected, rtol=1e-9, atol=1e-12)
+
+
+def mixed_batch(rng):
+    """Sentences of several lengths, one with labelled weights."""
+    batch = [("s" * n1, rng.normal(size=(n1, n1))) for n1 in (1, 2, 5, 9, 3, 12, 7)]
+    batch.append(("s" * 6, rng.normal(size=(6, 6, 3))))
+    return batch
+
+
+@pytest.mark.parametrize("query", ["marginals", "max_marginals"])
+@pytest.mark.parametrize("n_jobs", [1, 2, 3])
+@pytest.mark.parametrize("engine", ["auto", "python"])
+def test_batch_equals_single_calls(query, n_jobs, engine):
+    fn = getattr(semiparse, query)
+    batch = mixed_batch(np.random.default_rng(3))
+    got = fn("projective", batch, n_jobs=n_jobs, engine=engine)
+    assert len(got) == len(batch)
+    for (terms, w), out in zip(batch, got):
+        np.testing.assert_array_equal(out, fn("projective", terms, w, engine=engine))
+
+
+def test_edge_marginals_batch_equals_single_kernel_calls():
+    grammar = load_grammar("projective")
+    items = []
+    for n1 in (1, 4, 8):
+        (_, pl, pr), w = _check_input(grammar, "s" * n1, np.random.default_rng(n1).normal(size=(n1, n1)))
+        items.append((pl, pr, w))
+    no_tree = np.full((3, 3), NEG_INF)
+    items.append((*_check_input(grammar, "sss", no_tree)[0][1:], no_tree))
+    for kernel in ("log", "maxplus"):
+        got = edge_marginals_batch(kernel, grammar.compiled, items)
+        for (pl, pr, w), (total, edges) in zip(items, got):
+            want_total, want_edges = edge_marginals(kernel, grammar.compiled, pl, pr, w)
+            assert total == want_total
+            if want_edges is None:
+                assert edges is None
+            else:
+                np.testing.assert_array_equal(edges, want_edges)
+    assert edge_marginals_batch("log", grammar.compiled, []) == []
+    with pytest.raises(ValueError, match="unknown kernel 'max'"):
+        edge_marginals_batch("max", grammar.compiled, items)
+
+
+NO_TREE = ("sss", np.full((3, 3), NEG_INF))
+BAD_SHAPE = ("sss", np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("bad, index, message", [
+    ({3: NO_TREE, 5: BAD_SHAPE}, 3, "no tree"),           # a kernel's error before a check's
+    ({1: NO_TREE, 2: BAD_SHAPE}, 1, "no tree"),
+    ({2: BAD_SHAPE, 4: NO_TREE}, 2, r"weights have shape \(2, 2\)"),   # a check's error before a kernel's
+    ({1: NO_TREE, 2: "not a pair"}, 1, "no tree"),
+    ({0: "not a pair", 1: NO_TREE}, 0, "expected a .terminals, weights. pair"),
+    ({30: NO_TREE}, 30, "no tree"),                        # in the second thread's share
+    ({37: NO_TREE, 39: BAD_SHAPE}, 37, "no tree"),         # in a later group of kernel calls
+    ({18: BAD_SHAPE, 33: NO_TREE}, 18, "weights have shape"),
+])
+def test_batch_error_names_first_bad_item(n_jobs, bad, index, message):
+    rng = np.random.default_rng(0)
+    batch = [("s" * 4, rng.normal(size=(4, 4))) for _ in range(40)]
+    for i, item in bad.items():
+        batch[i] = item
+    with pytest.raises(ValueError, match=rf"^batch item {index}: {message}"):
+        semiparse.marginals("projective", batch, n_jobs=n_jobs)
