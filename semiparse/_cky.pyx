@@ -22,7 +22,7 @@ Exact counts use :data:`CountMod` / :data:`MaxCountMod` modulo a prime below
 the Chinese remainder theorem when the double-precision count is too large to
 be exact.
 """
-from libc.math cimport INFINITY, exp, log1p
+from libc.math cimport INFINITY, exp, fabs, log1p
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 import numpy as np
@@ -199,12 +199,24 @@ cdef struct Rules:
     const int* root     # rows (B, C)
 
 
+cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogil:
+    return (2 * nl + 2 * nr + 2 * nl * nr + 1) * (<size_t> N * N) * size
+
+
 cdef int chart_alloc(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
-    cdef size_t nn = <size_t> N * N
-    cdef char* p = <char*> malloc((2 * nl + 2 * nr + 2 * nl * nr + 1) * nn * size)
-    ch.N, ch.nl, ch.nr, ch.block = N, nl, nr, p
+    cdef char* p = <char*> malloc(chart_bytes(size, N, nl, nr))
+    ch.block = p
     if p == NULL:
         return -1
+    chart_layout(ch, size, N, nl, nr)
+    return 0
+
+
+cdef void chart_layout(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
+    """Lay out the chart of N positions in ch.block (chart_bytes long at least)."""
+    cdef size_t nn = <size_t> N * N
+    cdef char* p = <char*> ch.block
+    ch.N, ch.nl, ch.nr = N, nl, nr
     ch.Lf = p
     ch.Lb = p + nl * nn * size
     ch.Rf = p + 2 * nl * nn * size
@@ -212,7 +224,6 @@ cdef int chart_alloc(Chart* ch, size_t size, int N, int nl, int nr) noexcept nog
     ch.IL = p + (2 * nl + 2 * nr) * nn * size
     ch.IR = p + (2 * nl + 2 * nr + nl * nr) * nn * size
     ch.W = p + (2 * nl + 2 * nr + 2 * nl * nr) * nn * size
-    return 0
 
 
 cdef void chart_free(Chart* ch) noexcept nogil:
@@ -824,6 +835,20 @@ cdef double marginals_one(bint log_kernel, Chart* ch, Chart* ad, const Rules* g,
     return total
 
 
+def largest_score(const double[:, ::1] w):
+    """The largest absolute value among the scores above -inf (0.0 if there
+    is none), in one pass without the GIL."""
+    cdef Py_ssize_t i, m = w.shape[0] * w.shape[1]
+    cdef const double* p = &w[0, 0] if m else NULL
+    cdef double x, big = 0.0
+    with nogil:
+        for i in range(m):
+            x = p[i]
+            if x > -INFINITY and fabs(x) > big:
+                big = fabs(x)
+    return big
+
+
 cdef bint check_kernel(str kernel) except -1:
     """Whether ``kernel`` is the log one (ValueError unless log or max-plus)."""
     if kernel not in ("log", "maxplus"):
@@ -875,7 +900,8 @@ def edge_marginals_batch(str kernel, CompiledRules rules, list items):
     cdef int* sizes = <int*> malloc(max(n, 1) * sizeof(int))
     cdef double* totals = <double*> malloc(max(n, 1) * sizeof(double))
     cdef Chart ch, ad
-    cdef int failed = 0
+    cdef size_t value_size = sizeof(Scaled) if log_kernel else sizeof(MaxPlus)
+    cdef int largest = 0
     arrays = []  # the results, and the inputs whose buffers the pointers address
     try:
         if not (pls and prs and ws and outs and sizes and totals):
@@ -887,24 +913,22 @@ def edge_marginals_batch(str kernel, CompiledRules rules, list items):
             arrays.append((items[x], out))
             pls[x], prs[x], ws[x], outs[x] = &pl[0], &pr[0], &w[0, 0], &edges[0, 0]
             sizes[x] = w.shape[0]
+            largest = max(largest, sizes[x])
+        # one pair of charts for the whole batch, laid out anew for each input:
+        # a fresh allocation per input costs page faults that threads contend for
+        if n and (chart_alloc(&ch, value_size, largest, rules.n_left, rules.n_right) < 0
+                  or chart_alloc(&ad, sizeof(double), largest, rules.n_left, rules.n_right) < 0):
+            chart_free(&ch)
+            raise MemoryError(f"chart for {largest} positions does not fit in memory")
         with nogil:
             for x in range(n):
-                if chart_alloc(&ch, sizeof(Scaled) if log_kernel else sizeof(MaxPlus), sizes[x],
-                               rules.n_left, rules.n_right) < 0:
-                    chart_free(&ch)
-                    failed = sizes[x]
-                    break
-                if chart_alloc(&ad, sizeof(double), sizes[x], rules.n_left, rules.n_right) < 0:
-                    chart_free(&ch)
-                    chart_free(&ad)
-                    failed = sizes[x]
-                    break
+                chart_layout(&ch, value_size, sizes[x], rules.n_left, rules.n_right)
+                chart_layout(&ad, sizeof(double), sizes[x], rules.n_left, rules.n_right)
                 totals[x] = marginals_one(log_kernel, &ch, &ad, &rules.g, pls[x], prs[x], ws[x],
                                           outs[x])
-                chart_free(&ch)
-                chart_free(&ad)
-        if failed:
-            raise MemoryError(f"chart for {failed} positions does not fit in memory")
+        if n:
+            chart_free(&ch)
+            chart_free(&ad)
         return [(totals[x], arrays[x][1] if totals[x] > -INFINITY else None)
                 for x in range(n)]
     finally:

@@ -95,19 +95,14 @@ def _labelled(weights):
 
 
 def exact_log_scale(w):
-    """Whether the Cython log kernel is exact for these scores.
+    """Whether the Cython log kernel is exact for these scores (a checked,
+    contiguous float64 array).
 
     It keeps exp(value) as a mantissa and a power of 2**64 whose exponent is
     a double, exact while every value in the chart is below 2**52 * 64 log 2
     (about 2e17) in size: scores times the input length below 1e17.
     """
-    high = w.max(initial=NEG_INF)
-    if high == NEG_INF:
-        return True
-    low = w.min()
-    if low == NEG_INF:  # the smallest allowed score
-        low = w.min(initial=np.inf, where=w > NEG_INF)
-    return max(abs(high), abs(low)) * len(w) < 1e17
+    return _cky.largest_score(w) * len(w) < 1e17
 
 
 def sample(grammar, terminals, weights, rng=None):

@@ -286,7 +286,8 @@ def test_bench_engine_checks_and_prints_every_table(capsys):
     assert main(["bench", "engine", "--lengths", "3", "6", "--seconds", "0.001",
                  "--python-max-n", "3", "--batch", "4", "5"]) == 0
     out = capsys.readouterr().out
-    for header in ("kernel/eisner", "log/max-plus", "marginals/floor", "speed-up"):
+    for header in ("kernel/eisner", "log/max-plus", "marginals/floor", "speed-up",
+                   "public call", "kernels alone"):
         assert header in out
     assert main(["bench", "engine", "--lengths", "3", "--seconds", "0.001", "--parts", "log"]) == 0
     out = capsys.readouterr().out

@@ -18,6 +18,28 @@ def per_call(fn, min_seconds=0.2, max_calls=100_000, repeats=3):
     return best
 
 
+def alternating(fns, min_seconds=0.2, rounds=5, clock=time.thread_time):
+    """Seconds per call of each function of ``fns``: the median of ``rounds``
+    rounds that time every function once in turn, each until ``min_seconds``
+    of ``clock`` have passed.  Alternating, and timing in this thread's CPU
+    time, keeps the ratios between the functions fair on a shared machine,
+    whose speed drifts from one moment to the next."""
+    import statistics
+
+    times = [[] for _ in fns]
+    for _ in range(rounds):
+        for fn, out in zip(fns, times):
+            calls, start = 0, clock()
+            while True:
+                fn()
+                calls += 1
+                elapsed = clock() - start
+                if elapsed >= min_seconds:
+                    break
+            out.append(elapsed / calls)
+    return [statistics.median(t) for t in times]
+
+
 def fmt_time(seconds):
     """A time per call in the most readable unit."""
     if seconds != seconds:  # NaN: not measured

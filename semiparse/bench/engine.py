@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._timing import fmt_time, per_call
+from ._timing import alternating, fmt_time
 
 
 def add_parser(subparsers):
@@ -66,15 +66,16 @@ def _log_table(args, grammar, rng):
     from .. import parse
     from .._cky import inside
 
-    print("log inside vs max-plus inside (Cython kernels); mean time per call")
+    print("log inside vs max-plus inside (Cython kernels); thread CPU time per call, medians "
+          "of 5 alternating rounds")
     print(f"{'n':>5} {'max-plus':>12} {'log':>12} {'log/max-plus':>13}")
     for n in args.lengths:
         w, kernel_args = _kernel_input(grammar, n, rng)
         expected = parse(grammar, "s" * (n + 1), w, "log", engine="python").value
         if not math.isclose(inside("log", *kernel_args), expected, rel_tol=1e-9):
             raise RuntimeError(f"log kernel and the Python log semiring disagree at n={n}")
-        t_max = per_call(lambda: inside("maxplus", *kernel_args), args.seconds)
-        t_log = per_call(lambda: inside("log", *kernel_args), args.seconds)
+        t_max, t_log = alternating([lambda: inside("maxplus", *kernel_args),
+                                    lambda: inside("log", *kernel_args)], args.seconds)
         print(f"{n:>5} {fmt_time(t_max):>12} {fmt_time(t_log):>12} {t_log / t_max:>12.2f}x")
 
 
@@ -83,7 +84,8 @@ def _marginals_table(args, grammar, rng):
     from .._eisner import eisner_marginals
 
     print("edge marginals (inside + outside, log) vs log inside alone and vs a "
-          "hand-written Eisner inside-outside (floor); mean time per call")
+          "hand-written Eisner inside-outside (floor); thread CPU time per call, medians of 5 "
+          "alternating rounds")
     print(f"{'n':>5} {'log inside':>12} {'marginals':>12} {'floor':>12} "
           f"{'marginals/inside':>17} {'marginals/floor':>16}")
     for n in args.lengths:
@@ -93,14 +95,25 @@ def _marginals_table(args, grammar, rng):
         if not (math.isclose(log_z, floor_z, rel_tol=1e-9)
                 and np.allclose(post, floor_post, rtol=1e-9, atol=1e-12)):
             raise RuntimeError(f"engine and Eisner inside-outside disagree at n={n}")
-        t_inside = per_call(lambda: inside("log", *kernel_args), args.seconds)
-        t_marg = per_call(lambda: edge_marginals("log", *kernel_args), args.seconds)
-        t_floor = per_call(lambda: eisner_marginals(kernel_args[-1]), args.seconds)
+        t_inside, t_marg, t_floor = alternating([
+            lambda: inside("log", *kernel_args), lambda: edge_marginals("log", *kernel_args),
+            lambda: eisner_marginals(kernel_args[-1])], args.seconds)
         print(f"{n:>5} {fmt_time(t_inside):>12} {fmt_time(t_marg):>12} {fmt_time(t_floor):>12} "
               f"{t_marg / t_inside:>16.2f}x {t_marg / t_floor:>15.2f}x")
 
 
-def _batch_table(args, grammar, rng):
+def _batch_table(args, grammar, rng, rounds=7):
+    """The public batch call on 1 and 2 threads, next to the kernels alone
+    (inputs already checked, one GIL release per thread's share): the
+    kernels' speed-up is what the machine gives two threads at that moment,
+    and bounds the public call's.  The two are timed in alternation, round
+    after round, and the medians reported, since the speed-up of two threads
+    varies with the load of the host."""
+    import threading
+    import time
+
+    from .._cky import edge_marginals_batch
+    from ..engine import _check_input
     from ..queries.marginals import marginals
 
     count, n = args.batch
@@ -108,11 +121,28 @@ def _batch_table(args, grammar, rng):
     one = marginals(grammar, batch, n_jobs=1)
     if not all(np.array_equal(a, b) for a, b in zip(one, marginals(grammar, batch, n_jobs=2))):
         raise RuntimeError("batch results differ between 1 and 2 threads")
-    print(f"marginals of a batch of {count} sentences of {n} words (public call); time per batch")
-    t1 = per_call(lambda: marginals(grammar, batch, n_jobs=1), args.seconds)
-    t2 = per_call(lambda: marginals(grammar, batch, n_jobs=2), args.seconds)
-    print(f"{'1 thread':>10} {'2 threads':>10} {'speed-up':>9}")
-    print(f"{fmt_time(t1):>10} {fmt_time(t2):>10} {t1 / t2:>8.2f}x")
+    checked = []
+    for terminals, w in batch:
+        (_, pl, pr), w = _check_input(grammar, terminals, w)
+        checked.append((pl, pr, w))
+
+    def kernels(threads):
+        shares = [checked[i::threads] for i in range(threads)]
+        workers = [threading.Thread(target=edge_marginals_batch, args=("log", grammar.compiled, s))
+                   for s in shares]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join()
+
+    p1, p2, k1, k2 = alternating([
+        lambda: marginals(grammar, batch, n_jobs=1), lambda: marginals(grammar, batch, n_jobs=2),
+        lambda: kernels(1), lambda: kernels(2)], args.seconds, rounds, clock=time.perf_counter)
+    print(f"marginals of a batch of {count} sentences of {n} words; elapsed time per batch, "
+          f"medians of {rounds} alternating rounds")
+    print(f"{'':>16} {'1 thread':>10} {'2 threads':>10} {'speed-up':>9}")
+    print(f"{'public call':>16} {fmt_time(p1):>10} {fmt_time(p2):>10} {p1 / p2:>8.2f}x")
+    print(f"{'kernels alone':>16} {fmt_time(k1):>10} {fmt_time(k2):>10} {k1 / k2:>8.2f}x")
 
 
 def _maxplus_table(args, grammar, rng):
@@ -121,7 +151,8 @@ def _maxplus_table(args, grammar, rng):
     from .._eisner import eisner_best_score
     from ..engine import _check_input
 
-    print("max-plus, projective.grammar, random normal weights; mean time per call")
+    print("max-plus, projective.grammar, random normal weights; thread CPU time per call, "
+          "medians of 5 alternating rounds (the Python engine: one round)")
     print(f"{'n':>5} {'eisner (floor)':>15} {'cython kernel':>14} {'parse() call':>14} "
           f"{'python engine':>14} {'kernel/eisner':>14} {'call/eisner':>12} {'python/call':>12}")
     for n in args.lengths:
@@ -131,15 +162,15 @@ def _maxplus_table(args, grammar, rng):
         got = parse(grammar, terms, w).value
         if not math.isclose(best, got, rel_tol=1e-9, abs_tol=1e-9):
             raise RuntimeError(f"engine and Eisner disagree at n={n}: {got} vs {best}")
-        t_eisner = per_call(lambda: eisner_best_score(w), args.seconds)
         (_, pl, pr), wc = _check_input(grammar, terms, w)
         rules = grammar.compiled
-        t_kernel = per_call(lambda: inside("maxplus", rules, pl, pr, wc), args.seconds)
-        t_cython = per_call(lambda: parse(grammar, terms, w), args.seconds)
+        t_eisner, t_kernel, t_cython = alternating([
+            lambda: eisner_best_score(w), lambda: inside("maxplus", rules, pl, pr, wc),
+            lambda: parse(grammar, terms, w)], args.seconds)
         t_python = float("nan")
         if n <= args.python_max_n:
-            t_python = per_call(lambda: parse(grammar, terms, w, engine="python"),
-                                args.seconds, repeats=1)
+            (t_python,) = alternating([lambda: parse(grammar, terms, w, engine="python")],
+                                      args.seconds, rounds=1)
         ratio = f"{t_python / t_cython:.1f}x" if n <= args.python_max_n else "-"
         print(f"{n:>5} {fmt_time(t_eisner):>15} {fmt_time(t_kernel):>14} {fmt_time(t_cython):>14} "
               f"{fmt_time(t_python):>14} {t_kernel / t_eisner:>13.2f}x "
