@@ -213,6 +213,25 @@ def _big_input(tmp_path, sentences=40000):
     return source
 
 
+def _fifo_feed(source):
+    """A write end of the FIFO ``source`` (opened without waiting for a reader:
+    O_RDWR on Linux) that writes without blocking; see :func:`_feed`."""
+    fd = os.open(source, os.O_RDWR)
+    os.set_blocking(fd, False)
+    return fd
+
+
+def _feed(fd, data, process, seconds=60):
+    """Write ``data`` to the non-blocking ``fd`` as the reader takes it; give up
+    if the process ends."""
+    end = time.monotonic() + seconds
+    while data and time.monotonic() < end and process.poll() is None:
+        try:
+            data = data[os.write(fd, data):]
+        except BlockingIOError:
+            time.sleep(0.01)
+
+
 def _wait_for_temporary(directory, process, seconds=60):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -226,16 +245,23 @@ def _wait_for_temporary(directory, process, seconds=60):
 
 @pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_during_projectivize_removes_the_temporary(tmp_path, signum, status):
-    source = _big_input(tmp_path)
+    """The input comes through a FIFO that stays open until the signal is
+    sent, so the signal always lands while projectivize is running (with a
+    plain file, a fast run could end first)."""
+    source = tmp_path / "in.conllu"
+    os.mkfifo(source)
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     process = subprocess.Popen(_command("projectivize", str(source), "-o", str(out_dir / "o.conllu")),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    feed = _fifo_feed(source)
     try:
+        _feed(feed, (NONPROJ * 20).encode(), process)
         assert _wait_for_temporary(out_dir, process), "no temporary file appeared"
         process.send_signal(signum)
         _, err = process.communicate(timeout=60)
     finally:
+        os.close(feed)
         process.kill()
     assert process.returncode == status, err
     assert list(out_dir.iterdir()) == []
@@ -243,20 +269,26 @@ def test_signal_during_projectivize_removes_the_temporary(tmp_path, signum, stat
 
 
 def test_ctrl_c_with_workers_is_quiet(tmp_path):
-    """With --jobs 2 the workers used to print `Process ForkPoolWorker-N` tracebacks."""
-    source = _big_input(tmp_path)
+    """With --jobs 2 the workers used to print `Process ForkPoolWorker-N` tracebacks.
+    The input comes through a FIFO kept open, so the run is still going when
+    the interrupt comes."""
+    source = tmp_path / "in.conllu"
+    os.mkfifo(source)
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     process = subprocess.Popen(
         _command("projectivize", "--jobs", "2", str(source), "-o", str(out_dir / "o.conllu")),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=tmp_path,
     )
+    feed = _fifo_feed(source)
     try:
+        _feed(feed, (NONPROJ * 2000).encode(), process)  # the first batch starts the pool
         assert _wait_for_temporary(out_dir, process), "no temporary file appeared"
-        time.sleep(0.3)  # let the pool start working
+        time.sleep(0.3)  # let the pool start
         os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole process group
         _, err = process.communicate(timeout=60)
     finally:
+        os.close(feed)
         process.kill()
     assert process.returncode == 130
     assert b"ForkPoolWorker" not in err and b"Traceback" not in err, err.decode()
