@@ -15,6 +15,8 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+
+import semiparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -165,6 +167,37 @@ def test_a_python_system_keeps_the_python_search():
     assert search.scores(*config) == declared.scores(*config) != {}
     with pytest.raises(ValueError, match="neither declared as stack/buffer rewrites"):
         Search(system, heads, "none", compiled=True)
+
+
+def test_a_declared_system_with_moves_redefined_in_python_gets_no_machine(tmp_path):
+    """A Python subclass of a declared system whose legal moves differ from
+    its rules: the machine would silently follow the rules, so there is none;
+    the search runs the Python moves, and parsing with it is refused."""
+    from semiparse.oracles.declared import RewriteSystem
+    from semiparse.oracles.system import load_system
+
+    base = load_system("arc_standard")
+
+    class NoRightArcBeforeTheEnd(RewriteSystem):
+        def legal(self, stack, buffer, arcs):
+            moves = super().legal(stack, buffer, arcs)
+            return [t for t in moves if t != "right_arc" or not buffer]
+
+        def successors(self, stack, buffer, arcs):
+            return [s for s in super().successors(stack, buffer, arcs)
+                    if s[0] in self.legal(stack, buffer, arcs)]
+
+    system = NoRightArcBeforeTheEnd(base.path, base.text, base._data)
+    with pytest.raises(ValueError, match="redefines legal, successors in Python: no compiled"):
+        machine_for(system)
+    heads = [-1, 2, 0, 2]
+    search = Search(system, heads, "none")
+    assert not search.compiled
+    # from stack [0 1 2] buffer [3]: right_arc is legal for arc-standard, not here
+    assert "right_arc" in Search(base, heads, "none").scores((0, 1, 2), (3,), None)
+    assert "right_arc" not in search.scores((0, 1, 2), (3,), None)
+    with pytest.raises(ValueError, match="no compiled machine"):
+        semiparse.system(system)
 
 
 def test_the_oracle_searches_on_the_c_state():

@@ -10,6 +10,11 @@ from .rules import FINAL_STACKS, ROOT_PLACEMENTS
 from .system import load_system
 
 
+# The interface methods a machine stands for: a subclass that redefines one
+# of them has moves the machine does not know.
+_MOVES = ("initial", "legal", "apply", "successors", "is_final", "final_edges", "search_key")
+
+
 cdef class Machine:
     """The C program of a transition system: one ``RuleC`` per declared
     transition, or LR-spine's own moves.  Build with :func:`machine_for`."""
@@ -23,15 +28,20 @@ cdef class Machine:
     def __init__(self, system):
         self.system_name = system.name
         self.system = system
+        if not isinstance(system, (LRSpine, RewriteSystem)):
+            raise ValueError(f"transition system {system.name!r} is neither declared as "
+                             f"stack/buffer rewrites nor LR-spine: no compiled machine")
+        kind = LRSpine if isinstance(system, LRSpine) else RewriteSystem
+        changed = [m for m in _MOVES if getattr(type(system), m, None) is not getattr(kind, m)]
+        if changed:  # the machine would not follow them: refuse rather than differ
+            raise ValueError(f"transition system {system.name!r} redefines "
+                             f"{', '.join(changed)} in Python: no compiled machine runs it")
         if isinstance(system, LRSpine):
             self.c.kind = KIND_SPINE
             self.c.final_stack = FINAL_ROOT
             self.c.root = ROOT_STACK_BOTTOM
             self.transitions = system.transitions
             return
-        if not isinstance(system, RewriteSystem):
-            raise ValueError(f"transition system {system.name!r} is neither declared as "
-                             f"stack/buffer rewrites nor LR-spine: no compiled machine")
         rules = system._rules
         self.transitions = tuple(r.name for r in rules)
         self.c.kind = KIND_REWRITE
