@@ -212,6 +212,19 @@ def _loaded(grammar):
     return load_grammar(grammar)
 
 
+def real_array(value, expected):
+    """``value`` as a numpy array of ints or floats, or the ValueError
+    ``"{expected}, got TYPE of dtype DTYPE"``."""
+    try:
+        a = np.asarray(value)
+    except ValueError:  # e.g. ragged nested lists
+        a = None
+    if a is None or a.dtype.kind not in "iuf":
+        raise ValueError(f"{expected}, got {type(value).__name__}"
+                         + ("" if a is None else f" of dtype {a.dtype}"))
+    return a
+
+
 def _check_input(grammar, terminals, weights):
     """``(encoded terminals, weights as a contiguous float64 array)`` for a
     loaded grammar, or ValueError saying which argument is wrong and what was
@@ -229,13 +242,7 @@ def _check_input(grammar, terminals, weights):
     if np.ma.isMaskedArray(weights):
         raise ValueError("weights is a masked array, whose mask would be ignored: fill it first, "
                          "e.g. w.filled(-np.inf)")
-    try:
-        w = np.asarray(weights)
-    except ValueError:
-        w = None
-    if w is None or w.dtype.kind not in "iuf":
-        raise ValueError(f"weights must be an array of real numbers (ints or floats), got "
-                         f"{type(weights).__name__}" + ("" if w is None else f" of dtype {w.dtype}"))
+    w = real_array(weights, "weights must be an array of real numbers (ints or floats)")
     w = w.astype(np.float64, copy=False)
     m1 = len(encoded[0])
     if w.shape != (m1, m1):

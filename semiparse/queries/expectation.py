@@ -20,7 +20,8 @@ import numpy as np
 
 from .. import _cky
 from .. import semiring as sr
-from ..engine import NEG_INF, _check_input, _loaded, exact_log_scale, inside_generic, run_batch
+from ..engine import (NEG_INF, _check_input, _loaded, exact_log_scale, inside_generic, real_array,
+                      run_batch)
 from .labels import check_input, edge_weights
 
 
@@ -100,13 +101,7 @@ def _expectation(grammar, terminals, ids, w, values):
 
 def _checked_values(values, shape):
     """``values`` as float64 of the weights' shape (or the edge shape), finite."""
-    try:
-        v = np.asarray(values)
-    except ValueError:
-        v = None
-    if v is None or v.dtype.kind not in "iuf":
-        raise ValueError(f"values must be an array of real numbers of shape {shape}, got "
-                         f"{type(values).__name__}" + ("" if v is None else f" of dtype {v.dtype}"))
+    v = real_array(values, f"values must be an array of real numbers of shape {shape}")
     if v.shape not in (shape, shape[:2]):
         raise ValueError(f"values have shape {v.shape}: expected {shape} like the weights"
                          + (f" or {shape[:2]} (a value per edge)" if len(shape) == 3 else ""))
