@@ -10,7 +10,7 @@ best correct item c+) and, with the dynamic oracle only, ``negative``
 (resume from the predicted item c-, i.e. exploration).  Test set decoded
 with the same beam, scores without punctuation.
 """
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files
 
 TITLE = "Global beam training: static vs dynamic oracle, update and restart (cf. Aufrant, Wisniewski and Yvon 2017, Table 1)"
 SUMMARY = "beam perceptron: static/dynamic oracle x early update/max-violation x restart none/positive/negative"
@@ -58,8 +58,8 @@ def table(results, settings):
             for oracle, restart in VARIANTS:
                 cells = []
                 for lang in langs:
-                    rows = [r for r in results if (r["lang"], r["system"], r["update"], r["oracle"], r["restart"])
-                            == (lang, system, update, oracle, restart)]
+                    rows = select(results, lang=lang, system=system, update=update, oracle=oracle,
+                                  restart=restart)
                     cells += ([mean_sd([r["uas_nopunct"] for r in rows]), mean_sd([r["las_nopunct"] for r in rows])]
                               if rows else ["", ""])
                 if any(cells):

@@ -9,7 +9,7 @@ and, for a gold arc, the gold label).
 import tempfile
 from pathlib import Path
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files
 
 TITLE = "Calibration of a probabilistic model (cf. Goldberg 2013, Table 4)"
 SUMMARY = "probability bins of an RDA model's test decisions and their accuracy (Goldberg 2013, Table 4)"
@@ -58,7 +58,7 @@ def table(results, settings):
     ]
     for lang in settings["languages"]:
         for system in settings["systems"]:
-            rows = [r for r in results if (r["lang"], r["system"]) == (lang, system)]
+            rows = select(results, lang=lang, system=system)
             if not rows:
                 continue
             lines += [f"## {lang}, {system}", "",

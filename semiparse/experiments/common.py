@@ -113,6 +113,11 @@ def provenance():
     return commit, f"`{commit}`" + (" with uncommitted changes" if dirty else "")
 
 
+def select(results, **fields):
+    """The results whose entries equal ``fields`` (the runs of one table cell)."""
+    return [r for r in results if all(r[k] == v for k, v in fields.items())]
+
+
 def mean_sd(values):
     """``"mean ± sd"`` (sd 0 for a single value)."""
     sd = statistics.stdev(values) if len(values) > 1 else 0.0

@@ -10,7 +10,7 @@ dynamic oracle and exploration; labelled bracket F1 with evalb's conventions
 import functools
 from pathlib import Path
 
-from .common import mean_sd
+from .common import mean_sd, select
 
 TITLE = "Top-down and in-order constituent parsing: static vs dynamic oracle (cf. Fernández-González and Gómez-Rodríguez 2018, Table 1)"
 SUMMARY = "greedy perceptron constituent parsers on the PTB sample, static vs dynamic oracle with exploration, F1"
@@ -70,7 +70,7 @@ def table(results, settings):
     ]
     for system in settings["systems"]:
         for oracle in ORACLES:
-            rows = [r for r in results if (r["system"], r["oracle"]) == (system, oracle)]
+            rows = select(results, system=system, oracle=oracle)
             if rows:
                 lines.append(f"| {system} | {oracle} | {rows[0]['train_trees']} | {rows[0]['test_trees']} | "
                              f"{mean_sd([r['precision'] for r in rows])} | {mean_sd([r['recall'] for r in rows])} | "

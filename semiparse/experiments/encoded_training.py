@@ -17,7 +17,7 @@ not dominate), mean and standard deviation over seeds:
 """
 import time
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files, ud_jobs
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
 
 TITLE = "Parsing with undoable projectivization: encodings and decoding"
 SUMMARY = "optimal projectivization + head encoding vs spaCy lifting + its encoding vs the non-projective oracle"
@@ -119,7 +119,7 @@ def table(results, settings):
     for lang in settings["languages"]:
         for system in settings["systems"]:
             for setup in SETUPS:
-                rows = [r for r in results if (r["lang"], r["system"], r["setup"]) == (lang, system, setup)]
+                rows = select(results, lang=lang, system=system, setup=setup)
                 if rows:
                     nonproj = [r["las_nonprojective"] for r in rows if r["las_nonprojective"] is not None]
                     lines.append(

@@ -11,7 +11,7 @@ punctuation, mean and standard deviation over seeds:
 """
 import time
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files, ud_jobs
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
 
 TITLE = "Training on non-projective treebanks (cf. Nederhof 2019, Table 7)"
 SUMMARY = "subset+static vs projectivized+dynamic vs all trees+non-projective oracle (Nederhof 2019, Table 7)"
@@ -57,7 +57,7 @@ def table(results, settings):
     for lang in settings["languages"]:
         for system in settings["systems"]:
             for setup in SETUPS:
-                rows = [r for r in results if (r["lang"], r["system"], r["setup"]) == (lang, system, setup)]
+                rows = select(results, lang=lang, system=system, setup=setup)
                 if rows:
                     lines.append(
                         f"| {lang} | {system} | {setup} | {rows[0]['train_tokens']:,} | "

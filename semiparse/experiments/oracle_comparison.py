@@ -4,7 +4,7 @@ Every run trains the labelled greedy perceptron on the optimally
 projectivized training trees (so only the oracle differs) and scores the
 test set without punctuation; the table is the mean over seeds.
 """
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, ud_files, ud_jobs
+from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
 
 TITLE = "Static vs nondet vs dynamic oracle (cf. Goldberg, Sartorio and Satta 2014, Table 1)"
 SUMMARY = "static vs nondet vs dynamic oracle, greedy perceptron on projectivized trees"
@@ -41,7 +41,7 @@ def table(results, settings, oracles=ORACLES):
     for lang in settings["languages"]:
         for system in settings["systems"]:
             for oracle in oracles:
-                rows = [r for r in results if (r["lang"], r["system"], r["oracle"]) == (lang, system, oracle)]
+                rows = select(results, lang=lang, system=system, oracle=oracle)
                 if rows:
                     lines.append(f"| {lang} | {system} | {oracle} | {mean_sd([r['uas_nopunct'] for r in rows])} | "
                                  f"{mean_sd([r['las_nopunct'] for r in rows])} |")
