@@ -399,8 +399,9 @@ class RewriteSystem(TransitionSystem):
             raise ValueError(f"stack {list(stack)} buffer {list(buffer)}: the root 0 is not a "
                              f"node of {self.name}'s configurations (initial.root = \"none\")")
         ranks = [self._rank(x, n) for x in stack]
-        for a, b in zip(stack, stack[1:]):
-            if self._rank(a, n) >= self._rank(b, n):
+        for i in range(1, len(stack)):
+            if ranks[i - 1] >= ranks[i]:
+                a, b = stack[i - 1], stack[i]
                 what = "duplicate position" if a == b else "positions out of order"
                 raise ValueError(f"stack {list(stack)}: {what} ({a} then {b}); "
                                  f"{self.name} keeps stack positions in sentence order")
