@@ -14,7 +14,7 @@ never increases the number of nodes on the stack and the buffer together.
 All functions are inline, ``noexcept nogil``; none checks bounds (callers
 test legality first).
 """
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from libc.stdint cimport uint64_t
 
@@ -45,8 +45,7 @@ cdef inline StateC* state_new(int n) noexcept nogil:
     """A configuration with an empty stack and buffer and no arcs (NULL if out of memory)."""
     cdef StateC* s = <StateC*>malloc(sizeof(StateC))
     cdef int* block = <int*>malloc(state_n_ints(n) * sizeof(int))
-    cdef uint64_t* sets = <uint64_t*>calloc(2 * (n + 1), sizeof(uint64_t))
-    cdef int i
+    cdef uint64_t* sets = <uint64_t*>malloc(2 * (n + 1) * sizeof(uint64_t))
     if s is NULL or block is NULL or sets is NULL:
         free(s)
         free(block)
@@ -65,13 +64,20 @@ cdef inline StateC* state_new(int n) noexcept nogil:
     s.vr = block + 9 * (n + 1)
     s.lsl = sets
     s.lsr = sets + (n + 1)
-    for i in range(8 * (n + 1)):
-        block[i] = -1
-    for i in range(2 * (n + 1)):
+    state_clear(s)
+    return s
+
+
+cdef inline void state_clear(StateC* s) noexcept nogil:
+    """Empty the stack and buffer, and remove every arc and child record."""
+    cdef int i, width = s.n + 1
+    for i in range(6 * width):     # head, label, l1, l2, r1, r2
+        s.head[i] = -1
+    for i in range(2 * width):     # vl, vr; lsl, lsr
         s.vl[i] = 0
+        s.lsl[i] = 0
     s.stack_len = 0
     s.buffer_len = 0
-    return s
 
 
 cdef inline void state_free(StateC* s) noexcept nogil:

@@ -17,7 +17,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from semiparse._state cimport (ROOT_NONE, StateC, add_arc, push_buffer_front, push_stack,
-                               state_copy, state_free, state_new)
+                               state_clear, state_copy, state_free, state_new)
 from semiparse.oracles._machine cimport (KIND_SPINE, Machine, MachineC, machine_apply,
                                          machine_arc, machine_is_final, machine_legal)
 
@@ -133,19 +133,14 @@ cdef class CSearch:
 
     cdef int _load(self, StateC* s, stack, buffer, arcs) except -1:
         """Put the configuration into s (ValueError for positions outside 0..n)."""
-        cdef int n = self.n, x, d, h, i
+        cdef int n = self.n, x, d, h
         if len(stack) + len(buffer) > self.width or (arcs is not None and len(arcs) != self.width):
             raise ValueError(f"configuration stack={list(stack)} buffer={list(buffer)} does not "
                              f"fit a sentence of {n} words")
         for x in list(stack) + list(buffer):
             if not 0 <= x <= n:
                 raise ValueError(f"position {x} out of range 0..{n}")
-        s.stack_len = s.buffer_len = 0
-        for i in range(6 * self.width):
-            s.head[i] = -1      # head, label, l1, l2, r1, r2
-        for i in range(2 * self.width):   # vl, vr; lsl, lsr
-            s.vl[i] = 0
-            s.lsl[i] = 0
+        state_clear(s)
         for x in stack:
             push_stack(s, x)
         for x in reversed(buffer):
