@@ -2,20 +2,22 @@
 import time
 
 
+def seconds_per_call(fn, min_seconds, clock=time.perf_counter, max_calls=None):
+    """Seconds per call of ``fn()``, called until ``min_seconds`` of ``clock``
+    have passed (at least once, at most ``max_calls`` times)."""
+    calls, start = 0, clock()
+    while True:
+        fn()
+        calls += 1
+        elapsed = clock() - start
+        if elapsed >= min_seconds or calls == max_calls:
+            return elapsed / calls
+
+
 def per_call(fn, min_seconds=0.2, max_calls=100_000, repeats=3):
     """Mean seconds per call of ``fn()``: the best of ``repeats`` rounds, each
     calling ``fn`` until ``min_seconds`` have passed (at least once)."""
-    best = float("inf")
-    for _ in range(repeats):
-        calls, start = 0, time.perf_counter()
-        while True:
-            fn()
-            calls += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= min_seconds or calls >= max_calls:
-                break
-        best = min(best, elapsed / calls)
-    return best
+    return min(seconds_per_call(fn, min_seconds, max_calls=max_calls) for _ in range(repeats))
 
 
 def alternating(fns, min_seconds=0.2, rounds=5, clock=time.thread_time):
@@ -29,14 +31,7 @@ def alternating(fns, min_seconds=0.2, rounds=5, clock=time.thread_time):
     times = [[] for _ in fns]
     for _ in range(rounds):
         for fn, out in zip(fns, times):
-            calls, start = 0, clock()
-            while True:
-                fn()
-                calls += 1
-                elapsed = clock() - start
-                if elapsed >= min_seconds:
-                    break
-            out.append(elapsed / calls)
+            out.append(seconds_per_call(fn, min_seconds, clock))
     return [statistics.median(t) for t in times]
 
 

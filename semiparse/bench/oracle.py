@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from ..outputs import check_output, open_output
-from ._timing import fmt_time, per_call
+from ._timing import fmt_time, per_call, seconds_per_call
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
 
@@ -112,7 +112,12 @@ def run(args):
     if args.plot:
         check_output(args.plot)  # before minutes of timing, not after
     rng = random.Random(args.seed)
-    timer = _cpu_per_call if args.clock == "cpu" else lambda fn, s: per_call(fn, s, repeats=1)
+    if args.clock == "cpu":
+        def timer(fn, s):
+            return seconds_per_call(fn, s, time.process_time)
+    else:
+        def timer(fn, s):
+            return per_call(fn, s, repeats=1)
     trees = _sentences(_files(args), longest=3 * args.per_size)
     curves = {}
     for spec in args.systems:
@@ -180,17 +185,6 @@ def run(args):
         _plot(curves, args.plot, args.strategy, args.clock)
         print(f"\nplot written to {args.plot}")
     return 0
-
-
-def _cpu_per_call(fn, min_seconds):
-    """Mean CPU seconds per call of ``fn()``, calling it for at least ``min_seconds``."""
-    calls, start = 0, time.process_time()
-    while True:
-        fn()
-        calls += 1
-        elapsed = time.process_time() - start
-        if elapsed >= min_seconds:
-            return elapsed / calls
 
 
 def _mean(values):
