@@ -27,6 +27,7 @@ from semiparse.projectivity import is_projective
 from semiparse.testing import gold_trees
 from semiparse.train import Model, _core, read_trees
 from semiparse.train.trainer import StaticOracle
+from test_configuration_api import _walk as walk
 
 SYSTEMS = Path(__file__).parent / "systems"
 DECLARED = {name: str(SYSTEMS / f"{name}.toml")
@@ -110,27 +111,18 @@ def test_the_static_oracle_rebuilds_projective_gold_trees(dev_trees, name):
 
 
 def _walk(spec, n, choices):
-    """Random legal transitions with the configuration API, compared at each
-    step with the Python rules; the configurations visited."""
-    system = semiparse.system(spec)
+    """The configurations of a random walk that follows the declared rules
+    (``test_configuration_api._walk``), each accepted by the C validation and
+    the Python one alike; none is a dead end (final exactly when no
+    transition applies)."""
     py = load_system(spec)
-    config = system.initial(n)
-    stack, buffer, arcs = py.initial(n)
-    visited = []
-    for choice in choices:
-        assert (config.stack, config.buffer, config.arcs) == (stack, buffer, arcs)
+    visited = walk(spec, n, choices)
+    for config in visited:
+        stack, buffer, arcs = config.stack, config.buffer, config.arcs
         assert py.accepts(stack, buffer, arcs, n)  # the C check takes every reachable one
         assert py.validate_slowly(stack, buffer, arcs, n) == (
             stack, buffer, arcs if py.needs_arcs else None)
-        legal = py.legal(stack, buffer, arcs)
-        assert config.is_final() == py.is_final(stack, buffer, arcs) == (not legal)
-        assert sorted(config.legal()) == sorted(legal)
-        if not legal:
-            break
-        visited.append(config)
-        name = legal[choice % len(legal)]
-        config = config.apply(name)
-        stack, buffer, arcs, _ = py.apply(stack, buffer, arcs, name)
+        assert config.is_final() == (not config.legal())
     return visited
 
 
