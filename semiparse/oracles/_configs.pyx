@@ -102,14 +102,13 @@ cpdef bint accepts(tuple stack, tuple buffer, object arcs, Py_ssize_t n, bint he
     for i in range(m):
         if heads[<Py_ssize_t>buffer[i]] >= 0:
             return False
+        state[<Py_ssize_t>buffer[i]] = 3
     for i in range(k):
         state[<Py_ssize_t>stack[i]] = 3
         if heads[<Py_ssize_t>stack[i]] >= 0 and (
                 i == 0 or not headed_below
                 or heads[<Py_ssize_t>stack[i]] != <Py_ssize_t>stack[i - 1]):
             return False
-    for i in range(m):
-        state[<Py_ssize_t>buffer[i]] = 3
     for d in range(1, n + 1):
         if state[d] == 0 and heads[d] < 0:
             if popped_headed:
