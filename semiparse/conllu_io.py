@@ -46,7 +46,7 @@ _int_value = functools.lru_cache(maxsize=4096)(parse_int_value)
 
 ON_ERROR = ("fail", "skip", "keep")
 MARK_KEY = "OrigHead"
-HEAD, DEPREL, MISC = 6, 7, 9  # column indices
+HEAD, MISC = 6, 9  # column indices (DEPREL and DEPS come with treebank_columns)
 
 
 class ConlluError(ValueError):
