@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse import semiring as sr
 from semiparse.engine import inside_generic, parse, sample
-from semiparse.grammar import Grammar, GrammarError, GrammarWarning
+from semiparse.grammar import Grammar, GrammarWarning
 
 NEG_INF = float("-inf")
 

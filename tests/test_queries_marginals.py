@@ -17,8 +17,7 @@ from semiparse import load_grammar, marginals, max_marginals, parse
 from semiparse import semiring as sr
 from semiparse._eisner import eisner_marginals
 from semiparse.engine import outside_generic
-from test_engine import (derivation_count, grammar_and_input, projective_trees, split_grammars,
-                         tree_score)
+from test_engine import derivation_count, grammar_and_input, projective_trees, tree_score
 
 NEG_INF = float("-inf")
 SHIPPED = sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "grammars").glob("*.grammar"))

@@ -22,7 +22,7 @@ from collections import defaultdict
 import numpy as np
 
 from .dynamic import Gold, oracle as dynamic_oracle
-from .systems import FINISH, NT, REDUCE, SHIFT, Done, Open, system as get_system
+from .systems import FINISH, NT, REDUCE, SHIFT, Open, system as get_system
 
 MAX_UNARY = 4
 
