@@ -6,7 +6,7 @@ from semiparse._state cimport ROOT_STACK_BOTTOM
 
 from .declared import RewriteSystem
 from .fast.lr_spine import LRSpine
-from .rules import FINAL_STACKS, ROOT_PLACEMENTS
+from .rules import FINAL_STACKS
 from .system import load_system
 
 
@@ -46,7 +46,7 @@ cdef class Machine:
         self.transitions = tuple(r.name for r in rules)
         self.c.kind = KIND_REWRITE
         self.c.final_stack = FINAL_STACKS.index(system.final_stack)
-        self.c.root = ROOT_PLACEMENTS.index(system.root)
+        self.c.root = system.root_code
         self.c.rules = <RuleC*>calloc(max(len(rules), 1), sizeof(RuleC))
         if self.c.rules is NULL:
             raise MemoryError()

@@ -83,6 +83,7 @@ class RewriteSystem(TransitionSystem):
         if self.root not in ROOT_PLACEMENTS:
             self._fail(f"initial.root {self.root!r}: expected one of "
                        f"{', '.join(ROOT_PLACEMENTS)}", "initial", "root")
+        self.root_code = ROOT_PLACEMENTS.index(self.root)  # the C code (_state.pxd ROOT_*)
         final = d["final"]
         if final.get("stack") not in FINAL_STACKS or final.get("buffer") != "empty":
             self._fail("final must be { stack = \"root\" | \"one\" | \"any\", "
@@ -336,7 +337,7 @@ class RewriteSystem(TransitionSystem):
     def accepts(self, stack, buffer, arcs, n):
         return (arcs is not None or not self.needs_arcs) and _configs.accepts(
             stack, buffer, arcs, n, self.stack_heads == "below", self.pops_headed,
-            ROOT_PLACEMENTS.index(self.root))
+            self.root_code)
 
     def _rank(self, x, n):
         """Where ``x`` stands in the order of the sentence: the root first, or
