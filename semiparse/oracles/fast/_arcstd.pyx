@@ -23,6 +23,8 @@ each transition, left or right children of some nodes exactly as the grammar
 path does (``forbid`` tables of arc_standard.toml).
 """
 from libc.math cimport INFINITY, NAN
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
 
 import numpy as np
 
@@ -66,65 +68,65 @@ cdef struct ArcStdC:
 
 
 cdef class Work(KernelWork):
-    """Scratch arrays for one gold tree of ``n`` words (reused across calls)."""
+    """Scratch arrays for one gold tree of ``n`` words (reused across calls),
+    in one block allocated in C: a batch makes one per gold tree."""
     cdef ArcStdC c
-    cdef object _arrays   # keeps the arrays that c points into alive
+    cdef int* block
 
     def __init__(self, heads):
-        cdef int n = len(heads) - 1
-        # (name, size, initial value) of the int arrays, all in one block
-        layout = [("heads", n + 1, 0), ("mark", n + 2, 0), ("xs", n + 2, 0),
-                  ("stack2", n + 2, 0), ("crit", n + 2, 0),
-                  # two anti-diagonals of (stack nodes absorbed) x (root position)
-                  ("tab", 2 * (n + 2) * (n + 2), 0), ("posmap", n + 2, -1),
-                  ("val", n + 3, NEG), ("stamp", 2 * (n + 3), -1), ("off", 2 * (n + 3), 0),
-                  ("cnt", 2 * (n + 3), 0), ("eroot", 2 * (n + 3) * (n + 3), 0),
-                  ("evalue", 2 * (n + 3) * (n + 3), 0)]
-        layout += [(name, n + 3, 0) for name in ("par", "lmin", "rmax", "nleft", "nright", "dlo",
-                                                  "dhi", "jlo", "jhi", "touched", "bonus", "flag")]
-        block = np.zeros(sum(size for _, size, _ in layout), dtype=np.intc)
-        flags = np.zeros(2 * (n + 2), dtype=np.uint8)
-        self._arrays = (block, flags)
-        cdef int[::1] ints = block
-        cdef unsigned char[::1] nl = flags
-        cdef int* at = &ints[0]
-        cdef dict where = {}
-        cdef Py_ssize_t start = 0
-        for name, size, value in layout:
-            if value:
-                block[start:start + size] = value
-            where[name] = start
-            start += size
-        block[:n + 1] = heads
+        cdef int n = len(heads) - 1, i
+        cdef Py_ssize_t a = n + 2, b = n + 3
+        # the small arrays (zeroed), then the tables, which every call writes before it reads
+        cdef Py_ssize_t small = (n + 1) + 5 * a + 7 * b + 12 * b
+        cdef int* at
+        free(self.block)
+        self.block = at = <int*>malloc((small + 2 * a * a + 4 * b * b) * sizeof(int) + 2 * a)
+        if at is NULL:
+            raise MemoryError()
+        memset(at, 0, small * sizeof(int))
         self.c.n = n
-        self.c.heads = at + <Py_ssize_t>where["heads"]
-        self.c.mark = at + <Py_ssize_t>where["mark"]
-        self.c.xs = at + <Py_ssize_t>where["xs"]
-        self.c.stack2 = at + <Py_ssize_t>where["stack2"]
-        self.c.crit = at + <Py_ssize_t>where["crit"]
-        self.c.tab = at + <Py_ssize_t>where["tab"]
-        self.c.posmap = at + <Py_ssize_t>where["posmap"]
-        self.c.par = at + <Py_ssize_t>where["par"]
-        self.c.lmin = at + <Py_ssize_t>where["lmin"]
-        self.c.rmax = at + <Py_ssize_t>where["rmax"]
-        self.c.nleft = at + <Py_ssize_t>where["nleft"]
-        self.c.nright = at + <Py_ssize_t>where["nright"]
-        self.c.dlo = at + <Py_ssize_t>where["dlo"]
-        self.c.dhi = at + <Py_ssize_t>where["dhi"]
-        self.c.jlo = at + <Py_ssize_t>where["jlo"]
-        self.c.jhi = at + <Py_ssize_t>where["jhi"]
-        self.c.val = at + <Py_ssize_t>where["val"]
-        self.c.touched = at + <Py_ssize_t>where["touched"]
-        self.c.stamp = at + <Py_ssize_t>where["stamp"]
-        self.c.off = at + <Py_ssize_t>where["off"]
-        self.c.cnt = at + <Py_ssize_t>where["cnt"]
-        self.c.eroot = at + <Py_ssize_t>where["eroot"]
-        self.c.evalue = at + <Py_ssize_t>where["evalue"]
-        self.c.bonus = at + <Py_ssize_t>where["bonus"]
-        self.c.flag = at + <Py_ssize_t>where["flag"]
-        self.c.no_left = &nl[0]
-        self.c.no_right = &nl[n + 2]
+        self.c.heads = at
+        for i in range(n + 1):
+            at[i] = heads[i]
+        at += n + 1
+        self.c.mark, at = at, at + a
+        self.c.xs, at = at, at + a
+        self.c.stack2, at = at, at + a
+        self.c.crit, at = at, at + a
+        self.c.posmap, at = at, at + a
+        self.c.val, at = at, at + b
+        self.c.stamp, at = at, at + 2 * b
+        self.c.off, at = at, at + 2 * b
+        self.c.cnt, at = at, at + 2 * b
+        for i in range(a):
+            self.c.posmap[i] = -1
+        for i in range(b):
+            self.c.val[i] = NEG
+        for i in range(2 * b):
+            self.c.stamp[i] = -1
+        self.c.par, at = at, at + b
+        self.c.lmin, at = at, at + b
+        self.c.rmax, at = at, at + b
+        self.c.nleft, at = at, at + b
+        self.c.nright, at = at, at + b
+        self.c.dlo, at = at, at + b
+        self.c.dhi, at = at, at + b
+        self.c.jlo, at = at, at + b
+        self.c.jhi, at = at, at + b
+        self.c.touched, at = at, at + b
+        self.c.bonus, at = at, at + b
+        self.c.flag, at = at, at + b
+        # two anti-diagonals of (stack nodes absorbed) x (root position)
+        self.c.tab, at = at, at + 2 * a * a
+        self.c.eroot, at = at, at + 2 * b * b
+        self.c.evalue, at = at, at + 2 * b * b
+        self.c.no_left = <unsigned char*>at
+        self.c.no_right = self.c.no_left + a
+        memset(self.c.no_left, 0, 2 * a)
         self.ptr = &self.c
+
+    def __dealloc__(self):
+        free(self.block)
 
 
 cdef int critical_nodes(int* heads, int n, int* stack, int ns, int bstart,
@@ -274,7 +276,7 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
     cdef int q0 = critical_nodes(heads, n, stack, ns, bstart, crit, &w.mark[0])
     cdef int cap = (n + 3) * (n + 3)
     cdef int x, p, i, j, l, a, b, t, h, v, g, e, nt, best, dead, o, lo, hi, node, q, N
-    cdef int prv, cur, fill, base, result
+    cdef int prv, cur, fill, base, result, last, root
     for x in range(ns):
         xs[x] = stack[x]
         bonus[x] = 0
@@ -312,6 +314,7 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
     for j in range(q0):
         flag[crit[j]] = 0
     N = k + 1 + q
+    root = 0 if xs[0] == 0 else -1   # the position of the root token, if on the stack
     for x in range(ns):
         pos[xs[x]] = x
     for x in range(N):
@@ -380,33 +383,40 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
     for i in range(k + 1):
         base = 0 if cur == 0 else cap
         fill = 0
-        for j in range(q + 1):
-            if i < k and j != q and not (jlo[i] <= j <= jhi[i]):
-                continue
+        # the cells of row i: j in [jlo[i], jhi[i]], and q (all of them in the last row)
+        j = 0 if i == k else jlo[i]
+        last = q if i == k else jhi[i]
+        while j <= q:
+            if j > last:
+                j = q
             nt = 0
+            best = NEG
             if i == 0 and j == 0:
-                val[k] = 0
+                val[k] = best = 0
                 touched[nt] = k
                 nt += 1
             if i > 0 and stamp[prv + j] == i - 1:      # extend to the left by xs[k - i]
                 x = k - i
-                node = xs[x]
                 for e in range(off[prv + j], off[prv + j] + cnt[prv + j]):
                     h = eroot[e]
                     v = evalue[e]
-                    if node != 0:
+                    if x != root:
                         g = v + (1 if par[x] == h else 0)
                         if g > val[h]:
                             if val[h] == NEG:
                                 touched[nt] = h
                                 nt += 1
                             val[h] = g
+                            if g > best:
+                                best = g
                     g = v + (1 if par[h] == x else 0)
                     if g > val[x]:
                         if val[x] == NEG:
                             touched[nt] = x
                             nt += 1
                         val[x] = g
+                        if g > best:
+                            best = g
             if j > 0 and stamp[cur + j - 1] == i:      # extend to the right by xs[k + j]
                 x = k + j
                 for e in range(off[cur + j - 1], off[cur + j - 1] + cnt[cur + j - 1]):
@@ -418,22 +428,23 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
                             touched[nt] = h
                             nt += 1
                         val[h] = g
-                    if xs[h] != 0:
+                        if g > best:
+                            best = g
+                    if h != root:
                         g = v + (1 if par[h] == x else 0) + bonus[x]
                         if g > val[x]:
                             if val[x] == NEG:
                                 touched[nt] = x
                                 nt += 1
                             val[x] = g
+                            if g > best:
+                                best = g
             if nt == 0:
+                j += 1
                 continue
-            # keep the roots that can still matter
+            # keep the roots that can still matter (best: the best of their values)
             lo = k - i
             hi = k + j
-            best = NEG
-            for t in range(nt):
-                if val[touched[t]] > best:
-                    best = val[touched[t]]
             dead = -1
             off[cur + j] = base + fill
             for t in range(nt):
@@ -447,7 +458,7 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
                     o += nleft[h]
                 if rmax[h] > hi:
                     o += nright[h]
-                if xs[h] != 0:
+                if h != root:
                     if o == 0:
                         if dead >= 0:
                             if evalue[dead] < v:
@@ -458,15 +469,16 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
                         continue
                 eroot[base + fill] = h
                 evalue[base + fill] = v
-                if o == 0 and xs[h] != 0:
+                if o == 0 and h != root:
                     dead = base + fill
                 fill += 1
             cnt[cur + j] = base + fill - off[cur + j]
             stamp[cur + j] = i
             if i == k and j == q:
                 for e in range(off[cur + j], off[cur + j] + cnt[cur + j]):
-                    if xs[eroot[e]] == 0:
+                    if eroot[e] == root:
                         result = evalue[e]
+            j += 1
         t = prv
         prv = cur
         cur = t
