@@ -12,6 +12,8 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp
 
+from semiparse._heads cimport projective, reaches_root
+
 cdef enum Kind:  # what parse_words says about a block's basic tree
     NOT_SINGLE_TREE_  # not a tree, or not exactly one word on the root: Python checks it
     NON_PROJECTIVE_  # a tree with one root word, with crossing edges
@@ -146,60 +148,16 @@ cdef bint _other_id(const unsigned char* p, Py_ssize_t start, Py_ssize_t end) no
     return False
 
 
-cdef bint _projective(const int* heads, int m, int* stack, int* first_right, int* next_right) noexcept nogil:
-    """``semiparse.heads.no_crossing`` on a checked tree, with arrays:
-    right dependents of each head in a linked list, farthest first."""
-    cdef int d, h, left, top = 0
-    for d in range(m):
-        first_right[d] = -1
-    for d in range(1, m):  # ascending: each new one goes in front
-        h = heads[d]
-        if h < d:
-            next_right[d] = first_right[h]
-            first_right[h] = d
-    stack[0] = m
-    for left in range(m):
-        while stack[top] <= left:
-            top -= 1
-        h = heads[left]
-        if h > left:
-            if h > stack[top]:
-                return False
-            top += 1
-            stack[top] = h
-        d = first_right[left]
-        while d != -1:
-            if d > stack[top]:
-                return False
-            top += 1
-            stack[top] = d
-            d = next_right[d]
-    return True
-
-
 cdef Kind _kind(const int* heads, int m, int* work) noexcept nogil:
     """NOT_SINGLE_TREE, NON_PROJECTIVE or PROJECTIVE for ``heads[0..m-1]``
     (``heads[0] == -1``); ``work`` has room for 3 * m ints."""
-    cdef int d, x, roots = 0
-    cdef int* seen = work
+    cdef int d, roots = 0
     for d in range(1, m):
-        if heads[d] < 0 or heads[d] >= m:
-            return NOT_SINGLE_TREE_
         if heads[d] == 0:
             roots += 1
-    if m > 1 and roots != 1:
+    if (m > 1 and roots != 1) or not reaches_root(heads, m, work):
         return NOT_SINGLE_TREE_
-    for d in range(m):
-        seen[d] = 0
-    seen[0] = -1
-    for d in range(1, m):  # every walk up must reach 0 without closing a loop
-        x = d
-        while seen[x] == 0:
-            seen[x] = d
-            x = heads[x]
-        if seen[x] == d:
-            return NOT_SINGLE_TREE_
-    return PROJECTIVE_ if _projective(heads, m, work, work + m, work + 2 * m) else NON_PROJECTIVE_
+    return PROJECTIVE_ if projective(heads, m, work) else NON_PROJECTIVE_
 
 
 def parse_words(bytes raw):

@@ -9,6 +9,8 @@ import operator
 
 import numpy as np
 
+from ._heads import is_tree, no_crossing  # noqa: F401  (the C checks, part of this module's API)
+
 
 def int_tuple(values, what):
     """``values`` as a tuple of Python ints, or ValueError saying that ``what``
@@ -16,6 +18,8 @@ def int_tuple(values, what):
     element.  Integer types such as numpy's are normalized; bools, floats and
     strings are refused, since ``int()`` would silently read ``True``, ``0.5``
     or ``"3"`` as positions."""
+    if type(values) is tuple and all(type(x) is int for x in values):
+        return values   # the common case, already normalized (bools are not of type int)
     if hasattr(values, "tolist"):
         values = values.tolist()
     if isinstance(values, (str, bytes)):
@@ -60,25 +64,6 @@ def find_cycle(heads):
     return None
 
 
-def is_tree(heads):
-    """Quick check: every word's head chain reaches 0 (any number of words
-    may be attached to 0).  ``heads`` a list of ints with ``heads[0] == -1``;
-    see :func:`tree_problems` for what is wrong when it is not a tree."""
-    m = len(heads)
-    if m > 1 and (min(heads[1:]) < 0 or max(heads[1:]) >= m):
-        return False
-    seen = [0] * m  # the walk that first reached each node
-    seen[0] = -1
-    for start in range(1, m):
-        d = start
-        while not seen[d]:
-            seen[d] = start
-            d = heads[d]
-        if seen[d] == start:  # this walk closed a loop
-            return False
-    return True
-
-
 def tree_problems(heads):
     """Problems of a head list as ``(word, reason, is_multiple_roots)``.
 
@@ -121,37 +106,6 @@ def tree_problems(heads):
             (roots[1], f"{len(roots)} words attached to 0 (words {listed}); UD allows one", True)
         )
     return problems
-
-
-def no_crossing(heads):
-    """Whether a tree already checked (``heads[0] == -1``, no cycles) is
-    projective.  O(n) sweep over positions with a stack of the right ends of the open
-    edges (innermost last): an edge starting at ``left`` must end inside the
-    innermost open one.  Edges starting at ``left`` come longest first: the
-    edge to ``left``'s head (when to the right), then its right dependents
-    from the farthest.  (If a right dependent lies beyond the head, the tree
-    is not projective -- the head's way up to the root crosses that edge --
-    and the sweep rejects it at once.)"""
-    m = len(heads)
-    right_deps = [[] for _ in range(m)]
-    for d in range(m - 1, 0, -1):
-        h = heads[d]
-        if h < d:
-            right_deps[h].append(d)
-    open_right = [m]
-    for left in range(m):
-        while open_right[-1] <= left:
-            open_right.pop()
-        h = heads[left]
-        if h > left:
-            if h > open_right[-1]:
-                return False
-            open_right.append(h)
-        for d in right_deps[left]:
-            if d > open_right[-1]:
-                return False
-            open_right.append(d)
-    return True
 
 
 def check_tree(heads):

@@ -12,6 +12,7 @@ from semiparse.conllu_io import (
     read_conllu,
     tree_problems,
 )
+from semiparse.heads import is_tree as heads_is_tree, no_crossing
 
 SAMPLE = (
     "# sent_id = 1\n"
@@ -162,8 +163,9 @@ def test_invalid_utf8_names_the_line():
         list(apply_policy(read_conllu(io.BytesIO(data), name="x"), "fail"))
 
 
-def is_tree(heads):
-    """Brute force: every word reaches 0 by following heads, one word on 0."""
+def reaches_zero(heads):
+    """Brute force: every word reaches 0 by following heads (any number of
+    words on 0)."""
     n = len(heads) - 1
     for d in range(1, n + 1):
         x, steps = d, 0
@@ -173,13 +175,36 @@ def is_tree(heads):
             x, steps = heads[x], steps + 1
         if x != 0:
             return False
-    return sum(h == 0 for h in heads[1:]) == 1
+    return True
+
+
+def is_tree(heads):
+    """Brute force: a tree with one word on 0."""
+    return reaches_zero(heads) and sum(h == 0 for h in heads[1:]) == 1
 
 
 @given(st.integers(1, 7).flatmap(lambda n: st.lists(st.integers(-1, n + 1), min_size=n, max_size=n)))
 def test_tree_problems_agree_with_brute_force(tail):
     heads = [-1] + tail
     assert (not tree_problems(heads)) == is_tree(heads)
+
+
+def crosses(heads):
+    """Brute force: some two edges cross (one has exactly one end strictly
+    inside the other)."""
+    edges = [(min(h, d), max(h, d)) for d, h in enumerate(heads) if d]
+    return any(a < c < b < e for a, b in edges for c, e in edges)
+
+
+@given(st.integers(1, 8).flatmap(lambda n: st.lists(st.integers(-1, n + 1), min_size=n, max_size=n)),
+       st.sampled_from([None, 2 ** 70, -2 ** 70]))
+def test_the_c_tree_checks_agree_with_brute_force(tail, huge):
+    heads = [-1] + tail
+    if huge is not None:
+        heads[-1] = huge   # far out of range: no tree
+    assert heads_is_tree(heads) == reaches_zero(heads)
+    if reaches_zero(heads):
+        assert no_crossing(heads) == (not crosses(heads))
 
 
 def test_atomic_output_leaves_nothing_on_failure(tmp_path):

@@ -1,0 +1,109 @@
+# cython: language_level=3
+"""The tree checks of :mod:`semiparse.heads` in C (see ``_heads.pxd``)."""
+from libc.stdlib cimport free, malloc
+
+
+cdef bint reaches_root(const int* heads, int m, int* seen) noexcept nogil:
+    """Whether every word's head is a position and its head chain reaches 0
+    (any number of words may be attached to 0); ``seen`` has room for m ints."""
+    cdef int d, x
+    for d in range(1, m):
+        if heads[d] < 0 or heads[d] >= m:
+            return False
+    for d in range(m):
+        seen[d] = 0
+    seen[0] = -1
+    for d in range(1, m):  # seen[x]: the walk that first reached x
+        x = d
+        while seen[x] == 0:
+            seen[x] = d
+            x = heads[x]
+        if seen[x] == d:  # this walk closed a loop
+            return False
+    return True
+
+
+cdef bint projective(const int* heads, int m, int* work) noexcept nogil:
+    """Whether a tree (checked by :func:`reaches_root`) has no crossing edges;
+    ``work`` has room for 3 * m ints.
+
+    One sweep over the positions with a stack of the right ends of the open
+    edges, innermost on top: an edge starting at ``left`` must end inside
+    the innermost open one.  The edges starting at ``left`` come longest
+    first: the one to its head (when to the right), then its right
+    dependents from the farthest (kept in a linked list).  A right dependent
+    beyond the head makes the tree non-projective (the head's way up to the
+    root crosses that edge), and the sweep rejects it at once."""
+    cdef int* stack = work
+    cdef int* first_right = work + m
+    cdef int* next_right = work + 2 * m
+    cdef int d, h, left, top = 0
+    for d in range(m):
+        first_right[d] = -1
+    for d in range(1, m):  # ascending: each new one goes in front
+        h = heads[d]
+        if h < d:
+            next_right[d] = first_right[h]
+            first_right[h] = d
+    stack[0] = m
+    for left in range(m):
+        while stack[top] <= left:
+            top -= 1
+        h = heads[left]
+        if h > left:
+            if h > stack[top]:
+                return False
+            top += 1
+            stack[top] = h
+        d = first_right[left]
+        while d != -1:
+            if d > stack[top]:
+                return False
+            top += 1
+            stack[top] = d
+            d = next_right[d]
+    return True
+
+
+cdef int* _copy(heads, int m) except NULL:
+    """``heads`` (a sequence of m Python ints) in a new C array of 4 * m ints,
+    the rest for scratch; OverflowError if a head does not fit in an int."""
+    cdef int* a = <int*>malloc(4 * max(m, 1) * sizeof(int))
+    cdef int i
+    if a is NULL:
+        raise MemoryError()
+    try:
+        for i in range(m):
+            a[i] = heads[i]
+    except OverflowError:
+        free(a)
+        raise
+    return a
+
+
+def is_tree(heads):
+    """Quick check: every word's head chain reaches 0 (any number of words
+    may be attached to 0).  ``heads`` a sequence of ints with ``heads[0] == -1``;
+    see :func:`semiparse.heads.tree_problems` for what is wrong when it is not
+    a tree."""
+    cdef int m = len(heads)
+    cdef int* a
+    try:
+        a = _copy(heads, m)
+    except OverflowError:  # a head far out of range
+        return False
+    try:
+        return reaches_root(a, m, a + m)
+    finally:
+        free(a)
+
+
+def no_crossing(heads):
+    """Whether a tree already checked (``heads[0] == -1``, no cycles) is
+    projective, in O(n)."""
+    cdef int m = len(heads)
+    cdef int* a = _copy(heads, m)
+    try:
+        return projective(a, m, a + m)
+    finally:
+        free(a)
