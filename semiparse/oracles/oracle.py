@@ -157,13 +157,20 @@ class Oracle:
                              f"{self.system.name} has families {self.system.transitions}: "
                              f"use scores()")
         column = {t: i for i, t in enumerate(self.transitions)}
+        kernels = {}   # the kernel depends on the gold tree only through its projectivity
 
         def prepare(heads, i):
             try:
                 gold = Gold(heads)
             except ValueError as exc:
                 raise ValueError(f"golds[{i}]: {exc}") from None
-            return self._kernel(gold, column), gold.n
+            if gold.projective not in kernels:
+                kernels[gold.projective] = self._kernel(gold, column)
+            found = kernels[gold.projective]
+            if found is None:
+                return None, gold.n
+            kernel, code, columns = found
+            return (kernel, kernel.work_type(gold.heads), code, columns), gold.n
 
         def check(config, i):
             self._unpack(config, None, None, where=f"configs[{i}]")
@@ -175,8 +182,8 @@ class Oracle:
         return out
 
     def _kernel(self, gold, column):
-        """``(kernel, work, strategy code, columns)`` for :func:`fill_rows` if
-        the method for this gold tree has a C kernel for this strategy, else None."""
+        """``(kernel, strategy code, columns)`` for :func:`fill_rows` if the
+        method for this gold tree has a C kernel for this strategy, else None."""
         method = self._registered.get(self._choose(gold))
         kernel = getattr(method, "rows", None)
         if (kernel is None or self.strategy not in kernel.strategy_codes
@@ -184,7 +191,7 @@ class Oracle:
                 or (self.method == "auto" and method.min_size and self.system.grammar)):
             return None
         columns = np.array([column[t] for t in kernel.columns], dtype=np.intc)
-        return kernel, kernel.work_type(gold.heads), kernel.strategy_codes[self.strategy], columns
+        return kernel, kernel.strategy_codes[self.strategy], columns
 
     def scores_exhaustive(self, stack, buffer, heads, arcs=None):
         """The same scores by exhaustive search over all computations (small n only)."""
