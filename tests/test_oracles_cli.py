@@ -103,3 +103,14 @@ def test_bench_oracle_runs_and_plots(shared_data, tmp_path, capsys):
     assert "arc_hybrid, strategy none: mean cpu time per oracle call" in out
     assert "disagreed" not in out and "failed" not in out
     assert plot.stat().st_size > 1000
+
+
+def test_bench_batch_checks_the_batch_against_single_calls(shared_data, capsys):
+    """A smoke run (no timing is asserted): the batch equals single calls,
+    on one and on two threads, or the command fails."""
+    conllu = shared_data / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-dev.conllu"
+    assert main(["bench", "batch", str(conllu), "--sentences", "8", "--rounds", "1",
+                 "--systems", "arc_standard", "arc_hybrid"]) == 0
+    out = capsys.readouterr().out
+    assert "medians of 1 alternating rounds" in out
+    assert [line.split()[0] for line in out.splitlines()[-2:]] == ["arc_standard", "arc_hybrid"]

@@ -4,8 +4,10 @@ Collects the configurations visited while parsing the sentences of a UD dev
 file with the configuration API (``semiparse.system``), following the oracle
 of the optimally projectivized gold tree with 10% random steps, then times
 on the same configurations one ``oracle.scores(config, heads)`` call each
-(the baseline) and one ``oracle.scores_batch`` call for all of them, on one
-thread and on ``--jobs`` threads (elapsed time: threads save time, not CPU).
+(the baseline) and one ``oracle.scores_batch`` call for all of them, in
+alternating rounds (medians; this thread's CPU time, fair on a shared
+machine); then one call on one thread against one on ``--jobs`` threads, in
+elapsed time (threads save time, not CPU).
 All must give the same scores.  Projectivized gold trees, so that the C kernels
 (arc-standard ``linear``, arc-hybrid and arc-eager ``cost``) apply.
 """
@@ -13,7 +15,9 @@ import math
 import random
 import numpy as np
 
-from ._timing import fmt_time, per_call
+import time
+
+from ._timing import alternating, fmt_time
 
 
 def add_parser(subparsers):
@@ -24,7 +28,8 @@ def add_parser(subparsers):
                    metavar="SYSTEM", help="names, system files or MODULE:ATTR")
     p.add_argument("--sentences", type=int, default=300, metavar="N",
                    help="sentences parsed to collect configurations (default 300)")
-    p.add_argument("--repeats", type=int, default=3, help="best of this many rounds (default 3)")
+    p.add_argument("--rounds", type=int, default=5,
+                   help="alternating rounds, medians reported (default 5)")
     p.add_argument("--jobs", type=int, default=2, help="threads of the last column (default 2)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -68,10 +73,11 @@ def run(args):
     trees = [tuple(projectivize(s.heads)) for f in files for s in read_conllu(f, multiple_roots="warn")
              if s.heads is not None][:args.sentences]
     print(f"{len(trees)} sentences of {', '.join(f.name for f in files)}, projectivized; "
-          f"elapsed time per configuration, best of {args.repeats}")
+          f"time per configuration, medians of {args.rounds} alternating rounds")
     threads = f"{args.jobs} threads"
+    print(f"{'':32}{'-- CPU time, 1 thread --':^30}{'-- batch, elapsed --':^30}")
     print(f"{'system':>14} {'configs':>8} {'method':>8} {'scores()':>10} {'batch':>10} {'ratio':>7} "
-          f"{threads:>10} {'ratio':>7}")
+          f"{'1 thread':>10} {threads:>10} {'ratio':>7}")
     rng = random.Random(args.seed)
     for name in args.systems:
         sys_ = system(name)
@@ -91,14 +97,15 @@ def run(args):
                 expected[column[t]] = v
             if not np.array_equal(row, expected):
                 raise RuntimeError(f"{name}: scores_batch and scores disagree: {row} vs {sigma}")
-        # one call per round (min_seconds 0), the best of --repeats rounds
-        t_single = per_call(single, 0.0, repeats=args.repeats) / len(configs)
-        t_batch = per_call(lambda: oracle.scores_batch(configs, golds), 0.0,
-                           repeats=args.repeats) / len(configs)
-        t_jobs = per_call(lambda: oracle.scores_batch(configs, golds, n_jobs=args.jobs), 0.0,
-                          repeats=args.repeats) / len(configs)
+        # one call per round (min_seconds 0)
+        t_single, t_batch = (t / len(configs) for t in alternating(
+            [single, lambda: oracle.scores_batch(configs, golds)], 0.0, rounds=args.rounds))
+        e_batch, e_jobs = (t / len(configs) for t in alternating(
+            [lambda: oracle.scores_batch(configs, golds),
+             lambda: oracle.scores_batch(configs, golds, n_jobs=args.jobs)],
+            0.0, rounds=args.rounds, clock=time.perf_counter))
         methods = sorted({oracle.method_for(h) for h in set(golds)})
         print(f"{sys_.name:>14} {len(configs):>8} {'/'.join(methods):>8} {fmt_time(t_single):>10} "
-              f"{fmt_time(t_batch):>10} {t_single / t_batch:>6.1f}x {fmt_time(t_jobs):>10} "
-              f"{t_single / t_jobs:>6.1f}x")
+              f"{fmt_time(t_batch):>10} {t_single / t_batch:>6.1f}x {fmt_time(e_batch):>10} "
+              f"{fmt_time(e_jobs):>10} {e_batch / e_jobs:>6.1f}x")
     return 0
