@@ -286,7 +286,7 @@ def test_bench_engine_checks_and_prints_every_table(capsys):
                  "--python-max-n", "3", "--batch", "4", "5"]) == 0
     out = capsys.readouterr().out
     for header in ("kernel/eisner", "log/max-plus", "marginals/floor", "speed-up",
-                   "public call", "kernels alone"):
+                   "public call", "kernels alone", "machine ceiling"):
         assert header in out
     assert main(["bench", "engine", "--lengths", "3", "--seconds", "0.001", "--parts", "log"]) == 0
     out = capsys.readouterr().out

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._timing import alternating, fmt_time
+from ._timing import alternating, fmt_time, seconds_per_call
 
 
 def add_parser(subparsers):
@@ -104,16 +104,18 @@ def _marginals_table(args, grammar, rng):
 
 def _batch_table(args, grammar, rng, rounds=7):
     """The public batch call on 1 and 2 threads, next to the kernels alone
-    (inputs already checked, one GIL release per thread's share): the
-    kernels' speed-up is what the machine gives two threads at that moment,
-    and bounds the public call's.  The two are timed in alternation, round
-    after round, and the medians reported, since the speed-up of two threads
-    varies with the load of the host."""
+    (inputs already checked, one GIL release per thread's share) and to a
+    compute-only C loop of the same length (:mod:`._ceiling`): the loop's
+    speed-up is what the machine gives two threads at that moment, and
+    bounds the others.  All are timed in alternation, round after round,
+    and the medians reported, since the speed-up of two threads varies with
+    the load of the host."""
     import threading
     import time
 
     from .._cky import edge_marginals_batch
     from ..engine import _check_input
+    from ._ceiling import busy_loop
     from ..queries.marginals import marginals
 
     count, n = args.batch
@@ -126,23 +128,36 @@ def _batch_table(args, grammar, rng, rounds=7):
         (_, pl, pr), w = _check_input(grammar, terminals, w)
         checked.append((pl, pr, w))
 
-    def kernels(threads):
-        shares = [checked[i::threads] for i in range(threads)]
-        workers = [threading.Thread(target=edge_marginals_batch, args=("log", grammar.compiled, s))
-                   for s in shares]
+    def on_threads(target, shares):
+        workers = [threading.Thread(target=target, args=share) for share in shares]
         for t in workers:
             t.start()
         for t in workers:
             t.join()
 
-    p1, p2, k1, k2 = alternating([
+    def kernels(threads):
+        on_threads(edge_marginals_batch, [("log", grammar.compiled, checked[i::threads])
+                                          for i in range(threads)])
+
+    # as many loop steps as the kernels' time on one thread
+    steps = 1 << 20
+    steps = int(steps * seconds_per_call(lambda: kernels(1), args.seconds, time.perf_counter)
+                / seconds_per_call(lambda: busy_loop(steps), args.seconds, time.perf_counter))
+
+    def ceiling(threads):
+        on_threads(busy_loop, [(steps // threads,)] * threads)
+
+    p1, p2, k1, k2, c1, c2 = alternating([
         lambda: marginals(grammar, batch, n_jobs=1), lambda: marginals(grammar, batch, n_jobs=2),
-        lambda: kernels(1), lambda: kernels(2)], args.seconds, rounds, clock=time.perf_counter)
+        lambda: kernels(1), lambda: kernels(2), lambda: ceiling(1), lambda: ceiling(2)],
+        args.seconds, rounds, clock=time.perf_counter)
     print(f"marginals of a batch of {count} sentences of {n} words; elapsed time per batch, "
           f"medians of {rounds} alternating rounds")
     print(f"{'':>16} {'1 thread':>10} {'2 threads':>10} {'speed-up':>9}")
     print(f"{'public call':>16} {fmt_time(p1):>10} {fmt_time(p2):>10} {p1 / p2:>8.2f}x")
     print(f"{'kernels alone':>16} {fmt_time(k1):>10} {fmt_time(k2):>10} {k1 / k2:>8.2f}x")
+    print(f"{'machine ceiling':>16} {fmt_time(c1):>10} {fmt_time(c2):>10} {c1 / c2:>8.2f}x"
+          "   (a compute-only C loop of the same length)")
 
 
 def _maxplus_table(args, grammar, rng):
