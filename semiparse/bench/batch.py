@@ -28,7 +28,7 @@ def add_parser(subparsers):
                    metavar="SYSTEM", help="names, system files or MODULE:ATTR")
     p.add_argument("--sentences", type=int, default=300, metavar="N",
                    help="sentences parsed to collect configurations (default 300)")
-    p.add_argument("--rounds", type=int, default=5,
+    p.add_argument("--rounds", "--repeats", type=int, default=5,
                    help="alternating rounds, medians reported (default 5)")
     p.add_argument("--jobs", type=int, default=2, help="threads of the last column (default 2)")
     p.add_argument("--seed", type=int, default=0)
