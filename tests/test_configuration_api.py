@@ -133,6 +133,32 @@ def test_scores_batch_under_strategies(heads, strategy, choices):
     _batch_equals_single(oracle, configs, [heads] * len(configs))
 
 
+@settings(max_examples=40)
+@given(heads=gold_trees(1, 10, projective=True), data=st.data())
+def test_arc_standard_batches_reuse_the_values_of_successors(heads, data):
+    """Several computations over one gold tree, some configurations repeated:
+    the batch kernel remembers each configuration's value, which is then its
+    predecessor's future, and must still give what single calls give."""
+    from semiparse.oracles.fast._arcstd import BatchWork, Work, linear_scores
+
+    oracle = semiparse.oracle("arc_standard", method="linear")
+    n = len(heads) - 1
+    configs = []
+    for _ in range(data.draw(st.integers(1, 4))):
+        choices = data.draw(st.lists(st.integers(0, 1000), min_size=2 * n, max_size=2 * n + 2))
+        configs += _walk("arc_standard", n, choices)
+    configs += configs[:data.draw(st.integers(0, len(configs)))]
+    for order in (configs, configs[::-1]):
+        _batch_equals_single(oracle, order, [heads] * len(order))
+    # the kernel alone: from the last configuration to the first, as a batch runs
+    memo, plain = BatchWork(heads), Work(heads)
+    for config in configs[::-1]:
+        args = (tuple(config.stack), tuple(config.buffer), 0)
+        assert linear_scores(memo, *args) == linear_scores(plain, *args)
+    scored = {(c.stack, c.buffer) for c in configs if not c.is_final()}
+    assert memo.remembered == len(scored)
+
+
 def test_scores_batch_on_treebank_configurations(ud_files):
     from semiparse import projectivize
     from semiparse.bench.batch import collect

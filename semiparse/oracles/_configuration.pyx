@@ -214,8 +214,11 @@ def fill_rows(list configs, list golds, Machine machine, prepare, check, double[
             job.state = config.c
             if proto.fn is NULL:
                 pending.append(i)
+        # from the last configuration to the first: when the configurations
+        # follow a computation, a kernel that remembers values (arc-standard's)
+        # has then scored each one's successor already
         if n_jobs <= 1 or N < 2:
-            order = np.arange(N, dtype=np.intc)
+            order = np.arange(N - 1, -1, -1, dtype=np.intc)
             _run_jobs(jobs, order, out)
         else:
             _run_threads(jobs, group, n_jobs, out)
@@ -281,7 +284,7 @@ cdef void _run_threads(Job* jobs, group, int n_jobs, double[:, ::1] out) except 
     for k in range(n_jobs):
         share = _Share()
         share.jobs = jobs
-        share.order = np.flatnonzero(owner[group] == k).astype(np.intc)
+        share.order = np.flatnonzero(owner[group] == k)[::-1].astype(np.intc)
         share.out = out
         shares.append(share)
     with ThreadPoolExecutor(n_jobs) as pool:

@@ -147,7 +147,12 @@ class Oracle:
         (``linear`` and ``right_stack`` of arc-standard, ``cost`` of
         arc-hybrid and arc-eager: projective gold trees) are computed in C
         without the GIL, on ``n_jobs`` threads if > 1; the others through
-        :meth:`scores`.
+        :meth:`scores`.  Rows are computed from the last configuration to the
+        first, and arc-standard's ``linear`` kernel remembers the value of each
+        configuration it scores: when the configurations of a gold tree follow
+        a computation (as when a loop collects a sentence's configurations and
+        then scores them), each one's successor has been scored already and
+        one of its three futures costs nothing.
         """
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")

@@ -29,6 +29,7 @@ from libc.string cimport memset
 import numpy as np
 
 from semiparse.oracles._rows cimport KernelWork, row_dict, row_fn, row_kernel
+from semiparse.oracles.fast._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
 
 cdef int NEG = -(1 << 28)
 
@@ -65,6 +66,7 @@ cdef struct ArcStdC:
     int* flag
     unsigned char* no_left
     unsigned char* no_right
+    Memo memo             # values of the configurations scored (BatchWork only)
 
 
 cdef class Work(KernelWork):
@@ -127,6 +129,22 @@ cdef class Work(KernelWork):
 
     def __dealloc__(self):
         free(self.block)
+        memo_free(&self.c.memo)
+
+
+cdef class BatchWork(Work):
+    """A :class:`Work` for one call of ``scores_batch``: it also remembers the
+    value of each configuration it scores (strategy none), which is the
+    value of the successor of the configuration before it when a batch
+    follows a computation."""
+
+    def __cinit__(self, heads):
+        self.c.memo.on = 1
+
+    @property
+    def remembered(self):
+        """How many configurations' values it holds."""
+        return self.c.memo.used
 
 
 cdef int critical_nodes(int* heads, int n, int* stack, int ns, int bstart,
@@ -508,10 +526,32 @@ cdef inline double _sigma(int v, int gain) noexcept nogil:
     return v + gain if v > NEG else -INFINITY
 
 
+cdef inline int future(ArcStdC* w, value_fn value, int* stack, int ns, int bstart,
+                       int strategy) noexcept nogil:
+    """``value`` of the configuration, or the value remembered for it."""
+    cdef int v = memo_get(&w.memo, stack, ns, bstart) if strategy == 0 else MEMO_MISSING
+    return v if v != MEMO_MISSING else value(w, stack, ns, bstart)
+
+
+cdef void remember(ArcStdC* w, const int* stack, int ns, int bstart, const double* out) noexcept nogil:
+    """Remember the configuration's value, the best sigma of its row (a final
+    configuration has no row: nothing)."""
+    cdef double best = -INFINITY
+    cdef int t
+    cdef bint legal = False
+    for t in range(3):
+        if out[t] == out[t]:
+            legal = True
+            if out[t] > best:
+                best = out[t]
+    if legal:
+        memo_put(&w.memo, stack, ns, bstart, <int>best if best > -INFINITY else NEG)
+
+
 cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strategy,
                      value_fn value, double* out) noexcept nogil:
     """sigma of shift, left_arc, right_arc into out[0..2] (NaN: not legal),
-    futures by ``value``."""
+    futures by ``value`` (or remembered, under strategy none)."""
     cdef int n = w.n
     cdef int* st = w.stack2
     cdef int* heads = w.heads
@@ -529,7 +569,7 @@ cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strat
         elif strategy == 2:
             for i in range(ns):
                 nl[st[i]] = 1
-        v = value(w, st, ns + 1, bstart + 1)
+        v = future(w, value, st, ns + 1, bstart + 1, strategy)
         for i in range(ns):
             nl[st[i]] = 0
         out[0] = _sigma(v, 0)
@@ -542,7 +582,7 @@ cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strat
                     nl[st[i]] = 1
             elif strategy == 3:
                 nr[s0] = 1
-            v = value(w, st, ns - 1, bstart)
+            v = future(w, value, st, ns - 1, bstart, strategy)
             for i in range(ns - 2):
                 nl[st[i]] = 0
             nr[s0] = 0
@@ -551,10 +591,12 @@ cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strat
         if strategy == 2:
             for i in range(ns - 1):
                 nl[st[i]] = 1
-        v = value(w, st, ns - 1, bstart)
+        v = future(w, value, st, ns - 1, bstart, strategy)
         for i in range(ns - 1):
             nl[st[i]] = 0
         out[2] = _sigma(v, heads[s0] == s1)
+    if strategy == 0 and w.memo.on:
+        remember(w, stack, ns, bstart, out)
 
 
 cdef void linear_row(void* w, const int* stack, int ns, int bstart, const int* arcs,
@@ -568,7 +610,7 @@ cdef void right_stack_row(void* w, const int* stack, int ns, int bstart, const i
 
 
 COLUMNS = ("shift", "left_arc", "right_arc")
-LINEAR_ROWS = row_kernel(linear_row, COLUMNS, Work, {"none": 0})
+LINEAR_ROWS = row_kernel(linear_row, COLUMNS, BatchWork, {"none": 0})
 RIGHT_STACK_ROWS = row_kernel(right_stack_row, COLUMNS, Work,
                               {k: STRATEGY_CODES[k] for k in ("none", "lbr", "strict_lbr")})
 
