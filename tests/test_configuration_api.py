@@ -13,8 +13,8 @@ from semiparse.testing import gold_trees
 
 SHIPPED = ["arc_standard", "arc_hybrid", "arc_eager", "lr_spine"]
 
-# A system of its own (not shipped): arc-standard whose right_arc may not
-# attach to the root while the buffer is not empty.
+# A system of the tests' own, loaded from a file they write: arc-standard
+# declared under another name (a user's file, not a shipped definition).
 LATE_ROOT = '''
 name = "late_root"
 final = { stack = "root", buffer = "empty" }

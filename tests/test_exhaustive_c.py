@@ -27,6 +27,7 @@ from semiparse.oracles.exhaustive import PythonSearch, Search
 from semiparse.oracles.interface import TransitionSystem
 from semiparse.oracles.system import system_from_text
 from semiparse.testing import computations, gold_trees
+from test_loops import ARC_STANDARD, UNSHIFT
 
 # Arc-eager without a root token: a final configuration may keep headed and
 # headless words on the stack, and the root's final edges go to the headless
@@ -96,36 +97,10 @@ def test_c_search_equals_python_search(system, strategy, data):
         assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]
 
 
-ARC_STANDARD_WITH_UNSHIFT = '''name = "looping"
-final = { stack = "root", buffer = "empty" }
-
-[[transition]]
-name = "shift"
-stack = ["*", "s0"]
-buffer = ["b", "*"]
-stack_after = ["*", "s0", "b"]
-buffer_after = ["*"]
-
-[[transition]]
-name = "right_arc"
-stack = ["*", "s1", "s0"]
-stack_after = ["*", "s1"]
-buffer_after = ["*"]
-edge = "s1 -> s0"
-
-[[transition]]
-name = "unshift"
-stack = ["*", "s0"]
-require = ["s0 != root"]
-stack_after = ["*"]
-buffer_after = ["s0", "*"]
-'''
-
-
 def test_a_loop_gets_the_same_message_from_both_searches():
     # the loader refuses such a system; let it through to reach the search
     with mock.patch("semiparse.oracles.declared.find_loop", return_value=None):
-        system = system_from_text(ARC_STANDARD_WITH_UNSHIFT, "looping.toml")
+        system = system_from_text(ARC_STANDARD + UNSHIFT, "looping.toml")
     messages = []
     for compiled in (True, False):
         search = Search(system, [-1, 0], "none", compiled=compiled)

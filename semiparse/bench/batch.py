@@ -13,9 +13,9 @@ All must give the same scores.  Projectivized gold trees, so that the C kernels
 """
 import math
 import random
-import numpy as np
-
 import time
+
+import numpy as np
 
 from ._timing import alternating, fmt_time
 
