@@ -157,6 +157,8 @@ def test_arc_standard_batches_reuse_the_values_of_successors(heads, data):
         assert linear_scores(memo, *args) == linear_scores(plain, *args)
     scored = {(c.stack, c.buffer) for c in configs if not c.is_final()}
     assert memo.remembered == len(scored)
+    memo.__init__(heads)   # made again (for any tree): nothing of before is kept
+    assert memo.remembered == 0
 
 
 def test_scores_batch_on_treebank_configurations(ud_files):

@@ -82,6 +82,7 @@ cdef class Work(KernelWork):
         cdef Py_ssize_t small = (n + 1) + 5 * a + 7 * b + 12 * b
         cdef int* at
         free(self.block)
+        memo_free(&self.c.memo)   # values of another tree's configurations
         self.block = at = <int*>malloc((small + 2 * a * a + 4 * b * b) * sizeof(int) + 2 * a)
         if at is NULL:
             raise MemoryError()
