@@ -13,8 +13,12 @@ loop walks two contiguous rows:
 - ``IL[B][C][j][i]``: left attachment of child i to head j (by end);
 - ``IR[B][C][i][j]``: right attachment of child j to head i (by start).
 
-Log values are :data:`Scaled` numbers (see :mod:`semiparse._logsum`): sums
-of products without an exp or log per term.  An outside pass over max-plus
+Log values are first tried as :data:`Plain` probabilities, each dependent's
+edge weights divided by the largest (see :mod:`semiparse._plain`): a sum of
+products is then a plain dot product.  When an entry leaves the range where
+that is exact, the chart is filled again with :data:`Scaled` numbers (see
+:mod:`semiparse._logsum`), which have the range of the log semiring and still
+sum products without an exp or log per term.  An outside pass over max-plus
 and log charts gives edge max-marginals and posteriors (:func:`edge_marginals`).
 
 Exact counts use :data:`CountMod` / :data:`MaxCountMod` modulo a prime below
@@ -22,16 +26,16 @@ Exact counts use :data:`CountMod` / :data:`MaxCountMod` modulo a prime below
 the Chinese remainder theorem when the double-precision count is too large to
 be exact.
 """
-from libc.math cimport INFINITY, exp, fabs, log1p
+from libc.math cimport INFINITY, NAN, exp, fabs, log, log1p
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 import numpy as np
 
-from semiparse._logsum cimport Scaled, from_log, scaled_dot, scaled_plus, scaled_times, to_log, unscale
+from semiparse._logsum cimport Scaled, from_log, scaled_dot, scaled_plus, scaled_times, to_log
+from semiparse._adjoint cimport OV, back_rows, share
+from semiparse._maxplus cimport MaxPlus, maxplus_dot
+from semiparse._plain cimport Plain, out_of_range, plain_dot, plain_weights
 
-
-ctypedef struct MaxPlus:
-    double s
 
 ctypedef struct CountF:
     double c
@@ -53,6 +57,7 @@ ctypedef struct MaxLogCount:  # best score and the log of its count: no overflow
 
 ctypedef fused V:
     MaxPlus
+    Plain
     Scaled
     CountF
     CountMod
@@ -64,6 +69,8 @@ ctypedef fused V:
 cdef inline V v_zero(V tag) noexcept nogil:
     if V is Scaled:
         tag.m, tag.e = 0.0, -INFINITY
+    elif V is Plain:
+        tag.p = 0.0
     elif V is MaxPlus:
         tag.s = -INFINITY
     elif V is CountF or V is CountMod:
@@ -80,6 +87,8 @@ cdef inline V v_zero(V tag) noexcept nogil:
 cdef inline V v_one(V tag) noexcept nogil:
     if V is Scaled:
         tag.m, tag.e = 1.0, 0.0
+    elif V is Plain:
+        tag.p = 1.0
     elif V is MaxPlus:
         tag.s = 0.0
     elif V is CountF or V is CountMod:
@@ -94,11 +103,14 @@ cdef inline V v_one(V tag) noexcept nogil:
 
 
 cdef inline V v_edge(V tag, double score) noexcept nogil:
-    """The value of an edge with this score (-inf: forbidden, i.e. zero)."""
+    """The value of an edge with this score (-inf: forbidden, i.e. zero);
+    plain probabilities get their weights from `plain_weights` instead."""
     if score == -INFINITY:
         return v_zero(tag)
     if V is Scaled:
         tag = from_log(score)
+    elif V is Plain:
+        tag.p = exp(score)
     elif V is MaxPlus:
         tag.s = score
     elif V is CountF or V is CountMod:
@@ -130,6 +142,9 @@ cdef inline V v_plus(V a, V b, uint64_t p) noexcept nogil:
         return a
     elif V is Scaled:
         return scaled_plus(a, b)
+    elif V is Plain:
+        a.p = a.p + b.p
+        return a
     elif V is MaxLogCount:
         if a.s > b.s:
             return a
@@ -160,6 +175,8 @@ cdef inline V v_plus(V a, V b, uint64_t p) noexcept nogil:
 cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
     if V is Scaled:
         a = scaled_times(a, b)
+    elif V is Plain:
+        a.p = a.p * b.p
     elif V is MaxPlus:
         a.s = a.s + b.s
     elif V is CountF:
@@ -181,6 +198,7 @@ cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
 
 cdef struct Chart:
     int N, nl, nr
+    double log_scale   # a Plain chart's values are exp(-log_scale) times the true ones
     void* block        # one allocation holding every array below
     void* Lf
     void* Lb
@@ -232,7 +250,10 @@ cdef void chart_free(Chart* ch) noexcept nogil:
 
 cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             const double* w, uint64_t p) noexcept nogil:
-    """Fill the chart bottom-up and return the value of the whole input."""
+    """Fill the chart bottom-up and return the value of the whole input.
+
+    A Plain chart holds scaled values (``ch.log_scale``) and returns NaN as
+    soon as an entry leaves the range where it is exact."""
     cdef int N = ch.N, nl = ch.nl, nr = ch.nr
     cdef size_t NN = <size_t> N * N
     cdef V* Lf = <V*> ch.Lf
@@ -247,12 +268,20 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
     cdef const V* row2
     cdef int span, i, j, k, d, q, b, c, b2, c2, bd, cd
     cdef size_t x
+    cdef bint bad = False
 
     # Only entries that are read are initialized: the diagonal here, each
     # L/R item when its span is reached; attachment items are always written
     # before they are read.
-    for x in range(NN):
-        W[x] = v_edge(tag, w[x])
+    if V is Plain:
+        ch.log_scale = plain_weights(w, W, N)
+        if ch.log_scale != ch.log_scale:
+            acc.p = ch.log_scale
+            return acc
+    else:
+        ch.log_scale = 0.0
+        for x in range(NN):
+            W[x] = v_edge(tag, w[x])
     for i in range(N):
         for b in range(nl):
             Lf[b * NN + i * N + i] = Lb[b * NN + i * N + i] = zero
@@ -274,14 +303,22 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 row2 = Lb + b * NN + j * N
                 if V is Scaled:
                     acc = scaled_dot(row1 + i, row2 + i + 1, j - i)
+                elif V is Plain:
+                    acc = plain_dot(row1 + i, row2 + i + 1, j - i)
+                elif V is MaxPlus:
+                    acc = maxplus_dot(row1 + i, row2 + i + 1, j - i)
                 else:
                     acc = zero
                     for k in range(i, j):
                         acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
                 if g.pairs[4 * q + 2]:
                     IL[(b * nr + c) * NN + j * N + i] = v_times(acc, W[j * N + i], p)
+                    if V is Plain:
+                        bad |= out_of_range(IL[(b * nr + c) * NN + j * N + i].p)
                 if g.pairs[4 * q + 3]:
                     IR[(b * nr + c) * NN + i * N + j] = v_times(acc, W[i * N + j], p)
+                    if V is Plain:
+                        bad |= out_of_range(IR[(b * nr + c) * NN + i * N + j].p)
             # left items: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]
             for b2 in range(nl):
                 Lf[b2 * NN + i * N + j] = zero
@@ -294,6 +331,10 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 row2 = IL + (b * nr + cd) * NN + j * N
                 if V is Scaled:
                     acc = scaled_dot(row1 + i, row2 + i, j - i)
+                elif V is Plain:
+                    acc = plain_dot(row1 + i, row2 + i, j - i)
+                elif V is MaxPlus:
+                    acc = maxplus_dot(row1 + i, row2 + i, j - i)
                 else:
                     acc = zero
                     for d in range(i, j):
@@ -301,6 +342,8 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 Lf[b2 * NN + i * N + j] = v_plus(Lf[b2 * NN + i * N + j], acc, p)
             for b2 in range(nl):
                 Lb[b2 * NN + j * N + i] = Lf[b2 * NN + i * N + j]
+                if V is Plain:
+                    bad |= out_of_range(Lf[b2 * NN + i * N + j].p)
             # right items: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]
             for c2 in range(nr):
                 Rf[c2 * NN + i * N + j] = zero
@@ -313,6 +356,10 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 row2 = Rb + cd * NN + j * N
                 if V is Scaled:
                     acc = scaled_dot(row1 + i + 1, row2 + i + 1, j - i)
+                elif V is Plain:
+                    acc = plain_dot(row1 + i + 1, row2 + i + 1, j - i)
+                elif V is MaxPlus:
+                    acc = maxplus_dot(row1 + i + 1, row2 + i + 1, j - i)
                 else:
                     acc = zero
                     for d in range(i + 1, j + 1):
@@ -320,6 +367,12 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 Rf[c2 * NN + i * N + j] = v_plus(Rf[c2 * NN + i * N + j], acc, p)
             for c2 in range(nr):
                 Rb[c2 * NN + j * N + i] = Rf[c2 * NN + i * N + j]
+                if V is Plain:
+                    bad |= out_of_range(Rf[c2 * NN + i * N + j].p)
+        if V is Plain:
+            if bad:
+                acc.p = NAN
+                return acc
 
     acc = zero
     for q in range(g.nroot):
@@ -546,8 +599,9 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
 
 
 # --- outside pass -----------------------------------------------------------------
-# Over a filled max-plus or log (scaled) chart, from the largest spans down,
-# each item hands its adjoint to the two factors of every term of its sum.
+# Over a filled max-plus or log (plain or scaled) chart, from the largest spans
+# down, each item hands its adjoint to the two factors of every term of its sum
+# (`share` and `back_rows`, in semiparse/_adjoint.pxd).
 # In a log chart the adjoint is the item's posterior (the share of the total
 # through it): a term t of an item y receives post(y) * t / y.  In a max-plus
 # chart it is the item's max-marginal (the best score of a tree through it):
@@ -556,11 +610,6 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
 # tree score and never overflows.  Left/right items get adjoints from two
 # directions (as a row by start and as a row by end), kept in the by-start
 # and by-end arrays and combined when the item's own cell is reached.
-
-ctypedef fused OV:
-    MaxPlus
-    Scaled
-
 
 cdef inline double adj_zero(OV tag) noexcept nogil:
     if OV is MaxPlus:
@@ -574,40 +623,6 @@ cdef inline double adj_plus(OV tag, double a, double b) noexcept nogil:
         return a if a >= b else b
     else:
         return a + b
-
-
-cdef inline bint share(OV y, OV x, double adj, double* c, double* base) noexcept nogil:
-    """The arguments of `back_rows` for an item y with adjoint adj whose terms
-    are products times x (an edge, or one); False when there is nothing to
-    hand down."""
-    if OV is MaxPlus:
-        if adj == -INFINITY or y.s == -INFINITY:
-            return False
-        c[0], base[0] = adj, (adj - y.s) + x.s
-    else:
-        if adj == 0.0 or y.m == 0.0:
-            return False
-        c[0], base[0] = adj * x.m / y.m, y.e - x.e
-    return True
-
-
-cdef inline void back_rows(const OV* a, const OV* b, double c, double base,
-                           double* ga, double* gb, int n) noexcept nogil:
-    """Hand an item's adjoint (as prepared by `share`) to the factors of its
-    terms a[k] * b[k]."""
-    cdef int k
-    cdef double t
-    for k in range(n):
-        if OV is MaxPlus:
-            t = (a[k].s + b[k].s) + base
-            if t > ga[k]:
-                ga[k] = t
-            if t > gb[k]:
-                gb[k] = t
-        else:
-            t = c * (a[k].m * b[k].m) * unscale(base - (a[k].e + b[k].e))
-            ga[k] += t
-            gb[k] += t
 
 
 cdef void outside(OV tag, Chart* ch, Chart* ad, const Rules* g, OV total,
@@ -732,23 +747,68 @@ cdef V run(V tag, CompiledRules rules, const int[::1] pl, const int[::1] pr,
     return value
 
 
+cdef enum:
+    KERNEL_MAXPLUS
+    KERNEL_LOG        # plain probabilities, scaled numbers where they are not exact
+    KERNEL_LOGPLAIN   # plain probabilities only (NaN where they are not exact)
+    KERNEL_LOGSCALED  # scaled numbers only
+
+
+cdef double log_inside(int kernel, Chart* ch, const Rules* g, const int* pl, const int* pr,
+                       const double* w, bint* plain, Plain* pv, Scaled* sl) noexcept nogil:
+    """log Z from a chart of plain probabilities (value in ``pv``) or of
+    scaled numbers (value in ``sl``), as the log kernel ``kernel`` says;
+    ``ch`` (room for Scaled values) keeps the chart that gave the value, and
+    ``plain[0]`` says which it is."""
+    plain[0] = kernel != KERNEL_LOGSCALED
+    if plain[0]:
+        chart_layout(ch, sizeof(Plain), ch.N, ch.nl, ch.nr)
+        pv[0] = fill(pv[0], ch, g, pl, pr, w, 0)
+        if pv.p == pv.p:
+            return log(pv.p) + ch.log_scale if pv.p > 0.0 else -INFINITY
+        if kernel == KERNEL_LOGPLAIN:
+            return NAN
+        plain[0] = False
+    chart_layout(ch, sizeof(Scaled), ch.N, ch.nl, ch.nr)
+    sl[0] = fill(sl[0], ch, g, pl, pr, w, 0)
+    return to_log(sl[0])
+
+
+cdef double run_log(int kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
+                    const double[:, ::1] w) except *:
+    cdef int N = w.shape[0]
+    cdef Chart ch
+    cdef double value
+    cdef Plain pv
+    cdef Scaled sl
+    cdef bint plain
+    if chart_alloc(&ch, sizeof(Scaled), N, rules.n_left, rules.n_right) < 0:
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        value = log_inside(kernel, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], &plain, &pv, &sl)
+    chart_free(&ch)
+    return value
+
+
 def inside(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
            const double[:, ::1] w, uint64_t p=0):
     """Value of the whole input in a numeric kernel.
 
     kernel: ``maxplus``, ``log``, ``countf`` (double), ``countmod`` (mod p),
     ``maxcountf`` (score, double count), ``maxcountmod`` (score, count mod p).
+    For tests and benchmarks, ``logplain`` and ``logscaled`` are the two paths
+    of ``log`` alone: plain probabilities (NaN where they are not exact) and
+    scaled numbers.
     """
     cdef MaxPlus mp
-    cdef Scaled sl
     cdef CountF cf
     cdef CountMod cm
     cdef MaxCountF mcf
     cdef MaxCountMod mcm
     if kernel == "maxplus":
         return run(mp, rules, pl, pr, w, p).s
-    if kernel == "log":
-        return to_log(run(sl, rules, pl, pr, w, p))
+    if kernel.startswith("log"):
+        return run_log(check_kernel(kernel), rules, pl, pr, w)
     if kernel == "countf":
         return run(cf, rules, pl, pr, w, p).c
     if kernel == "countmod":
@@ -815,18 +875,22 @@ def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const d
     return score, np.asarray(heads)
 
 
-cdef double marginals_one(bint log_kernel, Chart* ch, Chart* ad, const Rules* g, const int* pl,
+cdef double marginals_one(int kernel, Chart* ch, Chart* ad, const Rules* g, const int* pl,
                           const int* pr, const double* w, double* edges) noexcept nogil:
     """The inside value of one input, and its edge posteriors or
     max-marginals written to ``edges`` when it has a tree (charts allocated)."""
     cdef MaxPlus mp
+    cdef Plain pv
     cdef Scaled sl
     cdef double total
-    if log_kernel:
-        sl = fill(sl, ch, g, pl, pr, w, 0)
-        total = to_log(sl)
+    cdef bint plain
+    if kernel != KERNEL_MAXPLUS:
+        total = log_inside(kernel, ch, g, pl, pr, w, &plain, &pv, &sl)
         if total > -INFINITY:
-            outside(sl, ch, ad, g, sl, edges)
+            if plain:
+                outside(pv, ch, ad, g, pv, edges)
+            else:
+                outside(sl, ch, ad, g, sl, edges)
     else:
         mp = fill(mp, ch, g, pl, pr, w, 0)
         total = mp.s
@@ -849,11 +913,18 @@ def largest_score(const double[:, ::1] w):
     return big
 
 
-cdef bint check_kernel(str kernel) except -1:
-    """Whether ``kernel`` is the log one (ValueError unless log or max-plus)."""
-    if kernel not in ("log", "maxplus"):
-        raise ValueError(f"unknown kernel {kernel!r}: expected 'log' or 'maxplus'")
-    return kernel == "log"
+cdef int check_kernel(str kernel) except -1:
+    """The marginals kernel named ``kernel`` (ValueError unless max-plus or
+    one of the log kernels of :func:`inside`)."""
+    if kernel == "maxplus":
+        return KERNEL_MAXPLUS
+    if kernel == "log":
+        return KERNEL_LOG
+    if kernel == "logplain":
+        return KERNEL_LOGPLAIN
+    if kernel == "logscaled":
+        return KERNEL_LOGSCALED
+    raise ValueError(f"unknown kernel {kernel!r}: expected 'log' or 'maxplus'")
 
 
 def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
@@ -861,22 +932,24 @@ def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int
     """``(value, edges)``: the inside value of the whole input and the N x N
     array of edge posteriors (``kernel="log"``) or edge max-marginals
     (``"maxplus"``: the best score of a tree containing the edge, -inf if
-    none); ``edges`` is None when the input has no tree.  Runs without the
+    none); ``edges`` is None when the input has no tree.  ``"logplain"`` and
+    ``"logscaled"`` are the two paths of ``"log"`` alone (see :func:`inside`;
+    ``logplain`` gives NaN and None where it is not exact).  Runs without the
     GIL, so calls on several threads run in parallel."""
     cdef int N = w.shape[0]
     cdef Chart ch, ad
     cdef double total
-    cdef bint log_kernel = check_kernel(kernel)
+    cdef int kernel_kind = check_kernel(kernel)
     edges_array = np.empty((N, N))
     cdef double[:, ::1] edges = edges_array
-    if chart_alloc(&ch, sizeof(Scaled) if log_kernel else sizeof(MaxPlus), N,
+    if chart_alloc(&ch, sizeof(MaxPlus) if kernel_kind == KERNEL_MAXPLUS else sizeof(Scaled), N,
                    rules.n_left, rules.n_right) < 0:
         raise MemoryError(f"chart for {N} positions does not fit in memory")
     if chart_alloc(&ad, sizeof(double), N, rules.n_left, rules.n_right) < 0:
         chart_free(&ch)
         raise MemoryError(f"chart for {N} positions does not fit in memory")
     with nogil:
-        total = marginals_one(log_kernel, &ch, &ad, &rules.g, &pl[0], &pr[0], &w[0, 0], &edges[0, 0])
+        total = marginals_one(kernel_kind, &ch, &ad, &rules.g, &pl[0], &pr[0], &w[0, 0], &edges[0, 0])
     chart_free(&ch)
     chart_free(&ad)
     return total, (edges_array if total > -INFINITY else None)
@@ -887,7 +960,7 @@ def edge_marginals_batch(str kernel, CompiledRules rules, list items):
     int32, int32 and float64 arrays), as a list.  The GIL is released once for
     all the items rather than once per item, so that threads running batches
     do not wait for each other between items."""
-    cdef bint log_kernel = check_kernel(kernel)
+    cdef int kernel_kind = check_kernel(kernel)
     cdef Py_ssize_t n = len(items), x
     cdef const int[::1] pl
     cdef const int[::1] pr
@@ -900,7 +973,7 @@ def edge_marginals_batch(str kernel, CompiledRules rules, list items):
     cdef int* sizes = <int*> malloc(max(n, 1) * sizeof(int))
     cdef double* totals = <double*> malloc(max(n, 1) * sizeof(double))
     cdef Chart ch, ad
-    cdef size_t value_size = sizeof(Scaled) if log_kernel else sizeof(MaxPlus)
+    cdef size_t value_size = sizeof(MaxPlus) if kernel_kind == KERNEL_MAXPLUS else sizeof(Scaled)
     cdef int largest = 0
     arrays = []  # the results, and the inputs whose buffers the pointers address
     try:
@@ -924,7 +997,7 @@ def edge_marginals_batch(str kernel, CompiledRules rules, list items):
             for x in range(n):
                 chart_layout(&ch, value_size, sizes[x], rules.n_left, rules.n_right)
                 chart_layout(&ad, sizeof(double), sizes[x], rules.n_left, rules.n_right)
-                totals[x] = marginals_one(log_kernel, &ch, &ad, &rules.g, pls[x], prs[x], ws[x],
+                totals[x] = marginals_one(kernel_kind, &ch, &ad, &rules.g, pls[x], prs[x], ws[x],
                                           outs[x])
         if n:
             chart_free(&ch)

@@ -8,19 +8,21 @@ log-space inside-outside for edge marginals.  Same chart layout idea as
 :mod:`semiparse._cky`: rows by start and by end so the inner loops are
 contiguous.
 """
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, NAN, log
 from libc.stdlib cimport free, malloc
 import numpy as np
 
-from semiparse._logsum cimport (Scaled, from_log, scaled, scaled_dot, scaled_times, to_log,
-                                unscale)
+from semiparse._adjoint cimport back_rows, share
+from semiparse._logsum cimport Scaled, from_log, scaled, scaled_dot, scaled_times, to_log
+from semiparse._maxplus cimport max_dot
+from semiparse._plain cimport Plain, out_of_range, plain_dot, plain_weights
 
 
 def eisner_best_score(const double[:, ::1] w):
     """Best total score of a projective tree over positions 0..N-1 rooted at 0."""
-    cdef int N = w.shape[0], span, s, t, r
+    cdef int N = w.shape[0], span, s, t
     cdef size_t NN = <size_t> N * N, x
-    cdef double best, v
+    cdef double best
     # complete left (head t) / right (head s), each by start and by end;
     # incomplete left / right by end / start
     cdef double* buf = <double*> malloc(6 * NN * sizeof(double))
@@ -40,110 +42,128 @@ def eisner_best_score(const double[:, ::1] w):
         for span in range(1, N):
             for s in range(N - span):
                 t = s + span
-                best = -INFINITY
-                for r in range(s, t):
-                    v = CRf[s * N + r] + CLb[t * N + r + 1]
-                    if v > best:
-                        best = v
+                best = max_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
                 ILb[t * N + s] = best + w[t, s]
                 IRf[s * N + t] = best + w[s, t]
-                best = -INFINITY
-                for r in range(s, t):
-                    v = CLf[s * N + r] + ILb[t * N + r]
-                    if v > best:
-                        best = v
-                CLf[s * N + t] = CLb[t * N + s] = best
-                best = -INFINITY
-                for r in range(s + 1, t + 1):
-                    v = IRf[s * N + r] + CRb[t * N + r]
-                    if v > best:
-                        best = v
-                CRf[s * N + t] = CRb[t * N + s] = best
+                CLf[s * N + t] = CLb[t * N + s] = max_dot(CLf + s * N + s, ILb + t * N + s, span)
+                CRf[s * N + t] = CRb[t * N + s] = max_dot(IRf + s * N + s + 1,
+                                                          CRb + t * N + s + 1, span)
         best = CRf[N - 1]
     free(buf)
     return best
 
 
-def eisner_marginals(const double[:, ::1] w):
-    """``(log Z, posteriors)`` over the projective trees rooted at 0, p(tree)
-    proportional to exp(sum of w[h, d] over its edges); ``posteriors[h, d]``
-    is p(h -> d).  Inside over scaled numbers (see :mod:`semiparse._logsum`),
-    then the outside pass as posteriors handed from each item to the terms of
-    its sum.  Scores must be finite."""
-    cdef int N = w.shape[0], span, s, t, r
+ctypedef fused FV:
+    Plain
+    Scaled
+
+
+cdef double inside_outside(FV tag, const double* w, int N, FV* buf, double* grad,
+                           double* post) noexcept nogil:
+    """log Z and the posteriors (into ``post``, zeroed) over plain
+    probabilities or scaled numbers; NaN from a plain pass whose entries leave
+    the range where it is exact."""
+    cdef int span, s, t
     cdef size_t NN = <size_t> N * N, x
-    cdef double a, c, base, p
-    cdef Scaled acc
-    post_array = np.zeros((N, N))
-    cdef double[:, ::1] post = post_array
-    # inside: edges, complete left (head t) / right (head s) by start and by
-    # end, incomplete left / right by end / start; then their posteriors
-    cdef Scaled* buf = <Scaled*> malloc(7 * NN * sizeof(Scaled))
-    cdef double* grad = <double*> malloc(6 * NN * sizeof(double))
-    if buf == NULL or grad == NULL:
-        free(buf)
-        free(grad)
-        raise MemoryError()
-    cdef Scaled* W = buf
-    cdef Scaled* CLf = buf + NN
-    cdef Scaled* CLb = buf + 2 * NN
-    cdef Scaled* CRf = buf + 3 * NN
-    cdef Scaled* CRb = buf + 4 * NN
-    cdef Scaled* ILb = buf + 5 * NN
-    cdef Scaled* IRf = buf + 6 * NN
+    cdef double a, c, base = 0.0, log_scale = 0.0
+    cdef bint bad = False
+    cdef FV acc, one
+    # edges, complete left (head t) / right (head s) by start and by end,
+    # incomplete left / right by end / start; then their posteriors
+    cdef FV* W = buf
+    cdef FV* CLf = buf + NN
+    cdef FV* CLb = buf + 2 * NN
+    cdef FV* CRf = buf + 3 * NN
+    cdef FV* CRb = buf + 4 * NN
+    cdef FV* ILb = buf + 5 * NN
+    cdef FV* IRf = buf + 6 * NN
     cdef double* gCLf = grad
     cdef double* gCLb = grad + NN
     cdef double* gCRf = grad + 2 * NN
     cdef double* gCRb = grad + 3 * NN
     cdef double* gILb = grad + 4 * NN
     cdef double* gIRf = grad + 5 * NN
-    with nogil:
-        for s in range(N):
-            for t in range(N):
-                W[s * N + t] = from_log(w[s, t])
-            CLf[s * N + s] = CLb[s * N + s] = CRf[s * N + s] = CRb[s * N + s] = scaled(1.0, 0.0)
-        for x in range(6 * NN):
-            grad[x] = 0.0
-        for span in range(1, N):
-            for s in range(N - span):
-                t = s + span
+    if FV is Plain:
+        log_scale = plain_weights(w, W, N)
+        if log_scale != log_scale:
+            return NAN
+        one.p = 1.0
+    else:
+        for x in range(NN):
+            W[x] = from_log(w[x])
+        one = scaled(1.0, 0.0)
+    for s in range(N):
+        CLf[s * N + s] = CLb[s * N + s] = CRf[s * N + s] = CRb[s * N + s] = one
+    for x in range(6 * NN):
+        grad[x] = 0.0
+    for span in range(1, N):
+        for s in range(N - span):
+            t = s + span
+            if FV is Plain:
+                acc = plain_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
+                ILb[t * N + s].p = acc.p * W[t * N + s].p
+                IRf[s * N + t].p = acc.p * W[s * N + t].p
+                CLf[s * N + t] = CLb[t * N + s] = plain_dot(CLf + s * N + s, ILb + t * N + s, span)
+                CRf[s * N + t] = CRb[t * N + s] = plain_dot(IRf + s * N + s + 1,
+                                                            CRb + t * N + s + 1, span)
+                bad |= (out_of_range(ILb[t * N + s].p) | out_of_range(IRf[s * N + t].p)
+                        | out_of_range(CLf[s * N + t].p) | out_of_range(CRf[s * N + t].p))
+            else:
                 acc = scaled_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
                 ILb[t * N + s] = scaled_times(acc, W[t * N + s])
                 IRf[s * N + t] = scaled_times(acc, W[s * N + t])
                 CLf[s * N + t] = CLb[t * N + s] = scaled_dot(CLf + s * N + s, ILb + t * N + s, span)
                 CRf[s * N + t] = CRb[t * N + s] = scaled_dot(IRf + s * N + s + 1,
                                                              CRb + t * N + s + 1, span)
-        # each item y hands post(y) * term / y to both factors of each term
-        gCRf[N - 1] = 1.0
-        for span in range(N - 1, 0, -1):
-            for s in range(N - span):
-                t = s + span
-                a = gCRf[s * N + t] + gCRb[t * N + s]
-                c, base = a / CRf[s * N + t].m, CRf[s * N + t].e
-                for r in range(s + 1, t + 1):
-                    p = c * (IRf[s * N + r].m * CRb[t * N + r].m) * \
-                        unscale(base - (IRf[s * N + r].e + CRb[t * N + r].e))
-                    gIRf[s * N + r] += p
-                    gCRb[t * N + r] += p
-                a = gCLf[s * N + t] + gCLb[t * N + s]
-                c, base = a / CLf[s * N + t].m, CLf[s * N + t].e
-                for r in range(s, t):
-                    p = c * (CLf[s * N + r].m * ILb[t * N + r].m) * \
-                        unscale(base - (CLf[s * N + r].e + ILb[t * N + r].e))
-                    gCLf[s * N + r] += p
-                    gILb[t * N + r] += p
-                post[t, s] = gILb[t * N + s]
-                post[s, t] = gIRf[s * N + t]
-                # both attachments share their sum (an attachment over its edge)
-                a = post[t, s] + post[s, t]
-                c = a * W[s * N + t].m / IRf[s * N + t].m
-                base = IRf[s * N + t].e - W[s * N + t].e
-                for r in range(s, t):
-                    p = c * (CRf[s * N + r].m * CLb[t * N + r + 1].m) * \
-                        unscale(base - (CRf[s * N + r].e + CLb[t * N + r + 1].e))
-                    gCRf[s * N + r] += p
-                    gCLb[t * N + r + 1] += p
-        a = to_log(CRf[N - 1])
+        if bad:
+            return NAN
+    # each item y hands post(y) * term / y to both factors of each term
+    gCRf[N - 1] = 1.0
+    for span in range(N - 1, 0, -1):
+        for s in range(N - span):
+            t = s + span
+            if share(CRf[s * N + t], one, gCRf[s * N + t] + gCRb[t * N + s], &c, &base):
+                back_rows(IRf + s * N + s + 1, CRb + t * N + s + 1, c, base,
+                          gIRf + s * N + s + 1, gCRb + t * N + s + 1, span)
+            if share(CLf[s * N + t], one, gCLf[s * N + t] + gCLb[t * N + s], &c, &base):
+                back_rows(CLf + s * N + s, ILb + t * N + s, c, base,
+                          gCLf + s * N + s, gILb + t * N + s, span)
+            post[t * N + s] = gILb[t * N + s]
+            post[s * N + t] = gIRf[s * N + t]
+            # both attachments share their sum (an attachment over its edge)
+            a = post[t * N + s] + post[s * N + t]
+            if share(IRf[s * N + t], W[s * N + t], a, &c, &base):
+                back_rows(CRf + s * N + s, CLb + t * N + s + 1, c, base,
+                          gCRf + s * N + s, gCLb + t * N + s + 1, span)
+    if FV is Plain:
+        return log(CRf[N - 1].p) + log_scale
+    else:
+        return to_log(CRf[N - 1])
+
+
+def eisner_marginals(const double[:, ::1] w):
+    """``(log Z, posteriors)`` over the projective trees rooted at 0, p(tree)
+    proportional to exp(sum of w[h, d] over its edges); ``posteriors[h, d]``
+    is p(h -> d).  Inside over plain probabilities when they stay exact, else
+    over scaled numbers (the engine's two paths, see :mod:`semiparse._plain`),
+    then the outside pass as posteriors handed from each item to the terms of
+    its sum.  Scores must be finite."""
+    cdef int N = w.shape[0]
+    cdef double log_z
+    cdef Plain pv
+    cdef Scaled sl
+    post_array = np.zeros((N, N))
+    cdef double[:, ::1] post = post_array
+    cdef Scaled* buf = <Scaled*> malloc(7 * <size_t> N * N * sizeof(Scaled))
+    cdef double* grad = <double*> malloc(6 * <size_t> N * N * sizeof(double))
+    if buf == NULL or grad == NULL:
+        free(buf)
+        free(grad)
+        raise MemoryError()
+    with nogil:
+        log_z = inside_outside(pv, &w[0, 0], N, <Plain*> buf, grad, &post[0, 0])
+        if log_z != log_z:
+            log_z = inside_outside(sl, &w[0, 0], N, buf, grad, &post[0, 0])
     free(buf)
     free(grad)
-    return a, post_array
+    return log_z, post_array

@@ -1,9 +1,17 @@
 """The fast paths of the semiring queries agree with the plain ones.
 
-The log kernel sums each row of terms aligned on the exponent of a few sample
-terms, and falls back to aligning on the largest exponent when a term lies
-too far above them or when they are all zero; these tests reach both
+The log kernel first fills a chart of plain probabilities (each dependent's
+weights divided by the largest), and fills it again with scaled numbers when
+an entry leaves the range where plain doubles are exact; these tests run both
+paths alone and together against brute force, and reach the range's limits
+from above, from below and through the weights.
+The scaled numbers' sum aligns each row of terms on the exponent of a few
+sample terms, and falls back to aligning on the largest exponent when a term
+lies too far above them or when they are all zero; these tests reach both
 fallbacks and compare with the generic Python engine (logs added one by one).
+The max-plus kernel and the hand-written floors keep four running maxima or
+sums per row; they are compared with the generic engine on rows long enough
+to use them.
 A batch of marginals runs each thread's kernels in one call without the GIL;
 its results equal single calls and its errors name the first bad item.
 """
@@ -11,14 +19,16 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
 from semiparse import load_grammar, marginals, parse
-from semiparse._cky import edge_marginals, edge_marginals_batch
+from semiparse._cky import edge_marginals, edge_marginals_batch, inside
+from semiparse._eisner import eisner_best_score, eisner_marginals
 from semiparse.engine import _check_input, outside_generic
 from semiparse import semiring as sr
+from test_engine import brute_force, grammar_and_input
 
 NEG_INF = float("-inf")
 
@@ -60,6 +70,84 @@ def test_log_inside_matches_generic_engine(n1, seed, scale, forbidden):
     w[np.arange(n1 - 1), np.arange(1, n1)] = rng.normal(size=n1 - 1) * scale
     fast, slow = log_inside_both("projective", w)
     assert math.isclose(fast, slow, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def kernel_args(grammar, terms, w):
+    grammar = load_grammar(grammar) if isinstance(grammar, str) else grammar
+    (_, pl, pr), wc = _check_input(grammar, terms, w)
+    return grammar.compiled, pl, pr, wc
+
+
+@settings(max_examples=80)
+@given(case=grammar_and_input(max_len=6))
+def test_both_log_paths_equal_brute_force(case):
+    g, terms, w = case
+    expected = brute_force(sr.Log(), g, terms, w)
+    args = kernel_args(g, terms, w)
+    values = {k: inside(k, *args) for k in ("log", "logplain", "logscaled")}
+    # scores of 0, 1 and 2 keep every entry in the plain path's range
+    assert not math.isnan(values["logplain"])
+    for got in values.values():
+        assert got == expected or math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9)
+    plain_total, plain = edge_marginals("logplain", *args)
+    scaled_total, scaled = edge_marginals("logscaled", *args)
+    assert (plain is None) == (scaled is None) == (expected == NEG_INF)
+    if plain is not None:
+        np.testing.assert_allclose(plain, scaled, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(edge_marginals("log", *args)[1], plain)
+
+
+def peaked_on_the_diagonal(n1):
+    """Each column's largest score on the diagonal, an edge no tree has: every
+    tree's edges are then 1e-130 or less of their column's largest weight."""
+    w = np.random.default_rng(n1).normal(size=(n1, n1))
+    np.fill_diagonal(w, 300.0)
+    return w
+
+
+OUT_OF_RANGE = {
+    "entries above the range": lambda: np.zeros((201, 201)),   # 1e166 trees
+    "entries below the range": lambda: peaked_on_the_diagonal(9),
+    "a weight below the range": lambda: np.where(np.eye(9, k=1) > 0, -240.0, 0.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OUT_OF_RANGE))
+def test_log_kernel_falls_back_where_plain_doubles_are_not_exact(case):
+    w = OUT_OF_RANGE[case]()
+    terms = "s" * len(w)
+    args = kernel_args("projective", terms, w)
+    assert math.isnan(inside("logplain", *args))
+    assert edge_marginals("logplain", *args)[1] is None
+    scaled_total, scaled = edge_marginals("logscaled", *args)
+    total, edges = edge_marginals("log", *args)
+    assert inside("log", *args) == total == inside("logscaled", *args) == scaled_total
+    np.testing.assert_array_equal(edges, scaled)
+    floor_total, floor_edges = eisner_marginals(w)
+    assert floor_total == pytest.approx(total, rel=1e-12)
+    np.testing.assert_allclose(floor_edges, edges, rtol=1e-9, atol=1e-12)
+    if len(w) < 12:
+        assert math.isclose(total, parse("projective", terms, w, "log", engine="python").value,
+                            rel_tol=1e-9)
+
+
+@settings(max_examples=40)
+@given(st.integers(1, 16), st.integers(0, 2**32 - 1), st.floats(0.0, 0.5))
+def test_maxplus_kernel_and_floors_match_generic_engine(n1, seed, forbidden):
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=(n1, n1))
+    w[rng.random((n1, n1)) < forbidden] = NEG_INF
+    w[np.arange(n1 - 1), np.arange(1, n1)] = rng.normal(size=n1 - 1)  # a tree exists
+    terms = "s" * n1
+    slow = parse("projective", terms, w, "maxplus", engine="python").value
+    assert math.isclose(inside("maxplus", *kernel_args("projective", terms, w)), slow,
+                        rel_tol=1e-12, abs_tol=1e-12)
+    assert math.isclose(eisner_best_score(w), slow, rel_tol=1e-12, abs_tol=1e-12)
+    finite = np.where(w == NEG_INF, -30.0, w)
+    log_z, post = eisner_marginals(finite)
+    total, edges = edge_marginals("log", *kernel_args("projective", terms, finite))
+    assert math.isclose(log_z, total, rel_tol=1e-12, abs_tol=1e-12)
+    np.testing.assert_allclose(post, edges, rtol=1e-9, atol=1e-12)
 
 
 def test_marginals_with_scores_far_apart_match_generic_engine():

@@ -7,7 +7,9 @@ weights, each checked for agreement before it is timed:
   checks included) and through the Cython kernel alone (input already
   encoded), the generic Python engine, and the hand-written first-order
   Eisner algorithm in Cython (the floor for any projective parser);
-- ``log``: the log inside kernel against the max-plus one;
+- ``log``: the log inside kernel against the max-plus one, with the path it
+  took (plain probabilities or scaled numbers) and its scaled-number
+  fallback timed alone;
 - ``marginals``: edge marginals (inside and outside, log) against the log
   inside pass alone and against a hand-written first-order Eisner
   inside-outside in Cython (the floor);
@@ -66,17 +68,23 @@ def _log_table(args, grammar, rng):
     from .. import parse
     from .._cky import inside
 
-    print("log inside vs max-plus inside (Cython kernels); thread CPU time per call, medians "
-          "of 5 alternating rounds")
-    print(f"{'n':>5} {'max-plus':>12} {'log':>12} {'log/max-plus':>13}")
+    print("log inside vs max-plus inside (Cython kernels), and the log kernel's fallback over "
+          "scaled numbers alone; thread CPU time per call, medians of 5 alternating rounds")
+    print(f"{'n':>5} {'max-plus':>12} {'log':>12} {'log path':>9} {'scaled':>12} "
+          f"{'log/max-plus':>13} {'scaled/max-plus':>16}")
     for n in args.lengths:
         w, kernel_args = _kernel_input(grammar, n, rng)
         expected = parse(grammar, "s" * (n + 1), w, "log", engine="python").value
-        if not math.isclose(inside("log", *kernel_args), expected, rel_tol=1e-9):
-            raise RuntimeError(f"log kernel and the Python log semiring disagree at n={n}")
-        t_max, t_log = alternating([lambda: inside("maxplus", *kernel_args),
-                                    lambda: inside("log", *kernel_args)], args.seconds)
-        print(f"{n:>5} {fmt_time(t_max):>12} {fmt_time(t_log):>12} {t_log / t_max:>12.2f}x")
+        for kernel in ("log", "logscaled"):
+            if not math.isclose(inside(kernel, *kernel_args), expected, rel_tol=1e-9):
+                raise RuntimeError(f"{kernel} kernel and the Python log semiring disagree at n={n}")
+        path = "scaled" if math.isnan(inside("logplain", *kernel_args)) else "plain"
+        t_max, t_log, t_scaled = alternating([lambda: inside("maxplus", *kernel_args),
+                                              lambda: inside("log", *kernel_args),
+                                              lambda: inside("logscaled", *kernel_args)],
+                                             args.seconds)
+        print(f"{n:>5} {fmt_time(t_max):>12} {fmt_time(t_log):>12} {path:>9} "
+              f"{fmt_time(t_scaled):>12} {t_log / t_max:>12.2f}x {t_scaled / t_max:>15.2f}x")
 
 
 def _marginals_table(args, grammar, rng):
