@@ -34,7 +34,8 @@ import numpy as np
 from semiparse._logsum cimport Scaled, from_log, scaled_dot, scaled_plus, scaled_times, to_log
 from semiparse._adjoint cimport OV, back_rows, share
 from semiparse._maxplus cimport MaxPlus, maxplus_dot
-from semiparse._plain cimport Plain, out_of_range, plain_dot, plain_weights
+from semiparse._plain cimport (Plain, drifted, in_range, plain_dot, plain_rescale_weights,
+                               plain_weights, recentring, track)
 
 
 ctypedef struct CountF:
@@ -198,7 +199,7 @@ cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
 
 cdef struct Chart:
     int N, nl, nr
-    double log_scale   # a Plain chart's values are exp(-log_scale) times the true ones
+    double log_scale   # log Z = log(a Plain chart's value) + log_scale
     void* block        # one allocation holding every array below
     void* Lf
     void* Lb
@@ -248,12 +249,51 @@ cdef void chart_free(Chart* ch) noexcept nogil:
     free(ch.block)
 
 
+cdef bint plain_rescale(Chart* ch, const Rules* g, int width, double shift) noexcept nogil:
+    """Multiply a Plain chart's weights by exp(shift), and its entries of
+    widths 1..width by exp(shift) to the power of their width, as if the
+    weights had been so from the start; False when an entry or a weight
+    leaves the range where the chart is exact."""
+    cdef int N = ch.N, nl = ch.nl, nr = ch.nr, s, i, j, b, c, q
+    cdef size_t NN = <size_t> N * N
+    cdef Plain* Lf = <Plain*> ch.Lf
+    cdef Plain* Lb = <Plain*> ch.Lb
+    cdef Plain* Rf = <Plain*> ch.Rf
+    cdef Plain* Rb = <Plain*> ch.Rb
+    cdef Plain* IL = <Plain*> ch.IL
+    cdef Plain* IR = <Plain*> ch.IR
+    cdef double f, lo = INFINITY, hi = 0.0
+    for s in range(1, width + 1):
+        f = exp(shift * s)
+        for i in range(N - s):
+            j = i + s
+            for b in range(nl):
+                Lf[b * NN + i * N + j].p *= f
+                Lb[b * NN + j * N + i].p *= f
+                track(Lf[b * NN + i * N + j].p, &lo, &hi)
+            for c in range(nr):
+                Rf[c * NN + i * N + j].p *= f
+                Rb[c * NN + j * N + i].p *= f
+                track(Rf[c * NN + i * N + j].p, &lo, &hi)
+            for q in range(g.npairs):  # (b, c) pairs are distinct
+                b, c = g.pairs[4 * q], g.pairs[4 * q + 1]
+                if g.pairs[4 * q + 2]:
+                    IL[(b * nr + c) * NN + j * N + i].p *= f
+                    track(IL[(b * nr + c) * NN + j * N + i].p, &lo, &hi)
+                if g.pairs[4 * q + 3]:
+                    IR[(b * nr + c) * NN + i * N + j].p *= f
+                    track(IR[(b * nr + c) * NN + i * N + j].p, &lo, &hi)
+    ch.log_scale -= shift * (N - 1)
+    return in_range(lo, hi) and plain_rescale_weights(<Plain*> ch.W, N, exp(shift))
+
+
 cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             const double* w, uint64_t p) noexcept nogil:
     """Fill the chart bottom-up and return the value of the whole input.
 
-    A Plain chart holds scaled values (``ch.log_scale``) and returns NaN as
-    soon as an entry leaves the range where it is exact."""
+    A Plain chart holds scaled values (``ch.log_scale``), rescales them when
+    a width's entries drift toward the limits of the range where they are
+    exact, and returns NaN as soon as they leave it."""
     cdef int N = ch.N, nl = ch.nl, nr = ch.nr
     cdef size_t NN = <size_t> N * N
     cdef V* Lf = <V*> ch.Lf
@@ -268,7 +308,7 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
     cdef const V* row2
     cdef int span, i, j, k, d, q, b, c, b2, c2, bd, cd
     cdef size_t x
-    cdef bint bad = False
+    cdef double lo = INFINITY, hi = 0.0
 
     # Only entries that are read are initialized: the diagonal here, each
     # L/R item when its span is reached; attachment items are always written
@@ -293,6 +333,8 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
         Rb[pr[i] * NN + i * N + i] = one
 
     for span in range(1, N):
+        if V is Plain:
+            lo, hi = INFINITY, 0.0
         for i in range(N - span):
             j = i + span
             # attachment items: sum_k R[c][i][k] * L[b][k+1][j], times the edge
@@ -314,11 +356,11 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                 if g.pairs[4 * q + 2]:
                     IL[(b * nr + c) * NN + j * N + i] = v_times(acc, W[j * N + i], p)
                     if V is Plain:
-                        bad |= out_of_range(IL[(b * nr + c) * NN + j * N + i].p)
+                        track(IL[(b * nr + c) * NN + j * N + i].p, &lo, &hi)
                 if g.pairs[4 * q + 3]:
                     IR[(b * nr + c) * NN + i * N + j] = v_times(acc, W[i * N + j], p)
                     if V is Plain:
-                        bad |= out_of_range(IR[(b * nr + c) * NN + i * N + j].p)
+                        track(IR[(b * nr + c) * NN + i * N + j].p, &lo, &hi)
             # left items: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]
             for b2 in range(nl):
                 Lf[b2 * NN + i * N + j] = zero
@@ -343,7 +385,7 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             for b2 in range(nl):
                 Lb[b2 * NN + j * N + i] = Lf[b2 * NN + i * N + j]
                 if V is Plain:
-                    bad |= out_of_range(Lf[b2 * NN + i * N + j].p)
+                    track(Lf[b2 * NN + i * N + j].p, &lo, &hi)
             # right items: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]
             for c2 in range(nr):
                 Rf[c2 * NN + i * N + j] = zero
@@ -368,9 +410,10 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             for c2 in range(nr):
                 Rb[c2 * NN + j * N + i] = Rf[c2 * NN + i * N + j]
                 if V is Plain:
-                    bad |= out_of_range(Rf[c2 * NN + i * N + j].p)
+                    track(Rf[c2 * NN + i * N + j].p, &lo, &hi)
         if V is Plain:
-            if bad:
+            if not in_range(lo, hi) or (drifted(lo, hi) and not plain_rescale(
+                    ch, g, span, recentring(lo, hi, span))):
                 acc.p = NAN
                 return acc
 

@@ -8,14 +8,15 @@ log-space inside-outside for edge marginals.  Same chart layout idea as
 :mod:`semiparse._cky`: rows by start and by end so the inner loops are
 contiguous.
 """
-from libc.math cimport INFINITY, NAN, log
+from libc.math cimport INFINITY, NAN, exp, log
 from libc.stdlib cimport free, malloc
 import numpy as np
 
 from semiparse._adjoint cimport back_rows, share
 from semiparse._logsum cimport Scaled, from_log, scaled, scaled_dot, scaled_times, to_log
 from semiparse._maxplus cimport max_dot
-from semiparse._plain cimport Plain, out_of_range, plain_dot, plain_weights
+from semiparse._plain cimport (Plain, drifted, in_range, plain_dot, plain_rescale_weights,
+                               plain_weights, recentring, track)
 
 
 def eisner_best_score(const double[:, ::1] w):
@@ -53,6 +54,11 @@ def eisner_best_score(const double[:, ::1] w):
     return best
 
 
+cdef inline void rescale(Plain* x, double f, double* lo, double* hi) noexcept nogil:
+    x.p *= f
+    track(x.p, lo, hi)
+
+
 ctypedef fused FV:
     Plain
     Scaled
@@ -65,8 +71,8 @@ cdef double inside_outside(FV tag, const double* w, int N, FV* buf, double* grad
     the range where it is exact."""
     cdef int span, s, t
     cdef size_t NN = <size_t> N * N, x
-    cdef double a, c, base = 0.0, log_scale = 0.0
-    cdef bint bad = False
+    cdef int r
+    cdef double a, c, f, shift, base = 0.0, log_scale = 0.0, lo = INFINITY, hi = 0.0
     cdef FV acc, one
     # edges, complete left (head t) / right (head s) by start and by end,
     # incomplete left / right by end / start; then their posteriors
@@ -106,8 +112,10 @@ cdef double inside_outside(FV tag, const double* w, int N, FV* buf, double* grad
                 CLf[s * N + t] = CLb[t * N + s] = plain_dot(CLf + s * N + s, ILb + t * N + s, span)
                 CRf[s * N + t] = CRb[t * N + s] = plain_dot(IRf + s * N + s + 1,
                                                             CRb + t * N + s + 1, span)
-                bad |= (out_of_range(ILb[t * N + s].p) | out_of_range(IRf[s * N + t].p)
-                        | out_of_range(CLf[s * N + t].p) | out_of_range(CRf[s * N + t].p))
+                track(ILb[t * N + s].p, &lo, &hi)
+                track(IRf[s * N + t].p, &lo, &hi)
+                track(CLf[s * N + t].p, &lo, &hi)
+                track(CRf[s * N + t].p, &lo, &hi)
             else:
                 acc = scaled_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
                 ILb[t * N + s] = scaled_times(acc, W[t * N + s])
@@ -115,8 +123,26 @@ cdef double inside_outside(FV tag, const double* w, int N, FV* buf, double* grad
                 CLf[s * N + t] = CLb[t * N + s] = scaled_dot(CLf + s * N + s, ILb + t * N + s, span)
                 CRf[s * N + t] = CRb[t * N + s] = scaled_dot(IRf + s * N + s + 1,
                                                              CRb + t * N + s + 1, span)
-        if bad:
-            return NAN
+        if FV is Plain:
+            if not in_range(lo, hi):
+                return NAN
+            if drifted(lo, hi):  # bring this width's middle back to 1
+                shift = recentring(lo, hi, span)
+                lo, hi = INFINITY, 0.0
+                for r in range(1, span + 1):
+                    f = exp(shift * r)
+                    for s in range(N - r):
+                        t = s + r
+                        rescale(CLf + s * N + t, f, &lo, &hi)
+                        rescale(CLb + t * N + s, f, &lo, &hi)
+                        rescale(CRf + s * N + t, f, &lo, &hi)
+                        rescale(CRb + t * N + s, f, &lo, &hi)
+                        rescale(ILb + t * N + s, f, &lo, &hi)
+                        rescale(IRf + s * N + t, f, &lo, &hi)
+                log_scale -= shift * (N - 1)
+                if not (in_range(lo, hi) and plain_rescale_weights(W, N, exp(shift))):
+                    return NAN
+            lo, hi = INFINITY, 0.0
     # each item y hands post(y) * term / y to both factors of each term
     gCRf[N - 1] = 1.0
     for span in range(N - 1, 0, -1):

@@ -3,8 +3,10 @@
 The log kernel first fills a chart of plain probabilities (each dependent's
 weights divided by the largest), and fills it again with scaled numbers when
 an entry leaves the range where plain doubles are exact; these tests run both
-paths alone and together against brute force, and reach the range's limits
-from above, from below and through the weights.
+paths alone and together against brute force, check that entries drifting
+away from 1 (down with peaked scores, up with flat ones) are rescaled and
+stay on the plain path, and reach the range's limits through the weights and
+through entries of one width spread too far.
 The scaled numbers' sum aligns each row of terms on the exponent of a few
 sample terms, and falls back to aligning on the largest exponent when a term
 lies too far above them or when they are all zero; these tests reach both
@@ -97,17 +99,27 @@ def test_both_log_paths_equal_brute_force(case):
         np.testing.assert_array_equal(edge_marginals("log", *args)[1], plain)
 
 
-def peaked_on_the_diagonal(n1):
-    """Each column's largest score on the diagonal, an edge no tree has: every
-    tree's edges are then 1e-130 or less of their column's largest weight."""
-    w = np.random.default_rng(n1).normal(size=(n1, n1))
-    np.fill_diagonal(w, 300.0)
+def spread_too_far(n1=9):
+    """Half of the columns with their largest score 200 above the others on
+    the diagonal, an edge no tree has: the weights stay in the plain path's
+    range (at least 1e-100), but the entries of one width then spread over
+    more than it."""
+    w = np.zeros((n1, n1))
+    w[np.arange(1, n1 // 2 + 1), np.arange(1, n1 // 2 + 1)] = 200.0
+    return w
+
+
+def far_below_the_diagonal(n1=9, noise=0.0):
+    """Every edge a tree can use 150 below its column's largest score (on
+    the diagonal): the entries of width 1 are near 1e-65, so the chart must
+    rescale to stay in its range."""
+    w = np.random.default_rng(n1).normal(size=(n1, n1)) * noise - 150.0
+    np.fill_diagonal(w, 0.0)
     return w
 
 
 OUT_OF_RANGE = {
-    "entries above the range": lambda: np.zeros((201, 201)),   # 1e166 trees
-    "entries below the range": lambda: peaked_on_the_diagonal(9),
+    "a width's entries spread too far": spread_too_far,
     "a weight below the range": lambda: np.where(np.eye(9, k=1) > 0, -240.0, 0.0),
 }
 
@@ -126,8 +138,35 @@ def test_log_kernel_falls_back_where_plain_doubles_are_not_exact(case):
     floor_total, floor_edges = eisner_marginals(w)
     assert floor_total == pytest.approx(total, rel=1e-12)
     np.testing.assert_allclose(floor_edges, edges, rtol=1e-9, atol=1e-12)
-    if len(w) < 12:
-        assert math.isclose(total, parse("projective", terms, w, "log", engine="python").value,
+    assert math.isclose(total, parse("projective", terms, w, "log", engine="python").value,
+                        rel_tol=1e-9)
+
+
+RESCALED = {  # entries drifting away from 1, down or up, and how far to compare
+    "every edge far below its column's largest": (far_below_the_diagonal, True),
+    "the same with noise": (lambda: far_below_the_diagonal(noise=2.0), True),
+    "all scores equal over 200 words (1e166 trees)": (lambda: np.zeros((201, 201)), False),
+    "peaked scores over 160 words": (
+        lambda: np.random.default_rng(0).normal(size=(161, 161)) * 10, False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RESCALED))
+def test_plain_path_rescales_entries_that_drift(case):
+    make, small = RESCALED[case]
+    w = make()
+    terms = "s" * len(w)
+    args = kernel_args("projective", terms, w)
+    plain_total, plain = edge_marginals("logplain", *args)
+    scaled_total, scaled = edge_marginals("logscaled", *args)
+    assert plain is not None  # the plain path stayed exact by rescaling
+    assert plain_total == pytest.approx(scaled_total, rel=1e-12)
+    np.testing.assert_allclose(plain, scaled, rtol=1e-9, atol=1e-12)
+    floor_total, floor_edges = eisner_marginals(w)
+    assert floor_total == pytest.approx(plain_total, rel=1e-12)
+    np.testing.assert_allclose(floor_edges, plain, rtol=1e-9, atol=1e-12)
+    if small:
+        assert math.isclose(plain_total, brute_force(sr.Log(), load_grammar("projective"), terms, w),
                             rel_tol=1e-9)
 
 
