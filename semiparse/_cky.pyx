@@ -14,9 +14,9 @@ loop walks two contiguous rows:
 - ``IR[B][C][i][j]``: right attachment of child j to head i (by start).
 
 Log values are first tried as :data:`Plain` probabilities, each dependent's
-edge weights divided by the largest (see :mod:`semiparse._plain`): a sum of
-products is then a plain dot product.  When an entry leaves the range where
-that is exact, the chart is filled again with :data:`Scaled` numbers (see
+edge weights divided by the largest and all rescaled as the entries drift
+(see :mod:`semiparse._plain`): a sum of products is then a plain dot
+product.  When an entry leaves the range where that is exact, the chart is filled again with :data:`Scaled` numbers (see
 :mod:`semiparse._logsum`), which have the range of the log semiring and still
 sum products without an exp or log per term.  An outside pass over max-plus
 and log charts gives edge max-marginals and posteriors (:func:`edge_marginals`).
@@ -104,8 +104,8 @@ cdef inline V v_one(V tag) noexcept nogil:
 
 
 cdef inline V v_edge(V tag, double score) noexcept nogil:
-    """The value of an edge with this score (-inf: forbidden, i.e. zero);
-    plain probabilities get their weights from `plain_weights` instead."""
+    """The value of an edge with this score (-inf: forbidden, i.e. zero); a
+    plain chart takes its weights from `plain_weights`, scaled per dependent."""
     if score == -INFINITY:
         return v_zero(tag)
     if V is Scaled:
