@@ -98,9 +98,11 @@ def exact_log_scale(w):
     """Whether the Cython log kernel is exact for these scores (a checked,
     contiguous float64 array).
 
-    It keeps exp(value) as a mantissa and a power of 2**64 whose exponent is
-    a double, exact while every value in the chart is below 2**52 * 64 log 2
-    (about 2e17) in size: scores times the input length below 1e17.
+    Its scaled-number path (where plain probabilities would leave their
+    range) keeps exp(value) as a mantissa and a power of 2**64 whose exponent
+    is a double, exact while every value in the chart is below
+    2**52 * 64 log 2 (about 2e17) in size: scores times the input length
+    below 1e17.
     """
     return _cky.largest_score(w) * len(w) < 1e17
 

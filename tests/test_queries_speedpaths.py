@@ -220,12 +220,9 @@ def test_batch_equals_single_calls(query, n_jobs, engine):
 
 def test_edge_marginals_batch_equals_single_kernel_calls():
     grammar = load_grammar("projective")
-    items = []
-    for n1 in (1, 4, 8):
-        (_, pl, pr), w = _check_input(grammar, "s" * n1, np.random.default_rng(n1).normal(size=(n1, n1)))
-        items.append((pl, pr, w))
-    no_tree = np.full((3, 3), NEG_INF)
-    items.append((*_check_input(grammar, "sss", no_tree)[0][1:], no_tree))
+    items = [kernel_args(grammar, "s" * n1, np.random.default_rng(n1).normal(size=(n1, n1)))[1:]
+             for n1 in (1, 4, 8)]
+    items.append(kernel_args(grammar, "sss", np.full((3, 3), NEG_INF))[1:])
     for kernel in ("log", "maxplus"):
         got = edge_marginals_batch(kernel, grammar.compiled, items)
         for (pl, pr, w), (total, edges) in zip(items, got):
