@@ -185,7 +185,8 @@ class Sentence:
 
     def unmarked(self, on_error="fail", warn=None):
         """``(text, heads)``: every word with ``OrigHead=H`` in MISC gets HEAD
-        ``H`` back and loses that entry (MISC becomes ``_`` when empty).
+        ``H`` back and loses that entry (MISC becomes ``_`` when that was its
+        only entry; an empty MISC, marked as ``|OrigHead=H``, becomes empty again).
 
         A bad ``OrigHead`` value, or restored heads that are not a tree
         (cycle, self-loop), is an error of this sentence under ``on_error``
@@ -210,7 +211,7 @@ class Sentence:
                 errors.append(ConlluError(self.file, self.line_of(d), f"bad {MARK_KEY} value in MISC {cols[MISC]!r}"))
                 continue
             cols[HEAD] = str(original)
-            cols[MISC] = "|".join(kept) or "_"
+            cols[MISC] = "|".join(kept) if kept else "_"  # [""]: MISC was empty, not "_"
             changed[d] = cols
             if heads is not None:
                 heads[d] = original
