@@ -47,13 +47,25 @@ def lists_head(deps, head):
     return deps != "_" and any(_entry_head(e) == str(head) for e in deps.split("|"))
 
 
+def bare_entry(deps, deprel, head):
+    """The entry of ``deps`` for the basic head ``head`` when it names no
+    relation (``4`` rather than ``4:obj``), else None: :func:`moved_deps`
+    leaves such an entry where it is, having no relation to carry over."""
+    if deps == "_":
+        return None
+    entries = deps.split("|")
+    i = _basic_entry(entries, head, deprel)
+    return entries[i] if i is not None and ":" not in entries[i] else None
+
+
 def moved_deps(deps, deprel, old, new):
     """``deps`` with the entry for the basic head ``old`` (relation kept)
     moved to ``new``: placed before the first entry with a higher head (CoNLL-U
     sorts DEPS by head), dropped if the same entry is already there.  Every
     other entry stays as it was, in its order.  ``deps`` without an entry
-    for ``old`` comes back unchanged."""
-    if deps == "_":
+    for ``old``, or whose entry names no relation (:func:`bare_entry`),
+    comes back unchanged."""
+    if deps == "_" or bare_entry(deps, deprel, old) is not None:
         return deps
     entries = deps.split("|")
     i = _basic_entry(entries, old, deprel)

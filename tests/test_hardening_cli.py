@@ -25,3 +25,23 @@ def test_mark_then_unmark_restores_an_empty_misc(tmp_path):
     assert marked.read_bytes() != source.read_bytes()
     assert main(["projectivize", "--unmark", str(marked), "-o", str(restored)]) == 0
     assert restored.read_bytes() == source.read_bytes()
+
+
+def test_update_deps_leaves_a_bare_deps_head_and_says_where(tmp_path, capsys):
+    """A moved word whose DEPS entry for its old head is a bare head (``0``,
+    no relation) keeps that entry, with a warning at its line; the other
+    moved word's entry moves as before."""
+    source = tmp_path / "in.conllu"
+    source.write_bytes(_sentence(misc1="_", deps2="0").encode())
+    out = tmp_path / "out.conllu"
+    assert main(["projectivize", "--update-deps", str(source), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"{source}:3: warning: DEPS entry '0' of word 2 names no relation" in err
+    assert "1 moved to the new head (--update-deps), 1 left where they were" in err
+    before = [line.split("\t") for line in source.read_text().splitlines()[1:5]]
+    after = [line.split("\t") for line in out.read_text().splitlines()[1:5]]
+    heads = [int(cols[6]) for cols in after]
+    assert after[1][8] == "0"  # the bare entry, as it was
+    assert after[0][8] == f"{heads[0]}:nsubj"  # the other one moved with its relation
+    for old, new in zip(before, after):
+        assert old[:6] + old[7:8] + old[9:] == new[:6] + new[7:8] + new[9:]

@@ -17,7 +17,7 @@ from ..conllu_io import rendered
 from ..encoding import ENCODINGS
 from ..outputs import check_output, open_output
 from ..projectivity import TIE_BREAKS, NoProjectiveTree, projectivize
-from ..treebank_columns import parse_deprels, stale_deps, words_with
+from ..treebank_columns import DEPREL, DEPS, bare_entry, parse_deprels, stale_deps, words_with
 from ._treebank import add_input_options, failed, mapped, progress, sentences, use_single_root
 from .deprojectivize import encode_sentence
 
@@ -103,7 +103,7 @@ def run(args):
                           if usable else sentence.raw)
                 bar.update()
             return 0
-        stale = 0
+        stale = bare = 0
         # Trees that nothing would change come as raw bytes, copied as read
         # (not with --encode, which refuses labels already encoded in any tree).
         stream = sentences(args.input, args, passthrough=not args.encode)
@@ -115,14 +115,34 @@ def run(args):
                     out.write(kept.raw)
                 continue
             if heads is not None:
-                stale += len(stale_deps(sentence, heads))
+                words = stale_deps(sentence, heads)
+                stale += len(words)
+                if args.update_deps:
+                    bare += _warn_bare_entries(sentence, words)
             if args.encode and heads is not None:
                 out.write(encode_sentence(sentence, heads, args.encode, args.on_error))
             else:
                 out.write(rendered(sentence, heads, mark=args.mark, deps=args.update_deps))
     if stale:
         print(f"semiparse projectivize: {stale} words changed HEAD and had a DEPS entry for the old head: "
-              + ("moved to the new head (--update-deps)" if args.update_deps
+              + ((f"{stale - bare} moved to the new head (--update-deps)"
+                  + (f", {bare} left where they were (no relation)" if bare else ""))
+                 if args.update_deps
                  else "the basic tree and the enhanced graph now disagree (--update-deps moves them)"),
               file=sys.stderr)
     return 0
+
+
+def _warn_bare_entries(sentence, words):
+    """Warn, at its line, about each of ``words`` whose DEPS entry for its old
+    head names no relation (``4``, not ``4:obj``): --update-deps leaves it
+    where it is.  Returns how many there were."""
+    count = 0
+    for d in words:
+        cols = sentence.columns(d)
+        entry = bare_entry(cols[DEPS], cols[DEPREL], sentence.heads[d])
+        if entry is not None:
+            count += 1
+            print(f"{sentence.file}:{sentence.line_of(d)}: warning: DEPS entry {entry!r} of word {d} "
+                  "names no relation: left where it was (--update-deps)", file=sys.stderr)
+    return count
