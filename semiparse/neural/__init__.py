@@ -1,0 +1,43 @@
+"""A neural transition parser trained with the project's exact oracles.
+
+Kiperwasser and Goldberg 2016's BiLSTM feature extractor and MLP scorer, for
+any declared transition system, trained in lockstep minibatches with one
+``oracle.scores_batch`` call per step (static, non-deterministic or dynamic
+oracle with exploration); see docs/neural.md.  Needs PyTorch (``pip install
+"semiparse[neural]"``); nothing outside this package imports it, and
+importing this package does not either (:func:`semiparse.neural.io.is_neural_model`
+works without it).
+"""
+
+
+def _torch():
+    """Import torch, or raise ImportError saying how to install it."""
+    try:
+        import torch
+    except ModuleNotFoundError:
+        raise ImportError('the neural parser needs PyTorch: pip install "semiparse[neural]"') from None
+    return torch
+
+
+def load(path, system=None, device="cpu"):
+    """A :class:`~semiparse.neural.parser.NeuralModel` from a file (see :func:`semiparse.neural.io.load`)."""
+    _torch()
+    from .io import load as _load
+
+    return _load(path, system=system, device=device)
+
+
+def parse_sentences(model, sentences, batch_size=64):
+    """``(heads, labels)`` of each :class:`semiparse.train.data.Tree`, by
+    batched greedy decoding (see :meth:`NeuralModel.parse`)."""
+    return model.parse(list(sentences), batch_size=batch_size)
+
+
+def train(trees, system="arc_standard", dev=None, progress=False, log=None, **options):
+    """Train a parser on :class:`~semiparse.train.data.Tree` objects;
+    ``options`` are the fields of :class:`semiparse.neural.options.Options`."""
+    _torch()
+    from .options import Options
+    from .trainer import NeuralTrainer
+
+    return NeuralTrainer(system, Options(**options), progress=progress, log=log).run(trees, dev=dev)

@@ -1,0 +1,198 @@
+"""Neural model files and training checkpoints.
+
+A model file is one ``torch.save`` archive (a zip) of a dict:
+
+``format``  ``"semiparse-neural-model"`` (the first key: :func:`is_neural_model`
+            finds it at the start of the archive's ``data.pkl`` without torch)
+``version`` 1
+``meta``    a JSON object (text): the system record of the perceptron models
+            (``system``, ``system_definition``, ``system_sha256``,
+            ``system_grammar``: :func:`semiparse.train.model.system_record`),
+            ``transitions`` (the output columns), ``positions`` (the feature
+            positions), ``vocab`` (the symbol tables and labels), ``options``,
+            ``root_label``, ``nonproj``, ``oracle`` and the training
+            ``history``
+``state``   the network's weights (tensor name -> CPU tensor)
+
+It holds tensors, strings and numbers only and is read with
+``torch.load(weights_only=True)``, which runs no pickled code.  A checkpoint
+(``semiparse train --checkpoint``) is the same dict with the format
+``"semiparse-neural-checkpoint"`` and the optimizer, the random states, the
+epoch reached and the best weights so far.
+"""
+import io
+import json
+import os
+import zipfile
+
+from ..outputs import open_output
+from ..train.model import ModelError, check_same_system, recorded_system, system_record
+
+FORMAT = "semiparse-neural-model"
+CHECKPOINT = "semiparse-neural-checkpoint"
+VERSION = 1
+
+
+def _format_of(path):
+    """The format string a file declares, or None (no torch needed)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            name = next((n for n in archive.namelist() if n.endswith("/data.pkl")), None)
+            if name is None:
+                return None
+            with archive.open(name) as stream:
+                head = stream.read(256)
+    except (OSError, zipfile.BadZipFile, EOFError):
+        return None
+    for fmt in (FORMAT, CHECKPOINT):
+        if b"format" in head[:32] and fmt.encode() in head[:64]:
+            return fmt
+    return None
+
+
+def _starts_like_zip(path):
+    with open(path, "rb") as stream:
+        return stream.read(4) == b"PK\x03\x04"
+
+
+def is_neural_model(path):
+    """Whether ``path`` is a neural model file (a cheap look at its first
+    bytes; False for a missing or unreadable file, a directory, a
+    perceptron model)."""
+    return os.path.isfile(path) and _format_of(path) == FORMAT
+
+
+def _payload(model, fmt):
+    meta = {
+        **system_record(model.transition_system),
+        "transitions": list(model.transitions.names),
+        "positions": list(model.positions),
+        "vocab": model.vocab.to_dict(),
+        "options": model.options.to_dict(),
+        **{k: v for k, v in model.meta.items()},
+    }
+    state = {k: v.detach().cpu() for k, v in model.net.state_dict().items()}
+    return {"format": fmt, "version": VERSION, "meta": json.dumps(meta), "state": state}
+
+
+def _write(payload, path):
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    with open_output(path, binary=True) as stream:
+        stream.write(buffer.getvalue())
+
+
+def save(model, path):
+    """Write a :class:`NeuralModel` (atomically, :func:`semiparse.outputs.open_output`)."""
+    _write(_payload(model, FORMAT), path)
+
+
+def _read(path, fmt):
+    import pickle
+
+    import torch
+
+    path = str(path)
+    if os.path.isdir(path):
+        raise ModelError(f"{path}: is a directory, not a model file")
+    if not os.path.exists(path):
+        raise ModelError(f"{path}: model file not found")
+    found = _format_of(path)
+    if found is None and _starts_like_zip(path):
+        raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt zip archive)")
+    if found != fmt:
+        what = "neural model" if fmt == FORMAT else "training checkpoint"
+        raise ModelError(f"{path}: not a semiparse {what}" + (f" (it is a {found.split('-')[-1]})"
+                                                              if found else ""))
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, EOFError, OSError, ValueError, pickle.UnpicklingError) as exc:
+        raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt: "
+                         f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    if not isinstance(payload, dict) or payload.get("format") != fmt:
+        raise ModelError(f"{path}: not a semiparse neural model")
+    if payload.get("version") != VERSION:
+        raise ModelError(f"{path}: model format version {payload.get('version')} "
+                         f"(this semiparse reads {VERSION})")
+    try:
+        meta = json.loads(payload["meta"])
+        if not isinstance(meta, dict):
+            raise ValueError("meta is not an object")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"{path}: inconsistent model: {exc}") from None
+    return payload, meta
+
+
+def _build(path, payload, meta, system=None):
+    from .options import Options
+    from .parser import NeuralModel
+    from .vocab import Vocab
+
+    recorded = recorded_system(path, meta)
+    if system is not None:
+        check_same_system(path, recorded, system)
+    reserved = ("system", "system_definition", "system_sha256", "system_grammar", "transitions",
+                "positions", "vocab", "options")
+    try:
+        options = Options.from_dict(meta["options"])
+        model = NeuralModel(recorded, Vocab.from_dict(meta["vocab"]), options,
+                            {k: v for k, v in meta.items() if k not in reserved})
+        if list(model.transitions.names) != meta["transitions"]:
+            raise ValueError("its transitions do not match its system")
+        if list(model.positions) != meta["positions"]:
+            raise ValueError("its feature positions do not match its options")
+        model.net.load_state_dict(payload["state"])
+        if not model.finite():
+            raise ValueError("its weights are not all finite numbers (NaN or infinity)")
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ModelError(f"{path}: inconsistent model: {reason}") from None
+    return model
+
+
+def load(path, system=None, device="cpu"):
+    """Read a model written by :func:`save`; ``system``, if given (a name,
+    file or ``module:attr``), must have the definition the model records.
+    Every problem is a :class:`semiparse.train.ModelError` naming the file."""
+    payload, meta = _read(path, FORMAT)
+    return _build(path, payload, meta, system).to(device)
+
+
+def save_checkpoint(path, model, optimizer, epoch, best, rng, order, history):
+    """Write the state of a run after ``epoch`` epochs (see the module doc)."""
+    import torch
+
+    payload = _payload(model, CHECKPOINT)
+    payload.update({
+        "epoch": epoch, "optimizer": optimizer.state_dict(),
+        "best_score": float(best[0]),
+        "best_state": {k: v.detach().cpu() for k, v in best[1].items()} if best[1] else {},
+        "random": rng.getstate(), "torch_random": torch.get_rng_state(), "order": list(order),
+        "history": json.dumps(history),
+    })
+    _write(payload, path)
+
+
+def restore_checkpoint(path, model, optimizer, rng, history, n_examples):
+    """Load a checkpoint into a freshly built run (same options and training
+    data): the weights, optimizer, random states and history.  Returns
+    ``(epochs done, (best score, best weights), example order)``."""
+    import torch
+
+    payload, meta = _read(path, CHECKPOINT)
+    saved = _build(path, payload, meta)
+    run_only = ("epochs", "device")  # a resumed run may train longer, elsewhere
+    if ({k: v for k, v in saved.options.to_dict().items() if k not in run_only}
+            != {k: v for k, v in model.options.to_dict().items() if k not in run_only}):
+        raise ModelError(f"{path}: the checkpoint was made with other options")
+    if saved.vocab.to_dict() != model.vocab.to_dict() or len(payload["order"]) != n_examples:
+        raise ModelError(f"{path}: the checkpoint was made with other training data")
+    model.net.load_state_dict(payload["state"])
+    optimizer.load_state_dict(payload["optimizer"])
+    rng.setstate(payload["random"])
+    torch.set_rng_state(payload["torch_random"])
+    history.extend(json.loads(payload["history"]))
+    best = (payload["best_score"], payload["best_state"] or None)
+    return payload["epoch"], best, list(payload["order"])

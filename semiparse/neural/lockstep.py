@@ -1,0 +1,253 @@
+"""Lockstep training and batched greedy decoding.
+
+A minibatch of sentences advances together: at each step one forward pass
+scores the unfinished configurations of all of them and one
+``oracle.scores_batch`` call gives their oracle rows; each configuration then
+takes one transition (:class:`Policy`).  The losses of all steps are summed
+and the caller back-propagates once per minibatch.
+
+:func:`sentence_loss` computes the same loss one sentence and one
+configuration at a time with one ``oracle.scores`` call per configuration,
+as UUParser does (de Lhoneux et al. 2017): the reference that the lockstep
+loss must equal (tests/test_neural.py) and the baseline of ``semiparse bench
+neural``.
+"""
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..oracles.static import static_rank
+from .model import label_loss, transition_loss
+
+
+class Transitions:
+    """A system's transitions as the network's output columns (the oracle's
+    column order) and their machine codes."""
+
+    def __init__(self, system):
+        self.system = system
+        self.names = tuple(system.oracle().transitions)
+        self.codes = [system.machine.code(name) for name in self.names]
+        self._column = {code: i for i, code in enumerate(self.codes)}
+
+    def __len__(self):
+        return len(self.names)
+
+    def legal(self, configs):
+        """Boolean ``(len(configs), T)``: which transitions apply."""
+        out = np.zeros((len(configs), len(self.names)), dtype=bool)
+        for i, config in enumerate(configs):
+            for code in config.legal_codes():
+                out[i, self._column[code]] = True
+        return out
+
+
+class TrainingOracle:
+    """The oracle rows of configurations and their optimal transitions:
+    ``dynamic`` and ``nondet`` take every transition of maximal sigma,
+    ``static`` only the first of them in the system's static order (the
+    canonical computation, docs/oracles.md).  ``seconds`` adds up the time
+    spent in the oracle."""
+
+    def __init__(self, system, transitions, kind):
+        self.oracle = system.oracle()
+        self.transitions = transitions
+        self.kind = kind
+        self.seconds = 0.0
+        rank = static_rank(system.definition)
+        order = sorted(range(len(transitions)), key=lambda i: rank(transitions.names[i]))
+        self._order = np.empty(len(transitions))
+        self._order[order] = np.arange(len(transitions))
+
+    def rows(self, configs, golds):
+        """sigma ``(len(configs), T)`` by one ``scores_batch`` call (-inf: not legal)."""
+        start = time.perf_counter()
+        sigma = self.oracle.scores_batch(configs, golds)
+        self.seconds += time.perf_counter() - start
+        return sigma
+
+    def row(self, config, gold):
+        """sigma ``(1, T)`` of one configuration by one ``scores`` call."""
+        start = time.perf_counter()
+        scores = self.oracle.scores(config, gold)
+        self.seconds += time.perf_counter() - start
+        out = np.full((1, len(self.transitions)), -np.inf)
+        for i, name in enumerate(self.transitions.names):
+            if name in scores:
+                out[0, i] = scores[name]
+        return out
+
+    def optimal(self, sigma):
+        """Boolean mask of the optimal transitions of each row (RuntimeError
+        if a row has none: the configurations must not be final)."""
+        best = sigma.max(axis=1, keepdims=True)
+        if not np.isfinite(best).all():
+            raise RuntimeError("the oracle found no optimal transition in a non-final configuration")
+        optimal = sigma == best
+        if self.kind == "static":
+            first = np.where(optimal, self._order, np.inf).argmin(axis=1)
+            optimal = np.zeros_like(optimal)
+            optimal[np.arange(len(first)), first] = True
+        return optimal
+
+
+class Policy:
+    """Which transition a training configuration takes: the model's best
+    optimal transition, or with exploration (``dynamic`` after
+    ``explore_after`` epochs) its prediction when that is not optimal, with
+    probability ``explore_p`` -- never a transition the oracle scores -inf."""
+
+    def __init__(self, kind, explore_p, rng):
+        self.kind, self.explore_p, self.rng = kind, explore_p, rng
+        self.explore = False
+
+    def choose(self, scores, legal, optimal, sigma):
+        """``(columns to follow, whether each prediction was optimal)``."""
+        rows = np.arange(len(scores))
+        predicted = np.where(legal, scores, -np.inf).argmax(axis=1)
+        follow = np.where(optimal, scores, -np.inf).argmax(axis=1)
+        right = optimal[rows, predicted]
+        if self.explore:
+            for i in np.flatnonzero(~right & np.isfinite(sigma[rows, predicted])):
+                if self.rng.random() < self.explore_p:
+                    follow[i] = predicted[i]
+        return follow, right
+
+
+@dataclass
+class Example:
+    """A training sentence: its ids (:meth:`Vocab.sentence`), gold heads as
+    one tuple (so the oracle prepares the tree once), gold label ids."""
+
+    ids: dict
+    heads: tuple
+    labels: list
+    n: int
+
+
+@dataclass
+class Losses:
+    """The summed loss of some sentences and what it came from."""
+
+    loss: torch.Tensor
+    configurations: int
+    correct: int
+    edges: int
+
+
+class _Run:
+    """What the lockstep pass and the sentence loop share: a configuration's
+    transition loss and choice, and the edges to label."""
+
+    def __init__(self, net, transitions, oracle, reader, policy, loss, trace):
+        self.net, self.transitions, self.oracle = net, transitions, oracle
+        self.reader, self.policy, self.loss_kind, self.trace = reader, policy, loss, trace
+        self.losses, self.heads, self.deps, self.gold = [], [], [], []
+        self.configurations = self.correct = 0
+
+    def step(self, H, configs, starts, examples, sigma):
+        legal = self.transitions.legal(configs)
+        optimal = self.oracle.optimal(sigma)
+        scores = self.net.transition_scores(H, self.reader.rows(configs, starts, len(H) - 1))
+        device = scores.device
+        self.losses.append(transition_loss(self.loss_kind, scores, torch.as_tensor(legal, device=device),
+                                           torch.as_tensor(optimal, device=device)).sum())
+        follow, right = self.policy.choose(scores.detach().cpu().numpy(), legal, optimal, sigma)
+        if self.trace is not None:
+            self.trace(configs, sigma, follow)
+        self.configurations += len(configs)
+        self.correct += int(right.sum())
+        for config, start, example, column in zip(configs, starts, examples, follow):
+            code = self.transitions.codes[column]
+            arc = config.arc(code)
+            if arc is not None:
+                h, d = arc
+                if example.heads[d] == h and example.labels[d] >= 0:
+                    self.heads.append(start + h)
+                    self.deps.append(start + d)
+                    self.gold.append(example.labels[d])
+            config.do(code)
+
+    def result(self, H):
+        total = torch.stack(self.losses).sum() if self.losses else H.sum() * 0
+        if self.gold:
+            scores = self.net.label_scores(H, self.heads, self.deps)
+            total = total + label_loss(self.loss_kind, scores, self.gold).sum()
+        return Losses(total, self.configurations, self.correct, len(self.gold))
+
+
+def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hinge", trace=None):
+    """The summed loss of a minibatch, its sentences advanced in lockstep:
+    one encoder pass, then per step one transition-MLP pass and one
+    ``scores_batch`` call over all unfinished configurations, and one
+    label-MLP pass over the gold edges followed.  ``trace(configs, sigma,
+    followed_columns)``, if given, sees every step (for tests)."""
+    run = _Run(net, transitions, oracle, reader, policy, loss, trace)
+    H, starts = net.encode([e.ids for e in examples])
+    configs = [transitions.system.initial(e.n) for e in examples]
+    active = [i for i, c in enumerate(configs) if not c.is_final()]
+    while active:
+        now = [configs[i] for i in active]
+        sigma = oracle.rows(now, [examples[i].heads for i in active])
+        run.step(H, now, [starts[i] for i in active], [examples[i] for i in active], sigma)
+        active = [i for i in active if not configs[i].is_final()]
+    return run.result(H)
+
+
+def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge", trace=None):
+    """The loss of one sentence, one configuration at a time with one
+    ``oracle.scores`` call each (the baseline the lockstep pass replaces)."""
+    run = _Run(net, transitions, oracle, reader, policy, loss, trace)
+    H, starts = net.encode([example.ids])
+    config = transitions.system.initial(example.n)
+    while not config.is_final():
+        run.step(H, [config], starts, [example], oracle.row(config, example.heads))
+    return run.result(H)
+
+
+def parse_batch(net, sentences, transitions, reader):
+    """Greedy decoding of many sentences in lockstep: legal transitions only.
+
+    ``sentences``: ids of each (:meth:`Vocab.sentence`).  Returns, per
+    sentence, ``(heads, labels)``: the head of each position 0..n (-1 for
+    none: position 0, and words a system leaves headless) and the label id
+    of each edge (-1 for none).  ValueError if a configuration that is not
+    final has no legal transition (a system that can get stuck)."""
+    was_training = net.training
+    net.eval()
+    try:
+        with torch.no_grad():
+            H, starts = net.encode(sentences)
+            configs = [transitions.system.initial(len(s["words"]) - 1) for s in sentences]
+            active = [i for i, c in enumerate(configs) if not c.is_final()]
+            while active:
+                now = [configs[i] for i in active]
+                legal = transitions.legal(now)
+                stuck = np.flatnonzero(~legal.any(axis=1))
+                if len(stuck):
+                    raise ValueError(f"sentence {active[stuck[0]] + 1} of the batch: no transition "
+                                     f"applies in {now[stuck[0]]!r}, which is not final")
+                scores = net.transition_scores(H, reader.rows(now, [starts[i] for i in active],
+                                                              len(H) - 1))
+                best = np.where(legal, scores.cpu().numpy(), -np.inf).argmax(axis=1)
+                for config, column in zip(now, best):
+                    config.do(transitions.codes[column])
+                active = [i for i in active if not configs[i].is_final()]
+            arcs = [list(c.arcs) for c in configs]
+            edges = [(starts[i] + h, starts[i] + d) for i, a in enumerate(arcs)
+                     for d, h in enumerate(a) if h >= 0]
+            labels = [[-1] * len(a) for a in arcs]
+            if edges:
+                heads, deps = zip(*edges)
+                chosen = net.label_scores(H, heads, deps).argmax(dim=1).tolist()
+                k = 0
+                for i, a in enumerate(arcs):
+                    for d, h in enumerate(a):
+                        if h >= 0:
+                            labels[i][d] = chosen[k]
+                            k += 1
+            return list(zip(arcs, labels))
+    finally:
+        net.train(was_training)

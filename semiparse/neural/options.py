@@ -1,0 +1,90 @@
+"""The neural parser's settings: network sizes and training options, checked once.
+
+Defaults follow Kiperwasser and Goldberg 2016 (word 100, UPOS 25, two BiLSTM
+layers of 125 units per direction, an MLP of 100 hidden units, word dropout
+alpha 0.25, Adam); the character encoder and the label MLP on the edge are
+this package's (docs/neural.md).
+"""
+import math
+from dataclasses import asdict, dataclass, fields
+
+LOSSES = ("hinge", "nll")
+NONPROJ = ("oracle", "projectivize", "encode", "subset")
+ORACLES = ("static", "nondet", "dynamic")
+
+
+def _named(field):
+    """A field and its command-line option, for messages."""
+    return f"{field} (--{field.replace('_', '-')})"
+
+
+@dataclass
+class Options:
+    """Sizes of the network (stored in the model) and the training run's settings."""
+
+    word_dim: int = 100
+    char_dim: int = 24           # character embedding; 0: no character encoder
+    char_hidden: int = 50        # character BiLSTM, per direction
+    upos_dim: int = 25
+    xpos_dim: int = 0            # 0: XPOS not used
+    feats_dim: int = 0           # 0: FEATS not used
+    lstm_dim: int = 125          # sentence BiLSTM, per direction
+    lstm_layers: int = 2
+    hidden_dim: int = 100        # transition MLP
+    label_hidden_dim: int = 100  # label MLP on the edge (head and dependent vectors)
+    word_dropout: float = 0.25   # alpha of Kiperwasser and Goldberg: drop w with alpha / (count(w) + alpha)
+    features: tuple = ()         # configuration positions (semiparse.neural.features); () = the system's default
+    loss: str = "hinge"
+    oracle: str = "dynamic"
+    nonproj: str = "oracle"
+    epochs: int = 10
+    batch_size: int = 32
+    lr: float = 1e-3
+    seed: int = 0
+    explore_after: int = 1       # dynamic oracle: epochs before the model's own mistakes are followed
+    explore_p: float = 0.9       # ... and the probability of following one
+    device: str = "cpu"
+
+    def __post_init__(self):
+        if isinstance(self.features, str):
+            raise ValueError("features must be a sequence of position names (see "
+                             "semiparse.neural.features.parse_positions)")
+        self.features = tuple(self.features)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValueError(f"{_named(f.name)} must be an integer, got {value!r}")
+            if f.type is float and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                    or not math.isfinite(value)):
+                raise ValueError(f"{_named(f.name)} must be a finite number, got {value!r}")
+        checks = [(name, lambda v: v >= 1, ">= 1") for name in (
+            "word_dim", "char_hidden", "lstm_dim", "lstm_layers", "hidden_dim", "label_hidden_dim",
+            "epochs", "batch_size")]
+        checks += [(name, lambda v: v >= 0, ">= 0") for name in (
+            "char_dim", "upos_dim", "xpos_dim", "feats_dim", "explore_after", "word_dropout")]
+        checks += [("lr", lambda v: v > 0, "> 0"), ("explore_p", lambda v: 0 <= v <= 1, "in [0, 1]")]
+        for name, test, wording in checks:
+            if not test(getattr(self, name)):
+                raise ValueError(f"{_named(name)} must be {wording}, got {getattr(self, name)!r}")
+        for name, allowed in (("loss", LOSSES), ("oracle", ORACLES), ("nonproj", NONPROJ)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{_named(name)} must be one of {', '.join(allowed)}, "
+                                 f"not {getattr(self, name)!r}")
+        if self.nonproj == "oracle" and self.oracle == "static":
+            raise ValueError("the static oracle needs projective trees: use --nonproj "
+                             "projectivize, encode or subset")
+        if not (self.device == "cpu" or self.device.startswith("cuda")):
+            raise ValueError(f"device must be cpu or cuda[:N], not {self.device!r}")
+
+    def to_dict(self):
+        out = asdict(self)
+        out["features"] = list(self.features)
+        return out
+
+    @classmethod
+    def from_dict(cls, data):
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown options {', '.join(sorted(unknown))}")
+        return cls(**data)

@@ -1,0 +1,83 @@
+"""A trained neural parser: its system, vocabularies, options and network."""
+import numpy as np
+import torch
+
+from ..oracles.api import System
+from ..train.model import Model
+from .features import FeatureReader, default_positions
+from .lockstep import Transitions, parse_batch
+from .model import Network
+
+
+def neural_system(spec):
+    """The :class:`semiparse.oracles.api.System` of ``spec`` (a name, file,
+    ``module:attr`` or definition); ValueError for one the parser cannot
+    use (transition families, as LR-spine's, have no fixed output columns)."""
+    system = spec if isinstance(spec, System) else System(spec)
+    if any(t.endswith("_K") for t in system.transitions):
+        raise ValueError(f"the neural parser needs a system with a fixed set of transitions; "
+                         f"{system.name} has families {', '.join(system.transitions)}")
+    return system
+
+
+class NeuralModel:
+    """The parser of ``semiparse train --model bilstm``: a transition system
+    (any declared one with a fixed set of transitions), the vocabularies, the
+    options, and the network.  ``meta`` holds ``root_label`` (given to
+    words a system leaves headless), ``nonproj`` and the training history."""
+
+    def __init__(self, system, vocab, options, meta=None):
+        self.api = neural_system(system)
+        self.transition_system = self.api.definition
+        self.system = self.api.name
+        self.vocab, self.options = vocab, options
+        self.labels = vocab.labels
+        self.label_index = vocab.label_index
+        self.meta = dict(meta or {})
+        self.root_label = self.meta.get("root_label", self.labels[0])
+        if self.root_label not in self.label_index:
+            raise ValueError(f"root label {self.root_label!r} is not among the labels")
+        self.positions = options.features or default_positions(self.transition_system)
+        self.reader = FeatureReader(self.positions)
+        self.transitions = Transitions(self.api)
+        self.net = Network(options, vocab, len(self.reader), len(self.transitions))
+
+    # the perceptron model's check, which reads only labels and label_index
+    unseen_labels = Model.unseen_labels
+
+    def to(self, device):
+        self.net.to(torch.device(device))
+        return self
+
+    def parse(self, trees, batch_size=64):
+        """``(heads, labels)`` of each tree (:class:`semiparse.train.data.Tree`):
+        ``heads[0] == -1``, ``labels[0] is None``; words a system leaves
+        headless are attached to the root with ``root_label``; a model trained
+        with ``--nonproj encode`` decodes its labels (``semiparse.encoding``)."""
+        from ..encoding import decode
+
+        out = []
+        for first in range(0, len(trees), batch_size):
+            chunk = trees[first:first + batch_size]
+            ids = [self.vocab.sentence(t) for t in chunk]
+            try:
+                parsed = parse_batch(self.net, ids, self.transitions, self.reader)
+            except ValueError as exc:
+                raise ValueError(f"{self.system}: {exc}") from None
+            for arcs, label_ids in parsed:
+                heads = [-1] + [h if h >= 0 else 0 for h in arcs[1:]]
+                labels = [None] + [self.labels[l] if l >= 0 else self.root_label
+                                   for l in label_ids[1:]]
+                if self.meta.get("nonproj") == "encode":
+                    decoded = decode(heads, labels, strict=False)
+                    heads, labels = list(decoded.heads), list(decoded.labels)
+                out.append((heads, labels))
+        return out
+
+    def finite(self):
+        """Whether every weight is a finite number."""
+        return all(bool(torch.isfinite(p).all()) for p in self.net.state_dict().values()
+                   if p.is_floating_point())
+
+    def n_parameters(self):
+        return int(sum(np.prod(p.shape) for p in self.net.parameters()))

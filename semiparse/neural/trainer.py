@@ -1,0 +1,142 @@
+"""Training runs of the neural parser: epochs of lockstep minibatches, dev-set
+model selection (best LAS), seeds, progress bars, checkpoints to resume from.
+
+Non-projective training trees (``Options.nonproj``), as for the perceptron
+(:func:`semiparse.train.prepare`): ``oracle`` keeps them (the dynamic oracle
+is exact for any gold tree), ``projectivize`` replaces them by an optimal
+projectivization, ``encode`` does the same and records in their labels how
+to undo it (``semiparse.encoding``, the ``head`` encoding; parses are
+decoded), ``subset`` drops them.
+"""
+import copy
+import random
+import sys
+import time
+from collections import Counter
+
+import torch
+
+from ..train.evaluate import attachment_scores
+from ..train.trainer import prepare
+from .lockstep import Example, Policy, TrainingOracle, lockstep_loss
+from .options import Options
+from .parser import NeuralModel, neural_system
+from .vocab import Vocab
+
+
+def training_trees(trees, nonproj, oracle, log=None):
+    """The training trees after the ``nonproj`` policy (a new list)."""
+    if nonproj != "encode":
+        return prepare(trees, {"subset": "skip"}.get(nonproj, nonproj), oracle, log)
+    from ..encoding import EncodingError, encode
+    from ..projectivity import is_projective, projectivize
+
+    if not trees:
+        raise ValueError("no training trees given")
+    out, n_nonproj = [], 0
+    for tree in trees:
+        if is_projective(tree.heads):
+            out.append(tree)
+            continue
+        n_nonproj += 1
+        heads = list(projectivize(tuple(tree.heads), tie_break="closest"))
+        try:
+            labels = encode(tree.heads, heads, tree.labels, "head")
+        except EncodingError as exc:
+            where = tree.source.file if tree.source is not None else "<tree>"
+            raise ValueError(f"{where}:{tree.line_of(exc.word)}: {exc.reason}") from None
+        out.append(type(tree)(tree.forms, tree.tags, heads, labels, tree.source))
+    if log:
+        log(f"{len(trees)} training trees, {n_nonproj} non-projective (projectivized, encoded)")
+    return out
+
+
+class NeuralTrainer:
+    """One training run; :meth:`run` returns the :class:`NeuralModel` of the
+    epoch with the best dev LAS (the last epoch without dev trees).
+
+    ``checkpoint``: a file written after every epoch (the model so far, the
+    optimizer, the random states and the history) from which ``resume``
+    continues a run that stopped; the options must be the same."""
+
+    def __init__(self, system="arc_standard", options=None, progress=True, log=None,
+                 checkpoint=None, resume=None):
+        self.options = options if options is not None else Options()
+        self.system = neural_system(system)  # checked before any data is read
+        self.progress = progress
+        self.log = log or (lambda message: None)
+        self.checkpoint, self.resume = checkpoint, resume
+        self.model = self.oracle = None
+        self.history = []
+
+    def examples(self, model, trees):
+        index = model.label_index
+        return [Example(model.vocab.sentence(t), tuple(t.heads),
+                        [-1] + [index[l] for l in t.labels[1:]], len(t)) for t in trees]
+
+    def run(self, trees, dev=None):
+        from tqdm import tqdm
+
+        from . import io
+
+        o = self.options
+        torch.manual_seed(o.seed)
+        rng = random.Random(o.seed)
+        trees = training_trees(trees, o.nonproj, o.oracle, self.log)
+        roots = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
+        meta = {"oracle": o.oracle, "nonproj": o.nonproj, "root_label": roots.most_common(1)[0][0],
+                "train_sentences": len(trees), "train_tokens": sum(len(t) for t in trees)}
+        model = self.model = NeuralModel(self.system, Vocab.build(trees), o, meta).to(o.device)
+        optimizer = torch.optim.Adam(model.net.parameters(), lr=o.lr)
+        first, best = 0, (-1.0, None)
+        examples = self.examples(model, trees)
+        order = list(range(len(examples)))
+        if self.resume is not None:
+            first, best, order = io.restore_checkpoint(self.resume, model, optimizer, rng,
+                                                       self.history, len(examples))
+            self.log(f"resuming {self.resume} after epoch {first}")
+        self.oracle = TrainingOracle(model.api, model.transitions, o.oracle)
+        policy = Policy(o.oracle, o.explore_p, rng)
+        for epoch in range(first, o.epochs):
+            policy.explore = o.oracle == "dynamic" and epoch >= o.explore_after
+            rng.shuffle(order)
+            batches = [order[k:k + o.batch_size] for k in range(0, len(order), o.batch_size)]
+            bar = tqdm(batches, desc=f"epoch {epoch + 1}/{o.epochs}", disable=not self.progress,
+                       unit="batch", leave=False, file=sys.stderr)
+            total = configurations = correct = 0
+            start, oracle_start = time.perf_counter(), self.oracle.seconds
+            model.net.train()
+            for batch in bar:
+                optimizer.zero_grad()
+                losses = lockstep_loss(model.net, [examples[i] for i in batch], model.transitions,
+                                       self.oracle, model.reader, policy, o.loss)
+                (losses.loss / len(batch)).backward()
+                optimizer.step()
+                total += float(losses.loss.detach())
+                configurations += losses.configurations
+                correct += losses.correct
+                bar.set_postfix(loss=f"{total / max(configurations, 1):.4f}",
+                                acc=f"{100.0 * correct / max(configurations, 1):.2f}")
+            bar.close()
+            record = {"epoch": epoch + 1, "loss": total / max(configurations, 1),
+                      "train_accuracy": 100.0 * correct / max(configurations, 1),
+                      "seconds": time.perf_counter() - start,
+                      "oracle_seconds": self.oracle.seconds - oracle_start}
+            if dev is not None:
+                record.update(attachment_scores(dev, model.parse(dev)))
+            score = record.get("las", epoch)
+            if score > best[0]:
+                best = (score, copy.deepcopy(model.net.state_dict()))
+                record["best"] = True
+            self.history.append(record)
+            self.log(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}"
+                              for k, v in record.items()))
+            if self.checkpoint is not None:
+                io.save_checkpoint(self.checkpoint, model, optimizer, epoch + 1, best, rng, order,
+                                   self.history)
+        if best[1] is not None:
+            model.net.load_state_dict(best[1])
+        model.meta["history"] = self.history
+        model.meta["best_epoch"] = next((r["epoch"] for r in reversed(self.history) if r.get("best")),
+                                        None)
+        return model

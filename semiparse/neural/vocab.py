@@ -1,0 +1,107 @@
+"""Vocabularies of the neural parser: words, characters, UPOS, XPOS, FEATS, labels.
+
+Built from the training trees (:class:`semiparse.train.data.Tree`) and
+stored in the model file as plain lists, so a model needs nothing else to
+map its input to ids.  Ids 0, 1 and 2 of every symbol table are padding,
+unknown and the artificial root (position 0); a sentence's root gets the
+root id in every column and the one-character word of the root character.
+No torch here: the encoder turns these ids into tensors.
+"""
+from collections import Counter
+
+PAD, UNK, ROOT = 0, 1, 2
+SPECIALS = ("<pad>", "<unk>", "<root>")
+XPOS, FEATS = 4, 5  # CoNLL-U columns (0-based) read from a tree's source sentence
+
+
+class Symbols:
+    """A symbol table: ``id(symbol)`` (UNK for unseen ones), with counts."""
+
+    def __init__(self, symbols, counts=None):
+        self.symbols = list(SPECIALS) + [s for s in symbols if s not in SPECIALS]
+        self.index = {s: i for i, s in enumerate(self.symbols)}
+        self.counts = list(counts) if counts is not None else [0] * len(self.symbols)
+        if len(self.counts) != len(self.symbols):
+            raise ValueError(f"{len(self.symbols)} symbols but {len(self.counts)} counts")
+
+    @classmethod
+    def from_counter(cls, counter):
+        ordered = sorted(counter, key=lambda s: (-counter[s], s))
+        table = cls(ordered)
+        table.counts = [0] * len(SPECIALS) + [counter[s] for s in table.symbols[len(SPECIALS):]]
+        return table
+
+    def __len__(self):
+        return len(self.symbols)
+
+    def id(self, symbol):
+        return self.index.get(symbol, UNK)
+
+    def to_dict(self):
+        return {"symbols": self.symbols[len(SPECIALS):], "counts": self.counts}
+
+    @classmethod
+    def from_dict(cls, data):
+        return cls(data["symbols"], data["counts"])
+
+
+def _column(tree, d, column):
+    """Column ``column`` of word ``d`` in the tree's source line ("_" without one)."""
+    return tree.source.columns(d)[column] if tree.source is not None else "_"
+
+
+class Vocab:
+    """The symbol tables of one model and the label list."""
+
+    def __init__(self, words, chars, upos, xpos, feats, labels):
+        self.words, self.chars, self.upos, self.xpos, self.feats = words, chars, upos, xpos, feats
+        self.labels = list(labels)
+        self.label_index = {label: i for i, label in enumerate(self.labels)}
+
+    @classmethod
+    def build(cls, trees):
+        """The vocabularies of the training trees (labels sorted; ValueError if none)."""
+        words, chars, upos, xpos, feats, labels = (Counter() for _ in range(6))
+        for tree in trees:
+            for d in range(1, len(tree) + 1):
+                form = tree.forms[d]
+                words[form] += 1
+                chars.update(form)
+                upos[tree.tags[d]] += 1
+                xpos[_column(tree, d, XPOS)] += 1
+                feats[_column(tree, d, FEATS)] += 1
+                labels[tree.labels[d]] += 1
+        if not labels:
+            raise ValueError("no labelled words in the training trees")
+        return cls(Symbols.from_counter(words), Symbols.from_counter(chars),
+                   Symbols.from_counter(upos), Symbols.from_counter(xpos),
+                   Symbols.from_counter(feats), sorted(labels))
+
+    def to_dict(self):
+        return {"words": self.words.to_dict(), "chars": self.chars.to_dict(),
+                "upos": self.upos.to_dict(), "xpos": self.xpos.to_dict(),
+                "feats": self.feats.to_dict(), "labels": self.labels}
+
+    @classmethod
+    def from_dict(cls, data):
+        return cls(*(Symbols.from_dict(data[k]) for k in ("words", "chars", "upos", "xpos", "feats")),
+                   data["labels"])
+
+    def sentence(self, tree):
+        """The ids of a tree's positions 0..n: ``words``, ``chars`` (one list
+        per word), ``upos``, ``xpos``, ``feats``, and the word counts in
+        training (for word dropout; the root counts as frequent)."""
+        n = len(tree)
+        words, chars, counts = [ROOT], [(ROOT,)], [0]
+        upos, xpos, feats = [ROOT], [ROOT], [ROOT]
+        for d in range(1, n + 1):
+            form = tree.forms[d]
+            w = self.words.id(form)
+            words.append(w)
+            counts.append(self.words.counts[w] if w != UNK else 0)
+            chars.append(tuple(self.chars.id(c) for c in form) or (UNK,))
+            upos.append(self.upos.id(tree.tags[d]))
+            xpos.append(self.xpos.id(_column(tree, d, XPOS)))
+            feats.append(self.feats.id(_column(tree, d, FEATS)))
+        return {"words": words, "chars": chars, "upos": upos, "xpos": xpos, "feats": feats,
+                "counts": counts}
