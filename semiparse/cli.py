@@ -58,17 +58,21 @@ def _terminate(signum, frame):
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return
+    its exit status.  Signals are handled from the start: building the
+    parser imports every sub-command, the longest part of start-up."""
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
+    name = "semiparse"
     try:
+        args = build_parser().parse_args(argv)
+        name = f"semiparse {args.command}"
         return args.func(args) or 0
     except (UserError, ValueError, OSError) as exc:
         if isinstance(exc, BrokenPipeError):
             return _reader_gone()
         # Mistakes in the input (bad files, bad values) are reported, not traced.
-        print(f"semiparse {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 128 + signal.SIGINT

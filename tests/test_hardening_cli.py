@@ -1,6 +1,16 @@
 """Regressions of the treebank commands, bench and demo on inputs that once
 crashed them or lost data: each test failed before its fix."""
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
 from semiparse.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
 
 # A non-projective tree (the edge 1 -> 4 crosses 0 -> 2) whose changed
 # words carry unusual MISC and DEPS values.
@@ -45,3 +55,42 @@ def test_update_deps_leaves_a_bare_deps_head_and_says_where(tmp_path, capsys):
     assert after[0][8] == f"{heads[0]}:nsubj"  # the other one moved with its relation
     for old, new in zip(before, after):
         assert old[:6] + old[7:8] + old[9:] == new[:6] + new[7:8] + new[9:]
+
+
+def _long_count_input(path, sentences=300, n=200):
+    """Non-projective trees that keep ``count`` busy for seconds."""
+    heads = [0] + [1] * (n - 1)
+    heads[2] = n  # word 3 hangs from word n: its edge crosses 1 -> 2
+    block = "".join(f"{d}\tw\tw\tX\t_\t_\t{heads[d - 1]}\tdep\t_\t_\n" for d in range(1, n + 1)) + "\n"
+    path.write_text(block * sentences)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8])
+def test_ctrl_c_at_any_moment_of_start_up_is_quiet(tmp_path, delay):
+    """SIGINT while ``python -m semiparse count`` starts (the sub-commands
+    being imported) or runs: no traceback, status 130.
+
+    ``delay`` counts from the moment ``semiparse.cli`` is imported (``-X
+    importtime`` reports it on stderr), the first line of the package's own
+    start-up; before it, an interrupt meets the interpreter's own start-up
+    (the ``site`` module and ``.pth`` files), which no package controls."""
+    source = tmp_path / "long.conllu"
+    _long_count_input(source)
+    process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "semiparse", "count", str(source)],
+                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seen = []
+    for line in process.stderr:
+        seen.append(line.decode())
+        if line.rstrip().endswith(b"| semiparse.cli"):
+            break
+    else:
+        pytest.fail("semiparse.cli was never imported: " + "".join(seen[-5:]))
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    _, rest = process.communicate(timeout=60)
+    err = "".join(seen) + rest.decode()
+    assert "Traceback" not in err, err
+    # 130, or the end by SIGINT itself, which a shell reports as 130: CPython
+    # 3.11 ends so whenever the interrupt met code run by exec or eval of a
+    # string (namedtuple and dataclass creation at import), even once caught.
+    assert process.returncode in (128 + signal.SIGINT, -signal.SIGINT), err
