@@ -48,11 +48,12 @@ class TrainingOracle:
     """The oracle rows of configurations and their optimal transitions:
     ``dynamic`` and ``nondet`` take every transition of maximal sigma,
     ``static`` only the first of them in the system's static order (the
-    canonical computation, docs/oracles.md).  ``seconds`` adds up the time
-    spent in the oracle."""
+    canonical computation, docs/oracles.md).  ``method`` is the oracle's
+    (``semiparse.oracle``; e.g. ``exhaustive`` for a system without a
+    completion grammar).  ``seconds`` adds up the time spent in the oracle."""
 
-    def __init__(self, system, transitions, kind):
-        self.oracle = system.oracle()
+    def __init__(self, system, transitions, kind, method="auto"):
+        self.oracle = system.oracle(method=method)
         self.transitions = transitions
         self.kind = kind
         self.seconds = 0.0
