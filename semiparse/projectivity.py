@@ -40,6 +40,7 @@ The default follows Nederhof 2019 (Table 3: the root may take several
 children).
 """
 import functools
+import os
 import random as _random
 
 import numpy as np
@@ -51,6 +52,54 @@ TIE_BREAKS = ("first", "closest", "random")
 
 class NoProjectiveTree(ValueError):
     """No projective tree keeps the heads of the words outside ``only``."""
+
+
+class TreeTooLarge(ValueError):
+    """The chart for a tree would not fit in the memory available: refused
+    before anything is allocated (the message says how much it would need)."""
+
+
+CHECK_ABOVE = 1 << 28  # smaller needs are not checked (no reading of /proc per tree)
+
+
+def _available_memory():
+    """Bytes of memory available now (Linux ``MemAvailable``, else the
+    physical memory), or None if unknown."""
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _size(count):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if count < 1024 or unit == "TiB":
+            return f"{count:.1f} {unit}" if unit != "bytes" else f"{count} bytes"
+        count /= 1024
+
+
+def _check_memory(m, single_root, value_bytes, what):
+    """TreeTooLarge (saying that ``what`` would need so much) unless the chart of ``m`` positions (values of
+    ``value_bytes`` each) and the weight matrices fit in the memory
+    available.  The engine's chart holds ``2 nl + 2 nr + 2 nl nr + 1`` arrays
+    of ``m * m`` values (``nl``, ``nr``: the grammar's left and right
+    states); three ``m * m`` float matrices of weights come with it."""
+    g = _grammar(bool(single_root))
+    nl, nr = len(g.left_states), len(g.right_states)
+    need = ((2 * nl + 2 * nr + 2 * nl * nr + 1) * value_bytes + 3 * 8) * m * m
+    if need <= CHECK_ABOVE:
+        return
+    available = _available_memory()
+    if available is not None and need > available:
+        raise TreeTooLarge(f"{what} would need about {_size(need)} of memory (a chart of {m} "
+                           f"positions), more than the {_size(available)} available")
 
 # Table 3 with a separate terminal `r` for position 0 whose right side takes
 # exactly one child: R0 (no child yet) -> R1 (one child), finished only in R1.
@@ -261,12 +310,16 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
 
     g = _grammar(bool(single_root))
     if tie_break == "random":
+        _check_memory(len(heads), single_root, 16,
+                      f"drawing an optimal projectivization of a non-projective tree of {len(heads) - 1} words")
         w = gold_weights(heads)
         if only is None:
             return sample(g, _terminals(len(heads), single_root), w, _rng(seed))
         tree = sample(g, _terminals(len(heads), single_root), forced_weights(w, heads, only), _rng(seed))
         return _check_forced(tree, heads, only)
     kept, small = contract(heads) if only is None else (range(len(heads)), heads)
+    _check_memory(len(small), single_root, 8, f"projectivizing a non-projective tree of {len(heads) - 1} words"
+                  + (f" ({len(small) - 1} once contracted)" if len(small) < len(heads) else ""))
     if tie_break == "closest":
         w = closest_weights(small, penalty=len(heads))  # the original n + 1
     else:
@@ -292,6 +345,8 @@ def count_optimal_projectivizations(heads, single_root=False, engine="auto", onl
         return len(heads) - 1, 1
     from .engine import parse
 
+    _check_memory(len(heads), single_root, 16, "counting the optimal projectivizations of a "
+                  f"non-projective tree of {len(heads) - 1} words")
     g = _grammar(bool(single_root))
     w = gold_weights(heads) if only is None else forced_weights(gold_weights(heads), heads, only)
     score, count = parse(g, _terminals(len(heads), single_root), w, "maxcount", engine=engine).value

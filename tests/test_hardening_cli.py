@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from semiparse.cli import main
+from semiparse.projectivity import TreeTooLarge, count_optimal_projectivizations
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -94,3 +95,62 @@ def test_ctrl_c_at_any_moment_of_start_up_is_quiet(tmp_path, delay):
     # 3.11 ends so whenever the interrupt met code run by exec or eval of a
     # string (namedtuple and dataclass creation at import), even once caught.
     assert process.returncode in (128 + signal.SIGINT, -signal.SIGINT), err
+
+
+def _huge_tree_file(path, n=200_000):
+    """A non-projective tree of ``n`` words (word 3 hangs from word n across
+    1 -> 2), then a one-word sentence: no chart for the first fits anywhere."""
+    heads = [0] + [1] * (n - 1)
+    heads[2] = n
+    path.write_text("# sent_id = big\n" + "".join(
+        f"{d}\tw\tw\tX\t_\t_\t{heads[d - 1]}\tdep\t_\t_\n" for d in range(1, n + 1))
+        + "\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n")
+
+
+def test_count_refuses_a_tree_whose_chart_cannot_fit_before_allocating(tmp_path, capsys):
+    """``count`` on a tree whose chart would not fit in memory: FILE:LINE and
+    the memory it would need (exit 2), or the sentence left out under
+    ``--on-error skip``; never a MemoryError."""
+    source = tmp_path / "huge.conllu"
+    _huge_tree_file(source)
+    assert main(["count", str(source)]) == 2
+    err = capsys.readouterr().err
+    assert f"{source}:1: counting the optimal projectivizations of a non-projective tree of 200000 words " \
+           "would need about" in err and "TiB of memory" in err and "available" in err
+    assert len(err.splitlines()) == 1
+    assert main(["count", "--json", "--on-error", "skip", str(source)]) == 0
+    out, err = capsys.readouterr()
+    assert '"sentences": 1' in out and "(sentence skipped)" in err
+
+
+def test_projectivize_refuses_uncontracted_huge_trees_by_line(tmp_path, capsys):
+    """``projectivize`` paths that cannot contract (random, --only) and trees
+    that contraction does not shrink: FILE:LINE, or the sentence copied under
+    ``--on-error keep``."""
+    source = tmp_path / "huge.conllu"
+    _huge_tree_file(source)
+    out = tmp_path / "out.conllu"
+    for options in (["--tie-break", "random"], ["--only", "dep"], []):
+        assert main(["projectivize", *options, str(source), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{source}:1: " in err and "would need about" in err and len(err.splitlines()) == 1
+        assert not out.exists()
+    assert main(["projectivize", "--on-error", "keep", str(source), "-o", str(out)]) == 0
+    assert out.read_bytes() == source.read_bytes()
+
+
+def test_count_optimal_projectivizations_refuses_before_allocating():
+    """The API says the same with a ValueError (TreeTooLarge)."""
+    heads = [-1, 0] + [1] * 199_999
+    heads[3] = 200_000
+    with pytest.raises(TreeTooLarge, match="would need about .* of memory"):
+        count_optimal_projectivizations(heads)
+
+
+@pytest.mark.parametrize("mode", [[], ["--round-trip"]])
+def test_compare_pseudo_names_the_line_of_a_huge_tree(tmp_path, capsys, mode):
+    source = tmp_path / "huge.conllu"
+    _huge_tree_file(source)
+    assert main(["compare-pseudo", *mode, str(source)]) == 2
+    err = capsys.readouterr().err
+    assert f"{source}:1: projectivizing a non-projective tree of 200000 words" in err

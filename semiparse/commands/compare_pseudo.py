@@ -22,7 +22,7 @@ from collections import deque
 from ..cli import UserError
 from ..conllu_io import ConlluError
 from ..encoding import ENCODINGS, EncodingError, round_trip
-from ..projectivity import TIE_BREAKS, is_projective, projectivize
+from ..projectivity import TIE_BREAKS, TreeTooLarge, is_projective, projectivize
 from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
 from .count import treebank_of
 
@@ -78,9 +78,13 @@ def lifted(heads):
 
 
 def _kept(heads, root):
-    """Worker: ``(words, optimal kept, lifting kept, lifting projective)`` for one tree."""
+    """Worker: ``(words, optimal kept, lifting kept, lifting projective)`` for
+    one tree, or the TreeTooLarge error of one whose chart cannot fit."""
     single = use_single_root(root, heads)
-    best = projectivize(heads, single_root=single)
+    try:
+        best = projectivize(heads, single_root=single)
+    except TreeTooLarge as error:
+        return error
     pseudo = lifted(heads)
 
     def kept(tree):
@@ -101,9 +105,20 @@ def run(args):
             "kept_optimal": 0, "kept_lifting": 0, "trees_optimal_better": 0,
             "lifting_not_projective": 0,
         })
-        trees = (s.heads for s, ok in sentences(path, args) if ok and len(s))
+        kept = deque()
+
+        def trees():
+            for sentence, ok in sentences(path, args):
+                if ok and len(sentence):
+                    kept.append(sentence)
+                    yield sentence.heads
+
         with progress(path) as bar:
-            for n, best, pseudo, projective in mapped(worker, trees, args.jobs):
+            for result in mapped(worker, trees(), args.jobs):
+                sentence = kept.popleft()
+                if isinstance(result, TreeTooLarge):
+                    raise ConlluError(sentence.file, sentence.first_line, str(result))
+                n, best, pseudo, projective = result
                 if best < pseudo:  # would contradict optimality: a bug, not a finding
                     raise RuntimeError(f"{path}: optimal projectivization kept fewer edges than lifting")
                 row["trees"] += 1
@@ -158,10 +173,14 @@ def spacy_round_trip(heads, labels):
 
 def _round_trips(item, tie_break, root, lifting):
     """Worker: per method, ``(lost, restored, distinct labels)`` for one
-    tree, or ``(word, reason)`` if its labels cannot be encoded."""
+    tree, or ``(word, reason)`` if its labels cannot be encoded (word 0:
+    the tree's chart cannot fit in memory)."""
     index, heads, labels = item
     rng = random.Random(index)
-    best = projectivize(heads, tie_break, seed=rng, single_root=use_single_root(root, heads))
+    try:
+        best = projectivize(heads, tie_break, seed=rng, single_root=use_single_root(root, heads))
+    except TreeTooLarge as error:
+        return 0, str(error)
     rows = {}
     try:
         for encoding in ENCODINGS:
@@ -198,7 +217,9 @@ def run_round_trip(args):
             for result in mapped(worker, items(), args.jobs):
                 sentence = kept.popleft()
                 if isinstance(result, tuple):
-                    raise ConlluError(sentence.file, sentence.line_of(result[0]), result[1])
+                    word, reason = result
+                    line = sentence.line_of(word) if word else sentence.first_line
+                    raise ConlluError(sentence.file, line, reason)
                 before.update(sentence.deprels()[1:])
                 for method, (lost, restored, labels) in result.items():
                     row = rows.setdefault(method, {"method": method, "trees": 0, "trees_changed": 0,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..cli import UserError
 from ..outputs import check_output, open_output
-from ..projectivity import NoProjectiveTree, count_optimal_projectivizations
+from ..projectivity import NoProjectiveTree, TreeTooLarge, count_optimal_projectivizations
 from ..treebank_columns import parse_deprels, words_with
 from ._treebank import add_input_options, expand_inputs, failed, mapped, progress, sentences, use_single_root
 
@@ -49,13 +49,14 @@ def add_parser(subparsers):
 
 
 def _analyse(item, root):
-    """Worker: ``(kept, count)`` for one tree, or the NoProjectiveTree error
-    when its ``only`` words cannot make it projective."""
+    """Worker: ``(kept, count)`` for one tree, or the error when its ``only``
+    words cannot make it projective (NoProjectiveTree) or its chart would
+    not fit in memory (TreeTooLarge)."""
     heads, only = item
     single = use_single_root(root, heads)
     try:
         return count_optimal_projectivizations(heads, single_root=single, only=only)
-    except NoProjectiveTree as error:
+    except (NoProjectiveTree, TreeTooLarge) as error:
         return error
 
 
@@ -77,8 +78,9 @@ def file_statistics(path, args, spool=None):
     with progress(path) as bar:
         for result in mapped(worker, trees(sentences(path, args)), args.jobs):
             sentence = pending.popleft()
-            if isinstance(result, NoProjectiveTree):  # left out, like other unusable trees
-                failed(sentence, f"--only {args.only}: {result}", args.on_error)
+            if isinstance(result, ValueError):  # left out, like other unusable trees
+                reason = f"--only {args.only}: {result}" if isinstance(result, NoProjectiveTree) else str(result)
+                failed(sentence, reason, args.on_error)
                 bar.update()
                 continue
             kept, count = result

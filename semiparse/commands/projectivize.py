@@ -16,7 +16,7 @@ from ..cli import UserError
 from ..conllu_io import rendered
 from ..encoding import ENCODINGS
 from ..outputs import check_output, open_output
-from ..projectivity import TIE_BREAKS, NoProjectiveTree, projectivize
+from ..projectivity import TIE_BREAKS, NoProjectiveTree, TreeTooLarge, projectivize
 from ..treebank_columns import DEPREL, DEPS, bare_entry, parse_deprels, stale_deps, words_with
 from ._treebank import add_input_options, failed, mapped, progress, sentences, use_single_root
 from .deprojectivize import encode_sentence
@@ -63,7 +63,8 @@ def add_parser(subparsers):
 
 def _tree(item, tie_break, seed, root):
     """Worker: the new heads of one sentence (None for an unusable one, the
-    NoProjectiveTree error when ``only`` words cannot make it projective)."""
+    error when ``only`` words cannot make it projective, NoProjectiveTree, or
+    its chart would not fit in memory, TreeTooLarge)."""
     index, heads, only = item
     if heads is None:
         return None
@@ -72,7 +73,7 @@ def _tree(item, tie_break, seed, root):
     rng = random.Random(f"{seed}:{index}") if seed is not None else random.Random()
     try:
         return projectivize(heads, tie_break, seed=rng, single_root=single, only=only)
-    except NoProjectiveTree as error:
+    except (NoProjectiveTree, TreeTooLarge) as error:
         return error
 
 
@@ -110,8 +111,9 @@ def run(args):
         for heads in mapped(worker, items(stream), args.jobs):
             sentence = pending.popleft()
             bar.update()
-            if isinstance(heads, NoProjectiveTree):
-                for kept in failed(sentence, f"--only {args.only}: {heads}", args.on_error):
+            if isinstance(heads, ValueError):
+                reason = f"--only {args.only}: {heads}" if isinstance(heads, NoProjectiveTree) else str(heads)
+                for kept in failed(sentence, reason, args.on_error):
                     out.write(kept.raw)
                 continue
             if heads is not None:
