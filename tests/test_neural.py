@@ -168,15 +168,19 @@ def test_exploration_never_follows_a_dead_end(dead_end_system, heads, seed):
     assert not trees_long or seen["dead_shift"] > 0
 
 
-def test_decoding_stuck_is_an_error(dead_end_system):
-    """Greedy decoding takes legal transitions only; a system in which it gets
-    stuck (no legal transition, not final) is a ValueError, not a loop."""
-    trees = [tree_of([-1, 2, 0, 2], random.Random(1))]
+def test_decoding_into_a_dead_end_finishes_the_tree(dead_end_system):
+    """Greedy decoding takes legal transitions only; a parse that reaches a
+    dead end (not final, no legal transition) stops there and its headless
+    words go to the root with the root label, so the output is a tree, and
+    the model counts the dead end (as the perceptron's parse does)."""
+    trees = [tree_of([-1, 2, 0, 2], random.Random(1)), tree_of([-1, 0], random.Random(2))]
     model = model_for(trees, dead_end_system)
     with torch.no_grad():
         model.net.transitions[-1].bias[model.transitions.names.index("shift")] = 1000.0
-    with pytest.raises(ValueError, match="no transition applies"):
-        model.parse(trees)
+    parsed = model.parse(trees)  # shift until the stack is [0, 1, ..., n]: nothing applies
+    assert parsed == [([-1, 0, 0, 0], [None] + [model.root_label] * 3),
+                      ([-1, 0], [None, model.root_label])]
+    assert model.dead_ends == 2
 
 
 @pytest.mark.slow
@@ -185,8 +189,8 @@ def test_decoding_stuck_is_an_error(dead_end_system):
        system=st.sampled_from(SYSTEMS), seed=st.integers(0, 2 ** 16))
 def test_decoding_builds_what_the_system_allows(heads, system, seed):
     """Batched greedy decoding (untrained model) gives every sentence a tree
-    (no cycle, position 0 the only root of it), the same as decoding the
-    sentences one at a time, with the labels of the model."""
+    (no cycle, position 0 the only root of it; also at a dead end), the same
+    as decoding the sentences one at a time, with the labels of the model."""
     rng = random.Random(seed)
     trees = [tree_of(h, rng) for h in heads]
     model = model_for(trees, system, seed=seed)
@@ -263,7 +267,7 @@ def test_feature_positions_follow_the_configuration(heads, system, seed):
                     child(at(top, 0), False), child(at(top, 1), True), child(at(buffer, 0), False)]
         assert reader.positions_of(config) == expected
         assert reader.rows([config], [10], 99).tolist() == [[10 + x if x >= 0 else 99 for x in expected]]
-        if config.is_final():
+        if not config.legal():  # final, or a dead end
             break
         config = config.apply(rng.choice(config.legal()))
 
@@ -372,7 +376,11 @@ def test_model_files_refused_clearly(tmp_path, shared_data):
     truncated.write_bytes(good.read_bytes()[:2000])
     text = tmp_path / "text.pt"
     text.write_text("not a model\n")
+    perceptron, small = tmp_path / "perceptron.npz", tmp_path / "small.conllu"
+    small.write_bytes(b"".join(t.source.raw for t in trees))
+    assert main(["train", str(small), "--epochs", "1", "--quiet", "-o", str(perceptron)]) == 0
     for path, reason in ((truncated, "truncated or corrupt"), (text, "not a semiparse neural model"),
+                         (perceptron, r"not a semiparse neural model \(it is a perceptron model\)"),
                          (tmp_path / "missing.pt", "not found"), (tmp_path, "directory")):
         assert not io.is_neural_model(path)
         with pytest.raises(ModelError, match=reason) as info:
@@ -450,3 +458,24 @@ def test_nothing_else_imports_torch(tmp_path):
             "semiparse.cli.build_parser(); io.is_neural_model(sys.argv[1]); "
             "assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, cwd=REPO)
+
+
+def test_docs_example_loop_runs(capsys):
+    """The training loop of docs/neural.md (scores_batch used directly) runs
+    and parses its first sentence right."""
+    import re
+
+    text = (REPO / "docs" / "neural.md").read_text()
+    code = re.search(r"## A training loop of your own.*?```python\n(.*?)```", text, re.S).group(1)
+    exec(compile(code, "docs/neural.md", "exec"), {"__name__": "docs_example"})
+    assert capsys.readouterr().out.strip() == "(-1, 2, 3, 0)"
+
+
+def test_bench_neural_smoke(tmp_path, shared_data, capsys):
+    """semiparse bench neural runs on a few sentences and prints its table."""
+    path = shared_data / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-dev.conllu"
+    assert main(["bench", "neural", str(path), "--sentences", "6", "--loop-sentences", "2",
+                 "--batch-size", "3", "--small", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    for row in ("train, lockstep", "train, one at a time", "parse, batched", "oracle share"):
+        assert row in out

@@ -34,12 +34,15 @@ VERSION = 1
 
 
 def _format_of(path):
-    """The format string a file declares, or None (no torch needed)."""
+    """What a file is, without torch: ``FORMAT``, ``CHECKPOINT``,
+    ``"perceptron"`` (a perceptron model's archive), ``""`` (another zip
+    archive) or None (not a readable zip archive)."""
     try:
         with zipfile.ZipFile(path) as archive:
-            name = next((n for n in archive.namelist() if n.endswith("/data.pkl")), None)
+            names = archive.namelist()
+            name = next((n for n in names if n.endswith("/data.pkl")), None)
             if name is None:
-                return None
+                return "perceptron" if "meta.npy" in names else ""
             with archive.open(name) as stream:
                 head = stream.read(256)
     except (OSError, zipfile.BadZipFile, EOFError):
@@ -47,7 +50,7 @@ def _format_of(path):
     for fmt in (FORMAT, CHECKPOINT):
         if b"format" in head[:32] and fmt.encode() in head[:64]:
             return fmt
-    return None
+    return ""
 
 
 def _starts_like_zip(path):
@@ -104,8 +107,9 @@ def _read(path, fmt):
         raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt zip archive)")
     if found != fmt:
         what = "neural model" if fmt == FORMAT else "training checkpoint"
-        raise ModelError(f"{path}: not a semiparse {what}" + (f" (it is a {found.split('-')[-1]})"
-                                                              if found else ""))
+        kind = {FORMAT: "neural model", CHECKPOINT: "training checkpoint",
+                "perceptron": "perceptron model"}.get(found)
+        raise ModelError(f"{path}: not a semiparse {what}" + (f" (it is a {kind})" if kind else ""))
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, EOFError, OSError, ValueError, pickle.UnpicklingError) as exc:

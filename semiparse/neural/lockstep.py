@@ -139,22 +139,46 @@ class Losses:
 
 
 class _Run:
-    """What the lockstep pass and the sentence loop share: a configuration's
-    transition loss and choice, and the edges to label."""
+    """What the lockstep pass and the sentence loop share: scoring
+    configurations, choosing their transitions, the edges to label, and the
+    loss.
 
-    def __init__(self, net, transitions, oracle, reader, policy, loss, trace):
+    ``deferred`` (the lockstep pass): each step scores its configurations
+    without building a graph, only to choose their transitions, and the loss
+    is computed at the end by one transition-MLP pass over the feature rows
+    of every step -- the same function of the same weights, so the same loss
+    and gradients, with one gather and one MLP in the backward pass instead
+    of one per step.  Otherwise (the sentence loop) each configuration's loss
+    is built when it is scored, as UUParser does."""
+
+    def __init__(self, net, transitions, oracle, reader, policy, loss, trace, deferred):
         self.net, self.transitions, self.oracle = net, transitions, oracle
         self.reader, self.policy, self.loss_kind, self.trace = reader, policy, loss, trace
-        self.losses, self.heads, self.deps, self.gold = [], [], [], []
+        self.deferred = deferred
+        self.losses, self.rows, self.legal, self.optimal = [], [], [], []
+        self.heads, self.deps, self.gold = [], [], []
         self.configurations = self.correct = 0
+
+    def _loss(self, H, rows, legal, optimal):
+        scores = self.net.transition_scores(H, rows)
+        device = scores.device
+        loss = transition_loss(self.loss_kind, scores, torch.as_tensor(legal, device=device),
+                               torch.as_tensor(optimal, device=device)).sum()
+        return scores, loss
 
     def step(self, H, configs, starts, examples, sigma):
         legal = self.transitions.legal(configs)
         optimal = self.oracle.optimal(sigma)
-        scores = self.net.transition_scores(H, self.reader.rows(configs, starts, len(H) - 1))
-        device = scores.device
-        self.losses.append(transition_loss(self.loss_kind, scores, torch.as_tensor(legal, device=device),
-                                           torch.as_tensor(optimal, device=device)).sum())
+        rows = self.reader.rows(configs, starts, len(H) - 1)
+        if self.deferred:
+            with torch.no_grad():
+                scores = self.net.transition_scores(H, rows)
+            self.rows.append(rows)
+            self.legal.append(legal)
+            self.optimal.append(optimal)
+        else:
+            scores, loss = self._loss(H, rows, legal, optimal)
+            self.losses.append(loss)
         follow, right = self.policy.choose(scores.detach().cpu().numpy(), legal, optimal, sigma)
         if self.trace is not None:
             self.trace(configs, sigma, follow)
@@ -172,6 +196,9 @@ class _Run:
             config.do(code)
 
     def result(self, H):
+        if self.rows:
+            self.losses.append(self._loss(H, np.concatenate(self.rows), np.concatenate(self.legal),
+                                          np.concatenate(self.optimal))[1])
         total = torch.stack(self.losses).sum() if self.losses else H.sum() * 0
         if self.gold:
             scores = self.net.label_scores(H, self.heads, self.deps)
@@ -181,11 +208,13 @@ class _Run:
 
 def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hinge", trace=None):
     """The summed loss of a minibatch, its sentences advanced in lockstep:
-    one encoder pass, then per step one transition-MLP pass and one
-    ``scores_batch`` call over all unfinished configurations, and one
-    label-MLP pass over the gold edges followed.  ``trace(configs, sigma,
-    followed_columns)``, if given, sees every step (for tests)."""
-    run = _Run(net, transitions, oracle, reader, policy, loss, trace)
+    one encoder pass, then per step one transition-MLP pass (no graph) and
+    one ``scores_batch`` call over all unfinished configurations to choose
+    their transitions; then one transition-MLP pass over the configurations
+    of every step and one label-MLP pass over the gold edges followed for
+    the loss.  ``trace(configs, sigma, followed_columns)``, if given, sees
+    every step (for tests)."""
+    run = _Run(net, transitions, oracle, reader, policy, loss, trace, deferred=True)
     H, starts = net.encode([e.ids for e in examples])
     configs = [transitions.system.initial(e.n) for e in examples]
     active = [i for i, c in enumerate(configs) if not c.is_final()]
@@ -200,7 +229,7 @@ def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hing
 def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge", trace=None):
     """The loss of one sentence, one configuration at a time with one
     ``oracle.scores`` call each (the baseline the lockstep pass replaces)."""
-    run = _Run(net, transitions, oracle, reader, policy, loss, trace)
+    run = _Run(net, transitions, oracle, reader, policy, loss, trace, deferred=False)
     H, starts = net.encode([example.ids])
     config = transitions.system.initial(example.n)
     while not config.is_final():
@@ -212,24 +241,29 @@ def parse_batch(net, sentences, transitions, reader):
     """Greedy decoding of many sentences in lockstep: legal transitions only.
 
     ``sentences``: ids of each (:meth:`Vocab.sentence`).  Returns, per
-    sentence, ``(heads, labels)``: the head of each position 0..n (-1 for
-    none: position 0, and words a system leaves headless) and the label id
-    of each edge (-1 for none).  ValueError if a configuration that is not
-    final has no legal transition (a system that can get stuck)."""
+    sentence, ``(heads, labels, finished)``: the head of each position 0..n
+    (-1 for none: position 0, and words a system leaves headless), the label
+    id of each edge (-1 for none), and whether the parse ended in a final
+    configuration -- False at a dead end (a configuration that is not final
+    and has no legal transition, which some declared systems have), where
+    that sentence stops."""
     was_training = net.training
     net.eval()
     try:
         with torch.no_grad():
             H, starts = net.encode(sentences)
             configs = [transitions.system.initial(len(s["words"]) - 1) for s in sentences]
+            finished = [True] * len(configs)
             active = [i for i, c in enumerate(configs) if not c.is_final()]
             while active:
+                legal = transitions.legal([configs[i] for i in active])
+                for k in np.flatnonzero(~legal.any(axis=1)):
+                    finished[active[k]] = False
+                live = legal.any(axis=1)
+                active, legal = [i for i, ok in zip(active, live) if ok], legal[live]
+                if not active:
+                    break
                 now = [configs[i] for i in active]
-                legal = transitions.legal(now)
-                stuck = np.flatnonzero(~legal.any(axis=1))
-                if len(stuck):
-                    raise ValueError(f"sentence {active[stuck[0]] + 1} of the batch: no transition "
-                                     f"applies in {now[stuck[0]]!r}, which is not final")
                 scores = net.transition_scores(H, reader.rows(now, [starts[i] for i in active],
                                                               len(H) - 1))
                 best = np.where(legal, scores.cpu().numpy(), -np.inf).argmax(axis=1)
@@ -249,6 +283,6 @@ def parse_batch(net, sentences, transitions, reader):
                         if h >= 0:
                             labels[i][d] = chosen[k]
                             k += 1
-            return list(zip(arcs, labels))
+            return list(zip(arcs, labels, finished))
     finally:
         net.train(was_training)

@@ -41,6 +41,7 @@ class NeuralModel:
         self.reader = FeatureReader(self.positions)
         self.transitions = Transitions(self.api)
         self.net = Network(options, vocab, len(self.reader), len(self.transitions))
+        self.dead_ends = 0  # sentences whose parse reached a dead end (see parse)
 
     # the perceptron model's check, which reads only labels and label_index
     unseen_labels = Model.unseen_labels
@@ -51,20 +52,23 @@ class NeuralModel:
 
     def parse(self, trees, batch_size=64):
         """``(heads, labels)`` of each tree (:class:`semiparse.train.data.Tree`):
-        ``heads[0] == -1``, ``labels[0] is None``; words a system leaves
-        headless are attached to the root with ``root_label``; a model trained
-        with ``--nonproj encode`` decodes its labels (``semiparse.encoding``)."""
+        ``heads[0] == -1``, ``labels[0] is None``.  The words left without a
+        head are attached to the root with ``root_label``: those arc-eager
+        leaves on the stack, and all those of a parse that reached a dead end
+        (a configuration that is not final and has no legal transition, which
+        some declared systems have), so the output is always a tree, as the
+        perceptron's (:meth:`semiparse.train.Model.parse`); :attr:`dead_ends`
+        counts the latter.  A model trained with ``--nonproj encode`` decodes
+        its labels (``semiparse.encoding``)."""
         from ..encoding import decode
 
         out = []
         for first in range(0, len(trees), batch_size):
             chunk = trees[first:first + batch_size]
             ids = [self.vocab.sentence(t) for t in chunk]
-            try:
-                parsed = parse_batch(self.net, ids, self.transitions, self.reader)
-            except ValueError as exc:
-                raise ValueError(f"{self.system}: {exc}") from None
-            for arcs, label_ids in parsed:
+            for arcs, label_ids, finished in parse_batch(self.net, ids, self.transitions,
+                                                         self.reader):
+                self.dead_ends += not finished
                 heads = [-1] + [h if h >= 0 else 0 for h in arcs[1:]]
                 labels = [None] + [self.labels[l] if l >= 0 else self.root_label
                                    for l in label_ids[1:]]

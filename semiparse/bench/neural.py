@@ -1,0 +1,174 @@
+"""``semiparse bench neural``: the neural parser's speed, side by side in one run.
+
+On the same sentences and the same network (docs/neural.md):
+
+* training, lockstep: minibatches advanced together, one forward pass and
+  one ``scores_batch`` call per step, one backward pass per minibatch;
+* training, one at a time: the same loss, one sentence and one configuration
+  at a time with one ``oracle.scores`` call each and one backward pass per
+  sentence, as UUParser does (de Lhoneux et al. 2017); the optimizer steps
+  once per minibatch in both, so only the way the loss is computed differs;
+* parsing, batched greedy decoding against one sentence at a time.
+
+It prints sentences per second of each (wall time: torch may use several
+threads), the ratios (target: lockstep >= 10x one at a time) and the
+oracle's share of a lockstep epoch (target <= 15% with the exact
+non-projective oracle, ``--nonproj oracle``, on Gothic).  Each run starts
+from the same weights after an untimed warm-up minibatch.  One-at-a-time
+training is timed on the first ``--loop-sentences`` sentences only (it is
+slow); its rate is per sentence like the others.
+"""
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+TARGET_RATIO = 10.0
+TARGET_SHARE = 0.15
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "neural", help="neural parser: lockstep vs one-at-a-time training, parsing, oracle share",
+        description="Sentences per second of the neural parser's lockstep training and batched "
+        "parsing against one sentence and one configuration at a time, and the oracle's share "
+        "of a lockstep epoch (default data: the first sentences of "
+        "$SEMIPARSE_DATA/ud/UD_Gothic-PROIEL/got_proiel-ud-train.conllu).",
+    )
+    parser.add_argument("file", nargs="?", metavar="TRAIN.conllu")
+    parser.add_argument("--sentences", type=int, default=400)
+    parser.add_argument("--loop-sentences", type=int, default=100,
+                        help="sentences trained one at a time (default 100)")
+    parser.add_argument("--system", default="arc_hybrid")
+    parser.add_argument("--oracle", default="dynamic", choices=("static", "nondet", "dynamic"))
+    parser.add_argument("--nonproj", default="oracle", choices=("oracle", "projectivize", "subset"))
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--small", action="store_true",
+                        help="a small network (word 32, BiLSTM 1 x 32, MLP 32) instead of the "
+                        "defaults of Kiperwasser and Goldberg 2016")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, help="torch CPU threads (default torch's)")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def default_file():
+    from ..cli import UserError
+
+    root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data"))
+    path = root / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-train.conllu"
+    if not path.is_file():
+        raise UserError(f"{path} not found (set SEMIPARSE_DATA or name TRAIN.conllu)")
+    return path
+
+
+SMALL = dict(word_dim=32, char_dim=8, char_hidden=16, upos_dim=8, lstm_dim=32, lstm_layers=1,
+             hidden_dim=32, label_hidden_dim=32)
+
+
+def run(args):
+    from ..cli import UserError
+    from ..neural import _torch
+
+    torch = _torch()
+    from ..neural.lockstep import Policy, TrainingOracle
+    from ..neural.options import Options
+    from ..neural.trainer import NeuralTrainer, training_trees
+    from ..neural.parser import NeuralModel
+    from ..neural.vocab import Vocab
+    from ..projectivity import is_projective
+    from ..train import read_trees
+
+    if min(args.sentences, args.loop_sentences, args.batch_size) < 1:
+        raise UserError("--sentences, --loop-sentences and --batch-size must be >= 1")
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
+    options = Options(**(SMALL if args.small else {}), oracle=args.oracle, nonproj=args.nonproj,
+                      batch_size=args.batch_size, device=args.device, seed=1)
+    path = args.file or default_file()
+    trees = training_trees(read_trees(path)[:args.sentences], args.nonproj, args.oracle)
+    nonproj = sum(not is_projective(t.heads) for t in trees)
+    torch.manual_seed(1)
+    model = NeuralModel(args.system, Vocab.build(trees), options,
+                        {"root_label": trees[0].labels[1]}).to(args.device)
+    initial = {k: v.clone() for k, v in model.net.state_dict().items()}
+    examples = NeuralTrainer(args.system, options).examples(model, trees)
+    tokens = sum(len(t) for t in trees)
+    print(f"{path}: {len(trees)} sentences ({nonproj} non-projective), {tokens} tokens; "
+          f"{model.system}, --oracle {args.oracle} --nonproj {args.nonproj}, batch {args.batch_size}, "
+          f"{'small' if args.small else 'default'} network ({model.n_parameters()} parameters), "
+          f"{args.device}, {torch.get_num_threads()} threads")
+
+    def epoch(batched, count):
+        """Seconds of one training pass over the first ``count`` examples and
+        the oracle's seconds in it, from the initial weights."""
+        model.net.load_state_dict(initial)
+        model.net.train()
+        optimizer = torch.optim.Adam(model.net.parameters(), lr=options.lr)
+        oracle = TrainingOracle(model.api, model.transitions, args.oracle)
+        policy = Policy(args.oracle, options.explore_p, random.Random(1))
+        policy.explore = args.oracle == "dynamic"
+        chosen = examples[:count]
+        batches = [chosen[k:k + args.batch_size] for k in range(0, len(chosen), args.batch_size)]
+        step = lambda batch: _train_step(model, batch, oracle, policy, optimizer, batched,
+                                         options.loss)
+        step(batches[0])  # untimed warm-up
+        oracle.seconds = 0.0
+        start = time.perf_counter()
+        for batch in batches:
+            step(batch)
+        return time.perf_counter() - start, oracle.seconds
+
+    def parse(batched, count):
+        chosen = trees[:count]
+        model.parse(chosen[:4])  # untimed warm-up
+        start = time.perf_counter()
+        if batched:
+            model.parse(chosen, batch_size=args.batch_size)
+        else:
+            for tree in chosen:
+                model.parse([tree])
+        return time.perf_counter() - start
+
+    loop_count = min(args.loop_sentences, len(trees))
+    lock_s, lock_oracle = epoch(True, len(trees))
+    loop_s, loop_oracle = epoch(False, loop_count)
+    parse_batched = parse(True, len(trees))
+    parse_single = parse(False, loop_count)
+    rate = lambda count, seconds: count / seconds
+    rows = [("train, lockstep", len(trees), lock_s, lock_oracle),
+            ("train, one at a time", loop_count, loop_s, loop_oracle),
+            ("parse, batched", len(trees), parse_batched, None),
+            ("parse, one at a time", loop_count, parse_single, None)]
+    print(f"{'':22s} {'sentences':>9s} {'seconds':>8s} {'sent/s':>8s} {'oracle share':>13s}")
+    for name, count, seconds, oracle in rows:
+        share = f"{100 * oracle / seconds:12.1f}%" if oracle is not None else ""
+        print(f"{name:22s} {count:9d} {seconds:8.2f} {rate(count, seconds):8.1f} {share:>13s}")
+    train_ratio = rate(len(trees), lock_s) / rate(loop_count, loop_s)
+    parse_ratio = rate(len(trees), parse_batched) / rate(loop_count, parse_single)
+    share = lock_oracle / lock_s
+    verdict = lambda ok: "meets" if ok else "misses"
+    print(f"training: lockstep {train_ratio:.1f}x one at a time ({verdict(train_ratio >= TARGET_RATIO)} "
+          f"target {TARGET_RATIO:.0f}x); parsing: batched {parse_ratio:.1f}x one at a time")
+    print(f"oracle share of a lockstep epoch: {100 * share:.1f}% "
+          f"({verdict(share <= TARGET_SHARE)} target {100 * TARGET_SHARE:.0f}%)")
+    sys.stdout.flush()
+    return 0
+
+
+def _train_step(model, batch, oracle, policy, optimizer, batched, loss):
+    """One optimizer step on a minibatch: its loss in lockstep (one backward
+    pass) or sentence by sentence (one backward pass each)."""
+    from ..neural.lockstep import lockstep_loss, sentence_loss
+
+    optimizer.zero_grad()
+    if batched:
+        out = lockstep_loss(model.net, batch, model.transitions, oracle, model.reader, policy, loss)
+        (out.loss / len(batch)).backward()
+    else:
+        for example in batch:
+            out = sentence_loss(model.net, example, model.transitions, oracle, model.reader, policy,
+                                loss)
+            (out.loss / len(batch)).backward()
+    optimizer.step()
