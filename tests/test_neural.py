@@ -17,8 +17,7 @@ import semiparse  # noqa: E402
 from semiparse.cli import main  # noqa: E402
 from semiparse.neural import io, load, parse_sentences  # noqa: E402
 from semiparse.neural.features import FeatureReader, default_positions, parse_positions  # noqa: E402
-from semiparse.neural.lockstep import (Policy, TrainingOracle, lockstep_loss, parse_batch,  # noqa: E402
-                                       sentence_loss)
+from semiparse.neural.lockstep import Policy, TrainingOracle, lockstep_loss, sentence_loss  # noqa: E402
 from semiparse.neural.model import label_loss, transition_loss  # noqa: E402
 from semiparse.neural.options import Options  # noqa: E402
 from semiparse.neural.parser import NeuralModel  # noqa: E402
@@ -437,7 +436,7 @@ def test_cli_train_and_errors(tmp_path, shared_data, capsys, monkeypatch):
             (["--system", "lr_spine"], "fixed set of transitions"),
             (["--oracle", "static", "--nonproj", "oracle"], "static oracle needs projective"),
             (["--device", "cuda"] if not torch.cuda.is_available() else ["--threads", "0"],
-             "no CUDA device" if not torch.cuda.is_available() else "--threads must be")):
+             "torch finds no CUDA device" if not torch.cuda.is_available() else "--threads must be")):
         assert main(["train", str(train), "--model", "bilstm", "-o", str(tmp_path / "x.pt")] + args) == 2
         assert message in capsys.readouterr().err
     for data, message in ((empty, "no sentences"), (tmp_path / "missing.conllu", "cannot read")):

@@ -6,7 +6,7 @@ On the same sentences and the same network (docs/neural.md):
   one ``scores_batch`` call per step, one backward pass per minibatch;
 * training, one at a time: the same loss, one sentence and one configuration
   at a time with one ``oracle.scores`` call each and one backward pass per
-  sentence, as UUParser does (de Lhoneux et al. 2017); the optimizer steps
+  sentence, as UUParser does (de Lhoneux, Stymne and Nivre 2017); the optimizer steps
   once per minibatch in both, so only the way the loss is computed differs;
 * parsing, batched greedy decoding against one sentence at a time.
 

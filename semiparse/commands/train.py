@@ -147,8 +147,6 @@ def _run_neural(args, log):
     options = Options(oracle=args.oracle, nonproj=args.nonproj or "oracle", epochs=args.epochs,
                       seed=args.seed, explore_after=args.explore_after, explore_p=args.explore_p,
                       **settings)
-    if options.device != "cpu" and not torch.cuda.is_available():
-        raise UserError(f"--device {options.device}: no CUDA device is available to torch")
     if args.threads is not None:
         if args.threads < 1:
             raise UserError(f"--threads must be >= 1, got {args.threads}")

@@ -188,9 +188,11 @@ def restore_checkpoint(path, model, optimizer, rng, history, n_examples):
     payload, meta = _read(path, CHECKPOINT)
     saved = _build(path, payload, meta)
     run_only = ("epochs", "device")  # a resumed run may train longer, elsewhere
-    if ({k: v for k, v in saved.options.to_dict().items() if k not in run_only}
-            != {k: v for k, v in model.options.to_dict().items() if k not in run_only}):
-        raise ModelError(f"{path}: the checkpoint was made with other options")
+    before, now = saved.options.to_dict(), model.options.to_dict()
+    differ = [k for k in now if k not in run_only and before[k] != now[k]]
+    if differ:
+        raise ModelError(f"{path}: the checkpoint was made with other options: "
+                         + ", ".join(f"{k} {before[k]!r} (now {now[k]!r})" for k in differ))
     if saved.vocab.to_dict() != model.vocab.to_dict() or len(payload["order"]) != n_examples:
         raise ModelError(f"{path}: the checkpoint was made with other training data")
     model.net.load_state_dict(payload["state"])

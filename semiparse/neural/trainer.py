@@ -63,6 +63,8 @@ class NeuralTrainer:
                  checkpoint=None, resume=None):
         self.options = options if options is not None else Options()
         self.system = neural_system(system)  # checked before any data is read
+        if self.options.device != "cpu" and not torch.cuda.is_available():
+            raise ValueError(f"device {self.options.device} (--device): torch finds no CUDA device")
         self.progress = progress
         self.log = log or (lambda message: None)
         self.checkpoint, self.resume = checkpoint, resume
