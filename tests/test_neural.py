@@ -404,6 +404,11 @@ def test_parse_output_keeps_other_columns(tmp_path, shared_data):
                           progress=False).run(trees)
     parsed = parse_sentences(model, read_trees(source, need_heads=False))
     out = b"".join(t.source.relabeled(h, l) for t, (h, l) in zip(trees, parsed))
+    other = tmp_path / "other.conllu"
+    other.write_bytes(source.read_bytes().replace(b"\tnsubj\t", b"\tweird\t", 1))
+    assert model.unseen_labels(read_trees(other)[0]) == [
+        f"{other}:7: label 'weird' was not seen in training (the model knows 3 labels and "
+        f"cannot predict it)"]
     original = source.read_bytes().split(b"\r\n")
     written = out.split(b"\r\n")
     assert len(written) == len(original)
