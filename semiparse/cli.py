@@ -7,6 +7,7 @@ plug into ``semiparse bench`` the same way from :mod:`semiparse.bench`.
 """
 import argparse
 import importlib
+import math
 import os
 import pkgutil
 import signal
@@ -18,6 +19,39 @@ from . import __version__
 
 class UserError(Exception):
     """A mistake in the user's input: reported as one line, without a traceback."""
+
+
+def int_range(low, high=None):
+    """An argparse type: an integer from ``low`` to ``high`` (no upper
+    bound when None); anything else is refused on one line (status 2)."""
+    expected = f"an integer from {low} to {high}" if high is not None else (
+        "a positive integer" if low == 1 else f"an integer >= {low}")
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return parse
+
+
+def seconds(high):
+    """An argparse type: a finite number of seconds above 0 and at most ``high``."""
+
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not 0 < value <= high:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most {high}, got {text!r}")
+        return value
+
+    return parse
 
 
 def _plugins(package):

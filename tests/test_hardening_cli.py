@@ -1,5 +1,6 @@
 """Regressions of the treebank commands, bench and demo on inputs that once
 crashed them or lost data: each test failed before its fix."""
+import argparse
 import signal
 import subprocess
 import sys
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from semiparse.cli import main
+from semiparse.cli import main, seconds
 from semiparse.projectivity import TreeTooLarge, count_optimal_projectivizations
 
 REPO = Path(__file__).resolve().parents[1]
@@ -154,3 +155,87 @@ def test_compare_pseudo_names_the_line_of_a_huge_tree(tmp_path, capsys, mode):
     assert main(["compare-pseudo", *mode, str(source)]) == 2
     err = capsys.readouterr().err
     assert f"{source}:1: projectivizing a non-projective tree of 200000 words" in err
+
+
+def _dev_file(ud_files):
+    return next(f for f in ud_files if f.name.endswith("-dev.conllu"))
+
+
+def test_bench_fast_oracle_runs(ud_files, capsys):
+    """It passed a system's name where the system was needed (AttributeError)."""
+    argv = ["bench", "fast-oracle", str(_dev_file(ud_files)), "--systems", "arc_standard", "lr_spine",
+            "--sizes", "10", "--per-size", "1", "--seconds", "0.001"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "arc_standard: mean time per call" in out and "lr_spine: mean time per call" in out
+
+
+@pytest.mark.parametrize("bench, text", [
+    ("projectivize", "# only a comment\n\n"),
+    ("batch", "# only a comment\n\n"),
+    ("train", _sentence()),  # no projective sentence
+])
+def test_bench_on_a_file_without_trees_says_so(tmp_path, capsys, bench, text):
+    """No tree to time: one line naming the file and status 2, not a
+    ZeroDivisionError (or, for train, a message naming no file)."""
+    source = tmp_path / "none.conllu"
+    source.write_text(text)
+    assert main(["bench", bench, str(source)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and str(source) in err
+
+
+NUMERIC_OPTIONS = [  # (argv before the option, option, refused values)
+    (["demo"], "--sentences", ["0", "-3", "100001", "1e3", "x"]),
+    (["demo"], "--max-length", ["0", "-1", "201", "10**9"]),
+    (["bench", "batch"], "--sentences", ["0", "-1"]),
+    (["bench", "batch"], "--rounds", ["0", "-2"]),
+    (["bench", "batch"], "--jobs", ["0", "-1", "257", "99999999999999999999"]),
+    (["bench", "projectivize"], "--repeat", ["0", "-1"]),
+    (["bench", "projectivize"], "--python-every", ["0", "-5"]),
+    (["bench", "engine"], "--lengths", ["0", "-4", "2001", "1000000000"]),
+    (["bench", "engine"], "--python-max-n", ["-1"]),
+    (["bench", "engine"], "--seconds", ["0", "-0.5", "nan", "inf", "61", "1e308"]),
+    (["bench", "engine"], "--seed", ["-1"]),
+    (["bench", "oracle"], "--sizes", ["0", "-10"]),
+    (["bench", "oracle"], "--per-size", ["0", "-1"]),
+    (["bench", "oracle"], "--seconds", ["0", "nan", "-inf", "1e9"]),
+    (["bench", "fast-oracle"], "--sizes", ["0"]),
+    (["bench", "fast-oracle"], "--per-size", ["0"]),
+    (["bench", "fast-oracle"], "--seconds", ["0", "nan", "inf"]),
+    (["bench", "constituency"], "--sentences", ["0", "-1"]),
+    (["bench", "constituency"], "--configs", ["0"]),
+    (["bench", "constituency"], "--exhaustive-max", ["-1"]),
+    (["bench", "train"], "--sentences", ["0"]),
+    (["bench", "train"], "--epochs", ["0", "-1"]),
+]
+
+
+@pytest.mark.parametrize("argv, option, values", NUMERIC_OPTIONS, ids=lambda x: " ".join(x) if isinstance(x, list) else x)
+def test_bench_and_demo_refuse_meaningless_numbers(capsys, argv, option, values):
+    """Zero, negative, non-finite or too large where meaningless: the usage
+    and one line naming the option, status 2, before any work."""
+    for value in values:
+        with pytest.raises(SystemExit) as stop:
+            main([*argv, f"{option}={value}"])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert f"error: argument {option}" in err.splitlines()[-1] and ": expected " in err, err
+
+
+def test_bench_engine_refuses_a_batch_too_large_for_memory(capsys):
+    assert main(["bench", "engine", "--parts", "batch", "--batch", "100000", "2000"]) == 2
+    assert "SENTENCES x (WORDS + 1)^2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1e-300", "61"])
+def test_seconds_type_refuses_what_would_never_end_or_never_time(value):
+    """``--seconds nan`` or ``inf`` made the timing loops run for ever."""
+    with pytest.raises(argparse.ArgumentTypeError, match="seconds above 0 and at most 60"):
+        seconds(60)(value)
+
+
+def test_demo_at_the_smallest_sizes(tmp_path, capsys):
+    """One sentence of one word, the smallest sizes still allowed, runs."""
+    assert main(["demo", "--sentences", "1", "--max-length", "1", "-o", str(tmp_path)]) == 0
+    assert "1/1 gold edges kept (100.00%)" in capsys.readouterr().out

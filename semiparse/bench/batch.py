@@ -17,7 +17,11 @@ import time
 
 import numpy as np
 
+from ..cli import UserError, int_range
 from ._timing import alternating, fmt_time
+
+
+MAX_JOBS = 256
 
 
 def add_parser(subparsers):
@@ -26,11 +30,12 @@ def add_parser(subparsers):
                    help="CoNLL-U files (default: the first *-dev.conllu under $SEMIPARSE_DATA/ud)")
     p.add_argument("--systems", nargs="+", default=["arc_standard", "arc_hybrid", "arc_eager"],
                    metavar="SYSTEM", help="names, system files or MODULE:ATTR")
-    p.add_argument("--sentences", type=int, default=300, metavar="N",
+    p.add_argument("--sentences", type=int_range(1), default=300, metavar="N",
                    help="sentences parsed to collect configurations (default 300)")
-    p.add_argument("--rounds", "--repeats", type=int, default=5,
+    p.add_argument("--rounds", "--repeats", type=int_range(1), default=5,
                    help="alternating rounds, medians reported (default 5)")
-    p.add_argument("--jobs", type=int, default=2, help="threads of the last column (default 2)")
+    p.add_argument("--jobs", type=int_range(1, MAX_JOBS), default=2,
+                   help=f"threads of the last column, 1 to {MAX_JOBS} (default 2)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
     return p
@@ -71,7 +76,9 @@ def run(args):
 
     files = _dev_file(args)
     trees = [tuple(projectivize(s.heads)) for f in files for s in read_conllu(f, multiple_roots="warn")
-             if s.heads is not None][:args.sentences]
+             if s.heads is not None and len(s)][:args.sentences]
+    if not trees:
+        raise UserError(f"{', '.join(map(str, files))}: no usable sentence to collect configurations from")
     print(f"{len(trees)} sentences of {', '.join(f.name for f in files)}, projectivized; "
           f"time per configuration, medians of {args.rounds} alternating rounds")
     threads = f"{args.jobs} threads"

@@ -13,6 +13,7 @@ import random
 import time
 from pathlib import Path
 
+from ..cli import int_range
 from ..constituency.exhaustive import Search
 from ..constituency.dynamic import Gold, oracle as make_oracle
 from ..constituency.systems import NT, system as get_system
@@ -26,9 +27,9 @@ def add_parser(subparsers):
         "constituency", help="top-down / in-order oracle: µs per call against sentence length",
         description=__doc__.split("\n\n")[1])
     parser.add_argument("--treebank", metavar="MRG", help="bracketed treebank (default: the shared PTB sample)")
-    parser.add_argument("--sentences", type=int, default=400, help="trees used (default 400)")
-    parser.add_argument("--configs", type=int, default=6, help="configurations per tree (default 6)")
-    parser.add_argument("--exhaustive-max", type=int, default=8, metavar="N",
+    parser.add_argument("--sentences", type=int_range(1), default=400, help="trees used (default 400)")
+    parser.add_argument("--configs", type=int_range(1), default=6, help="configurations per tree (default 6)")
+    parser.add_argument("--exhaustive-max", type=int_range(0), default=8, metavar="N",
                         help="exhaustive-search baseline for trees of at most N words (default 8)")
     parser.add_argument("--seed", type=int, default=0)
     parser.set_defaults(func=run)

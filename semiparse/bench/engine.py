@@ -19,22 +19,29 @@ import math
 
 import numpy as np
 
+from ..cli import UserError, int_range, seconds
 from ._timing import alternating, fmt_time, seconds_per_call
+
+MAX_N = 2000  # longest sentence timed: charts and weights grow as n^2, time as n^3
+MAX_BATCH = 100_000
+MAX_BATCH_CELLS = 10 ** 8  # weights of a batch, 8 bytes each (and as many marginals)
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser("engine", help="generic Cython/Python engine vs specialized Eisner")
-    p.add_argument("--lengths", type=int, nargs="+", default=[10, 20, 40, 80, 160],
-                   help="sentence lengths n (default: 10 20 40 80 160)")
-    p.add_argument("--python-max-n", type=int, default=160,
+    p.add_argument("--lengths", type=int_range(1, MAX_N), nargs="+", default=[10, 20, 40, 80, 160],
+                   help=f"sentence lengths n, 1 to {MAX_N} (default: 10 20 40 80 160)")
+    p.add_argument("--python-max-n", type=int_range(0), default=160,
                    help="longest n timed with the (slow) Python engine (default 160)")
-    p.add_argument("--seconds", type=float, default=0.2,
-                   help="minimum time per measurement round (default 0.2)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seconds", type=seconds(60), default=0.2,
+                   help="minimum time per measurement round, at most 60 (default 0.2)")
+    p.add_argument("--seed", type=int_range(0), default=0)
     p.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS),
                    help="which tables to print (default: all)")
-    p.add_argument("--batch", type=int, nargs=2, default=[256, 30], metavar=("SENTENCES", "WORDS"),
-                   help="batch size and sentence length of the batch part (default 256 30)")
+    p.add_argument("--batch", type=int_range(1, MAX_BATCH), nargs=2, default=[256, 30],
+                   metavar=("SENTENCES", "WORDS"),
+                   help=f"batch size and sentence length of the batch part, each 1 to {MAX_BATCH} "
+                   "(default 256 30)")
     p.set_defaults(func=run)
     return p
 
@@ -44,6 +51,11 @@ PARTS = ("maxplus", "log", "marginals", "batch")
 
 def run(args):
     from .. import load_grammar
+
+    count, n = args.batch
+    if "batch" in args.parts and (n > MAX_N or count * (n + 1) ** 2 > MAX_BATCH_CELLS):
+        raise UserError(f"--batch {count} {n}: at most {MAX_N} words, and SENTENCES x (WORDS + 1)^2 "
+                        f"at most {MAX_BATCH_CELLS:.0e} (the batch's weights and marginals in memory)")
 
     grammar = load_grammar("projective")
     rng = np.random.default_rng(args.seed)

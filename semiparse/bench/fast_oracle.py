@@ -11,8 +11,9 @@ time.  LR-spine has no grammar path: it is timed on its own configurations.
 """
 import random
 
+from ..cli import int_range, seconds
 from ._timing import fmt_time, per_call
-from .oracle import _files, _mean, _sentences, collect
+from .oracle import MAX_SECONDS, _files, _mean, _sentences, collect
 
 
 def add_parser(subparsers):
@@ -22,12 +23,12 @@ def add_parser(subparsers):
                    help="CoNLL-U files (default: every file under $SEMIPARSE_DATA/ud)")
     p.add_argument("--systems", nargs="+", metavar="NAME",
                    default=["arc_standard", "arc_eager", "arc_hybrid", "lr_spine"])
-    p.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40, 60, 80], metavar="K",
+    p.add_argument("--sizes", type=int_range(1), nargs="+", default=[10, 20, 40, 60, 80], metavar="K",
                    help="k+m values (default 10 20 40 60 80); configurations within +-4 count")
-    p.add_argument("--per-size", type=int, default=8, metavar="N",
+    p.add_argument("--per-size", type=int_range(1), default=8, metavar="N",
                    help="configurations per k+m and system (default 8)")
-    p.add_argument("--seconds", type=float, default=0.02,
-                   help="minimum time per measurement (default 0.02)")
+    p.add_argument("--seconds", type=seconds(MAX_SECONDS), default=0.02,
+                   help=f"minimum time per measurement, at most {MAX_SECONDS} (default 0.02)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
     return p
@@ -46,7 +47,7 @@ def run(args):
         system = get_system(name)
         fast = [m for m in methods(name) if "none" in m.strategies]
         baseline = system.grammar is not None
-        found = collect(name, "none", trees, args.sizes, args.per_size, rng)
+        found = collect(system, "none", trees, args.sizes, args.per_size, rng)
         print(f"\n{name}: mean time per call of the method function"
               + (" (ratio = grammar path time / method time)" if baseline else ""))
         header = f"{'k+m':>5} {'configs':>7}" + (f" {'grammar':>10}" if baseline else "")

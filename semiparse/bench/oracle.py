@@ -18,10 +18,12 @@ import random
 import time
 from pathlib import Path
 
+from ..cli import UserError, int_range, seconds
 from ..outputs import check_output, open_output
 from ._timing import fmt_time, per_call, seconds_per_call
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
+MAX_SECONDS = 60  # per measurement: there is one per configuration
 
 
 def add_parser(subparsers):
@@ -32,12 +34,12 @@ def add_parser(subparsers):
     p.add_argument("--systems", nargs="+", default=list(SYSTEMS), metavar="SYSTEM",
                    help="names, system files or MODULE:ATTR (default: the shipped rewrite systems)")
     p.add_argument("--strategy", default="none", help="oracle strategy (default none)")
-    p.add_argument("--sizes", type=int, nargs="+", default=list(range(10, 121, 10)), metavar="K",
+    p.add_argument("--sizes", type=int_range(1), nargs="+", default=list(range(10, 121, 10)), metavar="K",
                    help="k+m values (default 10 20 ... 120); configurations within +-4 count")
-    p.add_argument("--per-size", type=int, default=8, metavar="N",
+    p.add_argument("--per-size", type=int_range(1), default=8, metavar="N",
                    help="configurations per k+m and system (default 8)")
-    p.add_argument("--seconds", type=float, default=0.02,
-                   help="minimum time per measurement (default 0.02)")
+    p.add_argument("--seconds", type=seconds(MAX_SECONDS), default=0.02,
+                   help=f"minimum time per measurement, at most {MAX_SECONDS} (default 0.02)")
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                    help="measure CPU time of this process (default) or elapsed time")
     p.add_argument("--seed", type=int, default=0)
@@ -47,8 +49,6 @@ def add_parser(subparsers):
 
 
 def _files(args):
-    from ..cli import UserError
-
     if args.files:
         return [Path(f) for f in args.files]
     root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data")) / "ud"

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..cli import UserError, build_parser, int_range
+
 TARGET_MS = 0.0342  # Nederhof 2019: 0.342 ms per tree (Java); the goal is 10x faster
 
 
@@ -30,9 +32,9 @@ def add_parser(subparsers):
         "(default: every file under $SEMIPARSE_DATA/ud).",
     )
     parser.add_argument("files", nargs="*", metavar="FILES", help="CoNLL-U files or directories")
-    parser.add_argument("--repeat", type=int, default=3, help="passes per method, fastest kept (default 3)")
+    parser.add_argument("--repeat", type=int_range(1), default=3, help="passes per method, fastest kept (default 3)")
     parser.add_argument(
-        "--python-every", type=int, default=1, metavar="K",
+        "--python-every", type=int_range(1), default=1, metavar="K",
         help="time the Python engine on every K-th tree only (default 1: all; it is slow)",
     )
     parser.set_defaults(func=run)
@@ -40,8 +42,6 @@ def add_parser(subparsers):
 
 
 def default_files():
-    from ..cli import UserError
-
     root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data")) / "ud"
     files = sorted(root.glob("*/*.conllu"))
     if not files:
@@ -71,7 +71,6 @@ def _line_copy(source, target):
 
 
 def run(args):
-    from ..cli import build_parser
     from ..commands._treebank import expand_inputs
     from ..commands.compare_pseudo import to_spacy
     from ..conllu_io import read_conllu
@@ -80,6 +79,8 @@ def run(args):
     files = expand_inputs(args.files) if args.files else default_files()
     start = time.perf_counter()
     trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn") if s.heads and len(s)]
+    if not trees:
+        raise UserError(f"{', '.join(files)}: no usable tree to time")
     read_ms = (time.perf_counter() - start) * 1000 / len(trees)
     nonproj = sum(1 for h in trees if not is_projective(h))
     words = sum(len(h) - 1 for h in trees)

@@ -21,6 +21,8 @@ import os
 import time
 from pathlib import Path
 
+from ..cli import UserError, int_range
+
 TARGET = 1.5
 FLOOR_TARGET = 1.2
 
@@ -33,8 +35,8 @@ def add_parser(subparsers):
         "$SEMIPARSE_DATA/ud/UD_Greek-GDT/el_gdt-ud-train.conllu).",
     )
     parser.add_argument("file", nargs="?", metavar="TRAIN.conllu")
-    parser.add_argument("--sentences", type=int, default=400, help="number of projective sentences")
-    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--sentences", type=int_range(1), default=400, help="number of projective sentences")
+    parser.add_argument("--epochs", type=int_range(1), default=2)
     parser.add_argument("--systems", nargs="+", default=["arc_standard", "arc_hybrid", "arc_eager", "lr_spine"])
     parser.add_argument("--trainer", default="perceptron", choices=["perceptron", "rda"])
     parser.set_defaults(func=run)
@@ -42,8 +44,6 @@ def add_parser(subparsers):
 
 
 def default_file():
-    from ..cli import UserError
-
     root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data"))
     path = root / "ud" / "UD_Greek-GDT" / "el_gdt-ud-train.conllu"
     if not path.is_file():
@@ -55,10 +55,10 @@ def run(args):
     from ..projectivity import is_projective
     from ..train import Trainer, read_trees
 
-    if args.sentences < 1 or args.epochs < 1:
-        raise ValueError("--sentences and --epochs must be positive")
     path = args.file or default_file()
     trees = [t for t in read_trees(path) if is_projective(t.heads)][: args.sentences]
+    if not trees:
+        raise UserError(f"{path}: no projective sentence to train on")
     tokens = sum(len(t) for t in trees)
     print(f"{path}: {len(trees)} projective sentences, {tokens} tokens, {args.epochs} epochs, "
           f"{args.trainer}; CPU seconds per epoch (wall in brackets)")

@@ -3,7 +3,6 @@
 Input files are streamed sentence by sentence; with ``--jobs N`` batches of
 sentences go to N worker processes (bounded memory, output order kept).
 """
-import argparse
 import dataclasses
 import multiprocessing
 import os
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..cli import int_range
 from ..conllu_io import ON_ERROR, ConlluError, apply_policy, count_sentences, read_conllu
 
 BATCH = 512  # sentences per batch handed to the worker processes
@@ -45,14 +45,7 @@ def add_input_options(parser):
     )
 
 
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+positive_int = int_range(1)
 
 
 def expand_inputs(paths):

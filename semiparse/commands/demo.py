@@ -10,14 +10,19 @@ import random
 import tempfile
 from pathlib import Path
 
+from ..cli import int_range
+
+MAX_SENTENCES, MAX_LENGTH = 100_000, 200  # a demo is small; counting is cubic in the length
 LABELS = ("nsubj", "obj", "obl", "advmod", "amod", "det", "case", "conj", "cc", "punct")
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "demo", help="generate a small treebank, then count and projectivize it")
-    p.add_argument("--sentences", type=int, default=200, help="number of sentences (default 200)")
-    p.add_argument("--max-length", type=int, default=25, help="longest sentence (default 25)")
+    p.add_argument("--sentences", type=int_range(1, MAX_SENTENCES), default=200,
+                   help=f"number of sentences, 1 to {MAX_SENTENCES} (default 200)")
+    p.add_argument("--max-length", type=int_range(1, MAX_LENGTH), default=25,
+                   help=f"longest sentence in words, 1 to {MAX_LENGTH} (default 25)")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("-o", "--out-dir", type=Path, default=None,
                    help="where to write sample.conllu and its projectivization "
