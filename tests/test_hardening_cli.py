@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,30 @@ def test_demo_at_the_smallest_sizes(tmp_path, capsys):
     """One sentence of one word, the smallest sizes still allowed, runs."""
     assert main(["demo", "--sentences", "1", "--max-length", "1", "-o", str(tmp_path)]) == 0
     assert "1/1 gold edges kept (100.00%)" in capsys.readouterr().out
+
+
+def test_count_plot_to_stdout_holds_only_the_png(tmp_path, capsysbinary):
+    """``--plot -``: standard output is the PNG alone, the table goes to stderr;
+    with --json or --per-sentence, which need standard output too, status 2."""
+    source = tmp_path / "in.conllu"
+    source.write_text(_sentence(misc1="_"))
+    assert main(["count", "--plot", "-", str(source)]) == 0
+    out, err = capsysbinary.readouterr()
+    assert out.startswith(b"\x89PNG\r\n\x1a\n") and b"non-proj" not in out
+    assert b"non-proj" in err
+    for extra in ("--json", "--per-sentence"):
+        assert main(["count", "--plot", "-", extra, str(source)]) == 2
+        out, err = capsysbinary.readouterr()
+        assert out == b"" and b"--plot - writes the PNG to standard output" in err
+
+
+def test_count_plot_without_non_projective_sentences_warns_nothing(tmp_path, capsys):
+    """A treebank with no non-projective tree gives a plot that says so, and
+    no matplotlib warning (turned into an error here)."""
+    source = tmp_path / "in.conllu"
+    source.write_text("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n")
+    png = tmp_path / "plot.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["count", "--plot", str(png), str(source)]) == 0
+    assert png.read_bytes().startswith(b"\x89PNG") and capsys.readouterr().err == ""

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ..cli import UserError
-from ..outputs import check_output, open_output
+from ..outputs import check_output, is_stdout, open_output
 from ..projectivity import NoProjectiveTree, TreeTooLarge, count_optimal_projectivizations
 from ..treebank_columns import parse_deprels, words_with
 from ._treebank import add_input_options, expand_inputs, failed, mapped, progress, sentences, use_single_root
@@ -170,8 +170,15 @@ def run(args):
     if args.sort and not args.per_sentence:
         raise UserError("--sort orders the lines of --per-sentence: give --per-sentence too")
     files = expand_inputs(args.inputs)
+    # The PNG may take standard output (--plot -); the table then goes to stderr.
+    text = sys.stdout
     if args.plot:
         check_output(args.plot, files)
+        if is_stdout(args.plot):
+            if args.json or args.per_sentence:
+                raise UserError("--plot - writes the PNG to standard output, which --json and --per-sentence "
+                                "need too: give --plot a file name")
+            text = sys.stderr
     rows_wanted = args.json or args.per_sentence or args.plot
     with tempfile.TemporaryFile("w+", encoding="utf-8") if rows_wanted else contextlib.nullcontext() as spool:
         stats = [file_statistics(path, args, spool) for path in files]
@@ -189,7 +196,8 @@ def run(args):
         ]
         widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
         for row in table:
-            print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+            print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))),
+                  file=text)
         if args.per_sentence:
             print("\nfile:line\tsent_id\tlength\tlost\toptimal_trees")
             for name, r in sorted_rows(stats, spooled_rows(spool, stats), args.sort):
@@ -253,12 +261,15 @@ def plot(stats, rows, path, root="single"):
         ax.scatter(centres, means, s=[12 + 4 * math.sqrt(len(bins[b])) for b in xs], color=colour,
                    edgecolors="black", linewidths=0.5, zorder=3)
     ax.set_yscale("log")
+    if not any(series.values()):  # nothing to draw: say so rather than leave a blank, legend-less plot
+        ax.text(0.5, 0.5, "no non-projective sentence", transform=ax.transAxes, ha="center", va="center")
     ax.set_xlabel("sentence length (words)")
     ax.set_ylabel("number of optimal projectivizations")
     mode = "one word on the root (--root single)" if root == "single" else "any number of root children (--root any)"
     ax.set_title(f"Optimal projectivizations of non-projective trees\n{mode}; bin marker size: sentences in bin",
                  fontsize="medium")
-    ax.legend(fontsize="small", markerscale=2)
+    if any(series.values()):
+        ax.legend(fontsize="small", markerscale=2)
     fig.tight_layout()
     with open_output(path, binary=True) as out:
         fig.savefig(out, format="png", dpi=120)
