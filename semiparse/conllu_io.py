@@ -123,30 +123,67 @@ class Sentence:
         """The DEPREL of every word, ``deprels[d]`` for word ``d`` (index 0: None)."""
         return [None] + [self.columns(d)[DEPREL] for d in range(1, len(self) + 1)]
 
-    def relabeled(self, heads, deprels):
+    def relabeled(self, heads, deprels, metadata=None):
         """The sentence's bytes with the HEAD and DEPREL of each word set to
         ``heads[d]`` and ``deprels[d]`` where they differ; every other byte
-        as read."""
+        as read (the one CoNLL-U writer of parsers: ``semiparse parse``).
+
+        The words' HEAD column may be unusable as read (``_``, a cycle: the
+        input of a parser).  ``metadata`` (``{key: value}``) sets comment
+        lines ``# key = value``: each replaces the sentence's comment of that
+        key, or comes before the sentence's first line (after a byte order
+        mark and the blank lines before it), with the sentence's own line
+        ending."""
         changed = {}
         for d in range(1, len(self) + 1):
             cols = self.columns(d)
-            if heads[d] != self.heads[d] or deprels[d] != cols[DEPREL]:
-                if heads[d] != self.heads[d]:
-                    cols[HEAD] = str(int(heads[d]))
+            head = str(int(heads[d]))
+            moved = self.heads is None or heads[d] != self.heads[d]
+            if (moved and cols[HEAD] != head) or deprels[d] != cols[DEPREL]:
+                if moved:
+                    cols[HEAD] = head
                 cols[DEPREL] = deprels[d]
                 changed[d] = cols
-        return self._with_columns(changed)
+        return self._with_columns(changed, metadata)
 
-    def _with_columns(self, changed):
+    def _with_columns(self, changed, metadata=None):
         """The sentence's bytes with the words in ``changed`` (word -> columns)
-        rewritten; every other byte as read."""
+        rewritten and the ``metadata`` comments set (see :meth:`relabeled`);
+        every other byte as read."""
+        edits = [(*self.spans[d - 1], _encode_text("\t".join(cols))) for d, cols in changed.items()]
+        if metadata:
+            edits += self._metadata_edits(metadata)
         pieces, done = [], 0
-        for d in sorted(changed):
-            start, stop = self.spans[d - 1]
-            pieces += [self.raw[done:start], _encode_text("\t".join(changed[d]))]
+        for start, stop, text in sorted(edits, key=lambda edit: edit[:2]):
+            pieces += [self.raw[done:start], text]
             done = stop
         pieces.append(self.raw[done:])
         return b"".join(pieces)
+
+    def _metadata_edits(self, metadata):
+        """``(start, stop, bytes)`` edits of the raw block that set each
+        ``# key = value`` comment of ``metadata``."""
+        first = eol = None
+        found = {}
+        for match in _LINE.finditer(self.raw):
+            start, line = match.start(), match.group()
+            if self.first_line == 1 and start == 0 and line.startswith(BOM):
+                start, line = start + 3, line[3:]
+            body = line.rstrip(b"\r\n")
+            if first is None and body.strip():
+                first = start
+            if eol is None and len(body) < len(line):
+                eol = line[len(body):]
+            for key in metadata:
+                if key not in found and body.startswith(_encode_text(f"# {key} =")):
+                    found[key] = (start, start + len(body))
+        eol = eol or b"\n"
+        edits = [(*found[key], _encode_text(f"# {key} = {value}")) for key, value in metadata.items() if key in found]
+        new = b"".join(_encode_text(f"# {key} = {value}") + eol for key, value in metadata.items() if key not in found)
+        if new:
+            at = len(self.raw) if first is None else first
+            edits.append((at, at, new))
+        return edits
 
     def render(self, heads=None, mark=False, deps=False):
         """The sentence's text with the HEADs of words whose head differs in

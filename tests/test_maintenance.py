@@ -322,7 +322,7 @@ def test_evaluate_scorer_errors_name_the_file(tmp_path, capsys):
     s.write_text("1-2\tTheDog\t_\t_\t_\t_\t_\t_\t_\t_\n" + GOLD, encoding="utf-8")
     assert main(["evaluate", str(g), str(s)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"semiparse evaluate: error: {s}: against {g}: The concatenation of tokens")
+    assert err.startswith(f"semiparse evaluate: error: {s}:1: against {g}:1: The concatenation of tokens")
     assert "Traceback" not in err
 
 
@@ -337,7 +337,7 @@ def test_evaluate_a_parse_with_several_roots_keeps_its_scores(tmp_path, capsys):
     scores = json.loads(captured.out)
     assert scores["conll18"] is None and scores["uas"] == pytest.approx(400 / 6)
     assert captured.err == (f"semiparse evaluate: note: no CoNLL 2018 metrics: the official "
-                            f"scorer refuses {s}: There are 2 roots in a sentence at line 7\n")
+                            f"scorer refuses {s}:1: There are 2 roots in a sentence\n")
     assert main(["evaluate", str(g), str(s)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("without punctuation:")
     # the gold file stays an error

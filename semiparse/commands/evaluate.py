@@ -32,12 +32,12 @@ def add_parser(subparsers):
 
 
 def run(args):
-    gold = read_trees(args.gold)
+    gold = read_trees(args.gold)  # each input is read once (it may be a pipe)
     system = read_trees(args.system)
     align(gold, system)
     scores = attachment_scores(gold, [(s.heads, s.labels) for s in system])
     try:
-        scores["conll18"] = conll18_scores(args.gold, args.system)
+        scores["conll18"] = conll18_scores(gold, system)
     except ScorerRefused as exc:  # the scores above stand; say why these are missing
         scores["conll18"] = None
         print(f"semiparse evaluate: note: no CoNLL 2018 metrics: the official scorer refuses "

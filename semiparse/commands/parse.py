@@ -1,9 +1,16 @@
-"""``semiparse parse``: parse CoNLL-U input with a trained model."""
+"""``semiparse parse``: parse CoNLL-U input with a trained model.
+
+The output is the input with each word's HEAD and DEPREL replaced by the
+model's; every other byte (comments, blocks of comments alone, multiword
+tokens, empty nodes, other columns, line endings) is copied as read.
+``--probabilities`` sets the ``semiparse_system`` and ``semiparse_steps``
+comments of each sentence (replacing those of an earlier parse).
+"""
 import sys
 
 from ..outputs import check_output, open_output
 from ..train import Model, ModelError, read_trees
-from ..train.evaluate import steps_comment
+from ..train.evaluate import steps_metadata
 from ..train.model import check_beam
 
 
@@ -30,13 +37,12 @@ def add_parser(subparsers):
 def run(args):
     from tqdm import tqdm
 
-    from ..train.data import render
-
     check_output(args.output, [args.model, args.input])
     if args.beam is not None:
         check_beam(args.beam)
     model = Model.load(args.model, system=args.system)
-    trees = read_trees(args.input, need_heads=False)
+    # Blocks without words (comments alone) are kept, to be copied as read.
+    trees = read_trees(args.input, need_heads=False, keep_empty=True)
     reported = set()
     for tree in trees:
         for message in model.unseen_labels(tree):
@@ -46,11 +52,12 @@ def run(args):
             if label not in reported:
                 reported.add(label)
                 print(f"semiparse parse: warning: {message}", file=sys.stderr)
-    with open_output(args.output) as out:
+    with open_output(args.output, binary=True) as out:
         for tree in tqdm(trees, desc="parse", unit="sent", disable=args.quiet, file=sys.stderr):
+            if not len(tree):
+                out.write(tree.source.raw)
+                continue
             heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)
-            text = render(tree, heads, labels)
-            if args.probabilities:
-                text = steps_comment(model.system, steps) + text
-            out.write(text)
+            metadata = steps_metadata(model.system, steps) if args.probabilities else None
+            out.write(tree.source.relabeled(heads, labels, metadata))
     return 0

@@ -30,8 +30,7 @@ def run_job(job):
     """Train, parse the test set recording probabilities (as ``semiparse parse
     --probabilities`` writes them), and bin the decisions."""
     from ..train import Trainer, attachment_scores, calibration, read_trees
-    from ..train.data import render
-    from ..train.evaluate import steps_comment
+    from ..train.evaluate import steps_metadata
 
     data, lang, system, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
@@ -39,10 +38,10 @@ def run_job(job):
                     progress=False).run(train, nonproj="projectivize")
     with tempfile.TemporaryDirectory() as tmp:
         parsed = Path(tmp) / "parsed.conllu"
-        with open(parsed, "w", encoding="utf-8") as out:
+        with open(parsed, "wb") as out:
             for tree in test:
                 heads, labels, steps = model.parse(tree, with_probabilities=True)
-                out.write(steps_comment(model.system, steps) + render(tree, heads, labels))
+                out.write(tree.source.relabeled(heads, labels, steps_metadata(model.system, steps)))
         output = read_trees(parsed)
     scores = attachment_scores(test, [(t.heads, t.labels) for t in output])
     bins = [dict(zip(("low", "high", "count", "correct"), row)) for row in calibration(test, output)]

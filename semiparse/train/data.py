@@ -1,15 +1,19 @@
 """Treebank input for training and parsing: CoNLL-U sentences as arrays.
 
 Reading goes through :mod:`semiparse.conllu_io` (messages ``FILE:LINE:
-reason``).  Words and tags are hashed with a stable 64-bit hash (not Python's
-salted ``hash``), so a model's feature keys mean the same in every process.
+reason``), and so does writing a parse: each tree keeps the sentence it was
+read from, whose :meth:`~semiparse.conllu_io.Sentence.relabeled` gives its
+bytes with new heads and labels.  Words and tags are hashed with a stable
+64-bit hash (not Python's salted ``hash``), so a model's feature keys mean
+the same in every process.
 """
+import os
 import zlib
 from dataclasses import dataclass
 
 from .. import conllu_io
 
-FORM, UPOS, HEAD, DEPREL = 1, 3, 6, 7
+FORM, UPOS, DEPREL = 1, 3, 7
 
 
 def stable_hash(text):
@@ -44,59 +48,49 @@ class Tree:
         return f"{self.source.file}:{self.source.first_line}"
 
 
-def read_trees(path, need_heads=True):
+def read_trees(source, need_heads=True, name=None, keep_empty=False):
     """The sentences of a CoNLL-U file as :class:`Tree` objects.
 
-    With ``need_heads`` every sentence must have a well-formed basic tree
+    ``source``: what :func:`semiparse.conllu_io.read_conllu` reads (a path,
+    ``"-"``, a binary file object); ``name`` names it in messages.  With
+    ``need_heads`` every sentence must have a well-formed basic tree
     (otherwise the first problem is raised as ``FILE:LINE: reason``); without
-    it HEAD may be ``_`` (input to be parsed).
+    it HEAD may be ``_`` (input to be parsed).  With ``keep_empty`` a block
+    without words (comments alone) is kept as a tree of no words, so that
+    writing every tree's ``source`` back
+    (:meth:`~semiparse.conllu_io.Sentence.relabeled`) reproduces the whole
+    file.  A file without words is an error.
     """
+    if name is None:
+        name = "<stdin>" if source == "-" else (
+            str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "<stream>"))
     try:
-        return _read_trees(path, need_heads)
+        return _read_trees(source, need_heads, name, keep_empty)
     except OSError as exc:  # missing file, a directory, unreadable: PATH: reason
-        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
 
 
-def _read_trees(path, need_heads):
-    trees = []
-    for sentence in conllu_io.read_conllu(path, multiple_roots="warn"):
+def _read_trees(source, need_heads, name, keep_empty):
+    trees, words = [], False
+    for sentence in conllu_io.read_conllu(source, name=name, multiple_roots="warn"):
         structural = [e for e in sentence.errors if not _tree_only(e.reason)]
         if structural or (need_heads and sentence.errors):
             raise (structural or sentence.errors)[0]
+        if not sentence.word_lines and not keep_empty:
+            continue
+        words = words or bool(sentence.word_lines)
         forms, tags, labels = ["<root>"], ["<root>"], [None]
-        for index in sentence.word_lines:
-            cols = sentence.lines[index].rstrip("\r\n").split("\t")
+        for d in range(1, len(sentence) + 1):
+            cols = sentence.columns(d)
             forms.append(cols[FORM])
             tags.append(cols[UPOS])
             labels.append(cols[DEPREL])
-        if not sentence.word_lines:
-            continue
-        heads = sentence.heads if sentence.heads is not None else None
-        trees.append(Tree(forms, tags, heads, labels, sentence))
-    if not trees:
-        raise ValueError(f"{path}:1: no sentences")
+        trees.append(Tree(forms, tags, sentence.heads, labels, sentence))
+    if not words:
+        raise ValueError(f"{name}:1: no sentences")
     return trees
 
 
 def _tree_only(reason):
     """Whether a reading problem concerns only the HEAD column (harmless for input to parse)."""
     return not reason.startswith(("expected 10", "bad ID", "word ID", "not valid UTF-8"))
-
-
-def render(tree, heads, labels):
-    """The sentence's CoNLL-U text with HEAD and DEPREL replaced."""
-    source = tree.source
-    lines = list(source.lines)
-    for d in range(1, len(tree) + 1):
-        index = source.word_lines[d - 1]
-        body = lines[index].rstrip("\r\n")
-        eol = lines[index][len(body):]
-        cols = body.split("\t")
-        cols[HEAD] = str(int(heads[d]))
-        cols[DEPREL] = labels[d]
-        lines[index] = "\t".join(cols) + eol
-    text = "".join(lines)
-    if not text.endswith("\n\n") and not text.endswith("\r\n\r\n"):
-        text = text.rstrip("\r\n") + "\n\n"
-    return text
-

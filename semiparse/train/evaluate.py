@@ -7,9 +7,14 @@ CoNLL 2018 metrics come from the task's own scorer, kept unchanged in
 ``semiparse/_vendor``.
 """
 import io
+import re
+import sys
+import threading
+import unicodedata
 
 import numpy as np
 
+from .. import conllu_io
 from ..oracles.api import System
 
 PUNCT_TAGS = frozenset({"PUNCT"})
@@ -44,6 +49,8 @@ def attachment_scores(gold_trees, predicted):
 
 
 CONLL18_METRICS = ("UAS", "LAS", "CLAS", "MLAS", "BLEX")
+RECURSION_MARGIN = 1000  # frames below the scorer's recursion
+STACK_BYTES, FRAME_BYTES, MAX_STACK_BYTES = 16 << 20, 1 << 10, 1 << 30  # its thread's stack
 
 
 class ScorerRefused(ValueError):
@@ -51,33 +58,45 @@ class ScorerRefused(ValueError):
     reads (e.g. a sentence with several words attached to the root)."""
 
 
-def conll18_scores(gold_path, system_path):
+def conll18_scores(gold, system):
     """The CoNLL 2018 shared task metrics (UAS, LAS, CLAS, MLAS, BLEX) of a
     system file, by the official scorer: for each metric (lower case) its F1,
     precision and recall in percent and its correct / gold / system counts.
 
-    Files are read as that scorer reads them (words aligned through the
-    text, multiword tokens included; empty nodes ignored), except that a
-    missing blank line at the end is tolerated.  Its errors become
-    ``ValueError`` naming the file (:class:`ScorerRefused` for the system
-    file)."""
+    ``gold`` and ``system``: the trees read from each file
+    (:func:`~semiparse.train.data.read_trees`; each file is read once), or
+    paths.  The scorer sees a file as semiparse reads it: the word lines
+    (multiword tokens and empty nodes included) of each sentence, one blank
+    line after each.  Comments, a byte order mark, line-ending conventions,
+    extra or whitespace-only blank lines and blocks of comments alone, which
+    the scorer alone would refuse or misread, are left out.  It runs in a
+    thread whose stack and recursion limit fit its recursive walk up the
+    longest sentence's head chains.  What it refuses is a ``ValueError``
+    ``FILE:LINE: reason`` (the line in that file; :class:`ScorerRefused` for
+    the system file); files whose texts differ are named both."""
     from .._vendor import conll18_ud_eval as scorer
+    from .data import read_trees
 
-    loaded = []
-    for path in (gold_path, system_path):
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        if not text.endswith("\n\n"):
-            text = text.rstrip("\n") + "\n\n"
+    loaded, read = [], []
+    for trees, error in ((gold, ValueError), (system, ScorerRefused)):
+        trees = trees if isinstance(trees, list) else read_trees(trees)
+        sentences = [_word_lines(tree) for tree in trees if len(tree)]
+        read.append((trees[0].source.file, sentences))
+        text = "".join(f"{line}\n" for sentence in sentences for _, line in sentence + [(0, "")])
+        depth = max(len(tree) for tree in trees)
         try:
-            loaded.append(scorer.load_conllu(io.StringIO(text)))
-        except scorer.UDError as exc:
-            error = ScorerRefused if path == system_path else ValueError
-            raise error(f"{path}: {_one_line(exc)}") from None
+            loaded.append(_deep(lambda: scorer.load_conllu(io.StringIO(text)), depth))
+        except Exception as exc:  # the scorer's own checks, or an input it cannot handle
+            raise error(_where(read[-1], exc, scorer.UDError)) from None
     try:
         result = scorer.evaluate(*loaded)
-    except scorer.UDError as exc:
-        raise ValueError(f"{system_path}: against {gold_path}: {_one_line(exc)}") from None
+    except Exception as exc:
+        (gold_name, gold_words), (system_name, system_words) = read
+        lines = next(((g[0][0], s[0][0]) for g, s in zip(gold_words, system_words)
+                      if _token_text(g) != _token_text(s)), None)
+        where = (f"{system_name}: against {gold_name}" if lines is None
+                 else f"{system_name}:{lines[1]}: against {gold_name}:{lines[0]}")
+        raise ValueError(f"{where}: {_reason(exc, scorer.UDError)}") from None
     return {
         name.lower(): {
             "f1": 100.0 * result[name].f1, "precision": 100.0 * result[name].precision,
@@ -88,40 +107,128 @@ def conll18_scores(gold_path, system_path):
     }
 
 
-def _one_line(exc):
-    return " ".join(str(exc).split("\n"))
+def _word_lines(tree):
+    """``[(line number, text)]``: a sentence's lines as the scorer is given
+    them (see :func:`conll18_scores`)."""
+    source, lines = tree.source, []
+    for number, line in enumerate(source.raw.splitlines(), source.first_line):
+        if number == 1 and line.startswith(conllu_io.BOM):
+            line = line[3:]
+        if line.strip() and not line.startswith(b"#"):
+            lines.append((number, line.decode("utf-8", "surrogateescape")))
+    return lines
+
+
+def _token_text(lines):
+    """The characters of a sentence's tokens, as the scorer compares two
+    files' texts: the FORM of each multiword token and of each word outside
+    one, without spaces (empty nodes left out)."""
+    chars, covered = [], 0
+    for _, line in lines:
+        token_id, form = line.split("\t", 2)[:2]
+        if covered:
+            covered -= 1
+        elif "." not in token_id:
+            chars.append(form)
+            first, _, last = token_id.partition("-")
+            covered = int(last) - int(first) + 1 if last else 0
+    return "".join(c for c in "".join(chars) if unicodedata.category(c) != "Zs")
+
+
+def _deep(func, depth):
+    """``func()`` run in a thread with room for ``depth`` nested Python calls
+    (a stack and recursion limit to fit), its exception raised here."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = func()
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+
+    limit, stack = sys.getrecursionlimit(), threading.stack_size()
+    worker = threading.Thread(target=target, name="conll18-scorer", daemon=True)
+    sys.setrecursionlimit(max(limit, depth + RECURSION_MARGIN))
+    try:
+        threading.stack_size(min(max(stack, STACK_BYTES + depth * FRAME_BYTES), MAX_STACK_BYTES))
+        try:
+            worker.start()
+        finally:  # only this thread gets the large stack
+            threading.stack_size(stack)
+        worker.join()
+    finally:
+        sys.setrecursionlimit(limit)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _where(read, exc, known):
+    """``FILE:LINE: reason`` of a scorer error, its ``at line N`` (a line of
+    the text it was given) turned into the line of the file ``read``
+    (``(name, sentences)`` as :func:`conll18_scores` holds them)."""
+    name, sentences = read
+    reason = _reason(exc, known)
+    match = re.search(r" at line (\d+)", reason)
+    if match is None:
+        return f"{name}: {reason}"
+    # each sentence's lines and the blank line after it (named by its first word)
+    lines = [number for sentence in sentences for number, _ in sentence + [sentence[0]]]
+    line = lines[min(int(match.group(1)), len(lines)) - 1]
+    return f"{name}:{line}: {reason[:match.start()]}{reason[match.end():]}"
+
+
+def _reason(exc, known):
+    """The scorer's message on one line (with the exception's type when it
+    is not one of the scorer's own checks)."""
+    text = " ".join(str(exc).split("\n"))
+    return text if isinstance(exc, known) else f"the scorer fails with {type(exc).__name__}: {text}"
 
 
 def align(gold_trees, system_trees):
     """Check that two files hold the same sentences and words (FILE:LINE on mismatch)."""
-    if len(gold_trees) != len(system_trees):
-        raise ValueError(
-            f"{system_trees[0].source.file if system_trees else 'system'}: "
-            f"{len(system_trees)} sentences, but the gold file has {len(gold_trees)}"
-        )
     for g, s in zip(gold_trees, system_trees):
         if g.forms != s.forms:
             raise ValueError(f"{s.where}: words differ from the gold sentence at {g.where}")
         if s.heads is None:
             raise ValueError(f"{s.where}: the system output has no complete tree")
+    if len(system_trees) > len(gold_trees):
+        raise ValueError(f"{system_trees[len(gold_trees)].where}: sentence {len(gold_trees) + 1}, "
+                         f"but the gold file has {len(gold_trees)}")
+    if len(system_trees) < len(gold_trees):
+        last = system_trees[-1].source
+        raise ValueError(f"{last.file}:{last.first_line + len(last.raw.splitlines()) - 1}: the file ends "
+                         f"after {len(system_trees)} sentences, but the gold file has {len(gold_trees)} "
+                         f"(the next at {gold_trees[len(system_trees)].where})")
 
 
-def steps_comment(system, steps):
-    """The comment lines that record a parse's decisions and their probabilities."""
-    body = " ".join(f"{name}={p:.4f}" for name, p in steps)
-    return f"# {SYSTEM_KEY} = {system}\n# {STEPS_KEY} = {body}\n"
+def steps_metadata(system, steps):
+    """The comments (``{key: value}``, for
+    :meth:`~semiparse.conllu_io.Sentence.relabeled`) that record a parse's
+    decisions and their probabilities."""
+    return {SYSTEM_KEY: system, STEPS_KEY: " ".join(f"{name}={p:.4f}" for name, p in steps)}
 
 
 def _read_steps(tree):
     """(system, [(move, label, probability)], FILE:LINE of the steps comment)
     from a sentence's comment lines, or None.  A step whose probability is
-    not a number in [0, 1] is a ``FILE:LINE: reason`` error."""
-    system, steps, where = None, None, None
+    not a number in [0, 1], or a second comment of either key, is a
+    ``FILE:LINE: reason`` error."""
+    system, steps, where, seen = None, None, None, {}
     for index, line in enumerate(tree.source.lines):
-        if line.startswith(f"# {SYSTEM_KEY} = "):
+        if tree.source.first_line + index == 1:
+            line = line.removeprefix("\ufeff")
+        key = next((k for k in (SYSTEM_KEY, STEPS_KEY) if line.startswith(f"# {k} =")), None)
+        if key is None:
+            continue
+        here = f"{tree.source.file}:{tree.source.first_line + index}"
+        if key in seen:
+            raise ValueError(f"{here}: a second '{key}' comment in this sentence (the first is at {seen[key]})")
+        seen[key] = here
+        if key == SYSTEM_KEY:
             system = line.split("=", 1)[1].strip()
-        elif line.startswith(f"# {STEPS_KEY} ="):
-            where = f"{tree.source.file}:{tree.source.first_line + index}"
+        else:
+            where = here
             steps = []
             for entry in line.split("=", 1)[1].split():
                 name, _, prob = entry.rpartition("=")
@@ -199,6 +306,9 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None, system=N
             counts[b] += 1
             correct[b] += ok
             state.do(code, 0)
+        if not state.is_final():
+            raise ValueError(f"{where}: the parse is not finished after the {len(steps)} steps in "
+                             f"{STEPS_KEY} (truncated?): every decision must be recorded")
     return [(i / bins, (i + 1) / bins, int(counts[i]), int(correct[i])) for i in range(bins)]
 
 
