@@ -1,6 +1,7 @@
 """Regressions of the treebank commands, bench and demo on inputs that once
 crashed them or lost data: each test failed before its fix."""
 import argparse
+import json
 import signal
 import subprocess
 import sys
@@ -267,3 +268,44 @@ def test_count_plot_without_non_projective_sentences_warns_nothing(tmp_path, cap
         warnings.simplefilter("error")
         assert main(["count", "--plot", str(png), str(source)]) == 0
     assert png.read_bytes().startswith(b"\x89PNG") and capsys.readouterr().err == ""
+
+
+def _heads_of(path):
+    return [line.split("\t")[6] for line in path.read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith("#") and line.split("\t")[0].isdigit()]
+
+
+@pytest.mark.parametrize("encoding", ["head", "path"])
+def test_encode_defaults_to_the_tie_break_that_restores_most(ud_files, tmp_path, encoding):
+    """With --encode the default tie-break is closest: its output is that of
+    --tie-break closest, and decoding it gives back more gold heads than with
+    first (the old default) on a shared dev file."""
+    source = next(f for f in ud_files if f.name == "da_ddt-ud-dev.conllu")
+    gold = _heads_of(source)
+    restored = {}
+    for name, options in (("default", []), ("closest", ["--tie-break", "closest"]),
+                          ("first", ["--tie-break", "first"])):
+        encoded, back = tmp_path / f"{name}.enc.conllu", tmp_path / f"{name}.back.conllu"
+        assert main(["projectivize", "--encode", encoding, *options, str(source), "-o", str(encoded)]) == 0
+        assert main(["deprojectivize", str(encoded), "-o", str(back)]) == 0
+        restored[name] = sum(a == b for a, b in zip(_heads_of(back), gold))
+    assert (tmp_path / "default.enc.conllu").read_bytes() == (tmp_path / "closest.enc.conllu").read_bytes()
+    assert restored["default"] > restored["first"]
+
+
+def test_compare_pseudo_round_trip_leaves_out_encoded_sentences_under_on_error(tmp_path, capsys):
+    """Labels already encoded cannot be encoded again: under --on-error keep
+    (or skip) the sentence is left out with a warning and the rest measured;
+    under fail, one line and status 2."""
+    plain, encoded = tmp_path / "plain.conllu", tmp_path / "encoded.conllu"
+    plain.write_text(_sentence(misc1="_"))
+    assert main(["projectivize", "--encode", "head", str(plain), "-o", str(encoded)]) == 0
+    capsys.readouterr()
+    for policy in ("keep", "skip"):
+        assert main(["compare-pseudo", "--round-trip", "--json", "--on-error", policy, str(encoded), str(plain)]) == 0
+        out, err = capsys.readouterr()
+        assert f"{encoded}:2: DEPREL 'nsubj||" in err and err.rstrip().endswith("(sentence left out)")
+        files = json.loads(out)["files"]
+        assert files[0]["methods"] == [] and files[1]["methods"][0]["arcs_lost"] == 2
+    assert main(["compare-pseudo", "--round-trip", str(encoded)]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1

@@ -21,7 +21,7 @@ from collections import deque
 
 from ..cli import UserError
 from ..conllu_io import ConlluError
-from ..encoding import ENCODINGS, EncodingError, round_trip
+from ..encoding import ENCODE_TIE_BREAK, ENCODINGS, EncodingError, round_trip
 from ..projectivity import TIE_BREAKS, TreeTooLarge, is_projective, projectivize
 from ._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
 from .count import treebank_of
@@ -42,12 +42,22 @@ def add_parser(subparsers):
         "label-set growth (spaCy rows only when spaCy is installed); with --json per sentence",
     )
     parser.add_argument(
-        "--tie-break", choices=TIE_BREAKS, default="first",
-        help="tie-break of optimal projectivization for --round-trip (default first)",
+        "--tie-break", choices=TIE_BREAKS, default=ENCODE_TIE_BREAK,
+        help=f"tie-break of optimal projectivization for --round-trip (default {ENCODE_TIE_BREAK}, "
+        "as for projectivize --encode)",
     )
     add_input_options(parser)
     parser.set_defaults(func=run)
     return parser
+
+
+def _left_out(problem, on_error):
+    """A sentence that cannot be measured (``problem``, a ConlluError) under
+    ``--on-error``: ``fail`` raises it; ``skip`` and ``keep`` leave the
+    sentence out of the figures, with a warning."""
+    if on_error == "fail":
+        raise problem
+    print(f"{problem} (sentence left out)", file=sys.stderr)
 
 
 def nonproj_module():
@@ -116,8 +126,10 @@ def run(args):
         with progress(path) as bar:
             for result in mapped(worker, trees(), args.jobs):
                 sentence = kept.popleft()
+                bar.update()
                 if isinstance(result, TreeTooLarge):
-                    raise ConlluError(sentence.file, sentence.first_line, str(result))
+                    _left_out(ConlluError(sentence.file, sentence.first_line, str(result)), args.on_error)
+                    continue
                 n, best, pseudo, projective = result
                 if best < pseudo:  # would contradict optimality: a bug, not a finding
                     raise RuntimeError(f"{path}: optimal projectivization kept fewer edges than lifting")
@@ -128,7 +140,6 @@ def run(args):
                 row["kept_lifting"] += pseudo
                 row["trees_optimal_better"] += best > pseudo
                 row["lifting_not_projective"] += not projective
-                bar.update()
     table = list(rows.values())
     for row in table:
         row["gain"] = row["kept_optimal"] - row["kept_lifting"]
@@ -216,10 +227,12 @@ def run_round_trip(args):
         with progress(path) as bar:
             for result in mapped(worker, items(), args.jobs):
                 sentence = kept.popleft()
+                bar.update()
                 if isinstance(result, tuple):
                     word, reason = result
                     line = sentence.line_of(word) if word else sentence.first_line
-                    raise ConlluError(sentence.file, line, reason)
+                    _left_out(ConlluError(sentence.file, line, reason), args.on_error)
+                    continue
                 before.update(sentence.deprels()[1:])
                 for method, (lost, restored, labels) in result.items():
                     row = rows.setdefault(method, {"method": method, "trees": 0, "trees_changed": 0,
@@ -236,7 +249,6 @@ def run_round_trip(args):
                         "line": sentence.first_line,
                         **{m: {"lost": lost, "restored": restored} for m, (lost, restored, _) in result.items()},
                     })
-                bar.update()
         for row in rows.values():
             row["labels_before"], row["labels_after"] = len(before), len(row.pop("labels"))
         files.append({"file": path, "methods": list(rows.values()), "sentences": per_sentence})

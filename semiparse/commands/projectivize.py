@@ -14,7 +14,7 @@ import sys
 
 from ..cli import UserError
 from ..conllu_io import rendered
-from ..encoding import ENCODINGS
+from ..encoding import ENCODE_TIE_BREAK, ENCODINGS
 from ..outputs import check_output, open_output
 from ..projectivity import TIE_BREAKS, NoProjectiveTree, TreeTooLarge, projectivize
 from ..treebank_columns import DEPREL, DEPS, bare_entry, parse_deprels, stale_deps, words_with
@@ -32,9 +32,10 @@ def add_parser(subparsers):
     parser.add_argument("input", nargs="?", default="-", metavar="IN", help="CoNLL-U file (default: stdin)")
     parser.add_argument("-o", "--output", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument(
-        "--tie-break", choices=TIE_BREAKS, default="first",
-        help="among optimal trees: first (deterministic, default), closest (changed "
-        "heads nearest above the gold heads), random (uniform)",
+        "--tie-break", choices=TIE_BREAKS,
+        help="among optimal trees: first (deterministic; the default), closest (changed "
+        "heads nearest above the gold heads; the default with --encode, where it restores "
+        "the most), random (uniform)",
     )
     parser.add_argument("--seed", type=int, help="seed for --tie-break random (reproducible output)")
     marks = parser.add_mutually_exclusive_group()
@@ -80,7 +81,7 @@ def _tree(item, tie_break, seed, root):
 def run(args):
     if args.seed is not None and args.tie_break != "random":
         raise UserError("--seed only applies to --tie-break random")
-    if args.unmark and (args.tie_break != "first" or args.only or args.update_deps):
+    if args.unmark and (args.tie_break not in (None, "first") or args.only or args.update_deps):
         raise UserError("--unmark restores the original trees: it takes no --tie-break, --only or --update-deps")
     if args.encode and (args.mark or args.unmark or args.update_deps):
         other = "mark" if args.mark else "unmark" if args.unmark else "update-deps"
@@ -88,7 +89,8 @@ def run(args):
     only = None if args.only is None else parse_deprels(args.only)
     # In place (-o IN) is safe: the input is read to its end before the rename.
     check_output(args.output, [args.input], allow_input=True)
-    worker = functools.partial(_tree, tie_break=args.tie_break, seed=args.seed, root=args.root)
+    tie_break = args.tie_break or (ENCODE_TIE_BREAK if args.encode else "first")
+    worker = functools.partial(_tree, tie_break=tie_break, seed=args.seed, root=args.root)
     pending = collections.deque()
 
     def items(stream):
