@@ -178,7 +178,9 @@ class Grammar:
 
     @classmethod
     def from_text(cls, text, name="<string>"):
-        """Parse and check grammar text; raises :class:`GrammarError`."""
+        """Parse and check grammar text; raises :class:`GrammarError`.  Line
+        ends are those of :func:`plain_text`."""
+        text = plain_text(text)
         try:
             items = _ToRules().transform(_PARSER.parse(text))
         except UnexpectedInput as exc:
@@ -278,6 +280,18 @@ class Grammar:
     def __repr__(self):
         return (f"<Grammar {self.name}: {len(self.rules)} rules, terminals "
                 f"{', '.join(self.terminals)}, start {self.start}>")
+
+
+def plain_text(text):
+    """``text`` without a leading byte order mark and with every line end
+    (``\\r\\n``, a lone ``\\r``) made ``\\n``: the line ends the CoNLL-U
+    reader accepts (:mod:`semiparse.conllu_io`), so that grammar and system
+    files mean the same whichever they use, and line ``N`` of an error is the
+    ``N``-th line as that reader counts them.  A lone ``\\r`` would otherwise
+    be no line end at all (a ``#`` comment would run to the next ``\\n``)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _ordered(names):
@@ -449,13 +463,20 @@ def load_grammar(name_or_path):
     return Grammar.from_text(_read_text(path, str(path)), name=str(path))
 
 
+def byte_position(data, offset):
+    """``(line, column)`` (1-based) of byte ``offset`` of ``data``, lines cut
+    as :func:`plain_text` cuts them."""
+    before = data[:offset]
+    start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+    return len((before + b"x").splitlines()), offset - start + 1
+
+
 def _read_text(path, name):
     """The UTF-8 text of a grammar file; GrammarError at the line of a bad byte."""
     data = path.read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, column = byte_position(data, exc.start)
         raise GrammarError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
                            name, line, column) from None

@@ -88,7 +88,7 @@ def system_from_text(text, where, grammar_text=None):
     records); ``where`` names it in error messages.  Its completion grammar is
     ``grammar_text`` if given (the copy recorded with it), else looked for as
     a system file's would be."""
-    return _build(where, text, parse_text(text, where), grammar_text=grammar_text)
+    return _build(where, *parse_text(text, where), grammar_text=grammar_text)
 
 
 def definition_sha256(system):

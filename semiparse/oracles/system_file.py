@@ -3,6 +3,8 @@ schema of its keys, and the line of an entry for error messages."""
 import re
 from pathlib import Path
 
+from ..grammar import byte_position, plain_text
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
@@ -77,7 +79,7 @@ def key_line(text, path):
     declares the longest prefix of ``path`` (or something under ``path``), or
     1.  tomllib gives no line numbers, so error messages find them here."""
     path = list(path)
-    lines = text.splitlines()
+    lines = text.split("\n")
     best, best_len, from_key = 1, 0, False
     table, arrays = [], {}
     for no, line in enumerate(lines, 1):
@@ -129,25 +131,79 @@ def check_schema(value, spec, path, fail):
 
 
 def read_system_file(path):
-    """``(text, data)`` of a system file, or SystemFileError with the line."""
+    """``(text, data)`` of a system file (see :func:`parse_text`), or
+    SystemFileError with the line."""
     raw = Path(path).read_bytes()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
+        line = byte_position(raw, exc.start)[0]
         raise SystemFileError(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}): "
                               f"system files are UTF-8 text") from None
-    return text, parse_text(text, path)
+    return parse_text(text, path)
 
 
 def parse_text(text, where):
-    """The parsed TOML of a system definition, or SystemFileError ``WHERE:LINE:COL``."""
+    """``(text, data)``: the text of a system definition with its line ends
+    made ``\\n`` (:func:`semiparse.grammar.plain_text`; the lines
+    :func:`key_line` counts) and its parsed TOML; or SystemFileError
+    ``WHERE:LINE:COL``."""
+    text = plain_text(text)
+    deep = _too_deep(text)
+    if deep is not None:
+        raise SystemFileError(f"{where}:{deep}: arrays, tables and dotted keys nested more than "
+                              f"{MAX_DEPTH} deep: the system file format nests a few levels")
     try:
-        return tomllib.loads(text)
+        return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        line = f"{m.group(1)}:{m.group(2)}" if m else str(len(text.splitlines()) or 1)
+        line = f"{m.group(1)}:{m.group(2)}" if m else str(text.count("\n") + 1)
         raise SystemFileError(f"{where}:{line}: {str(exc).split(' (at ')[0]}") from None
+
+
+# Nesting beyond this is refused before tomllib reads the text: its parser
+# recurses once per level of arrays and inline tables (a file nested some
+# hundreds deep raised RecursionError), and takes time and memory quadratic
+# in the length of a dotted key.
+MAX_DEPTH = 32
+# What opens a string; the rest of the line after a comment's "#" is skipped.
+_STRING = re.compile(r'"""|\'\'\'|"|\'|#')
+_STRING_END = {'"""': re.compile(r'(?:[^\\"]|\\.|"(?!""))*"""("{0,2})', re.S),
+               "'''": re.compile(r"(?:[^']|'(?!''))*'''('{0,2})", re.S),
+               '"': re.compile(r'(?:[^\\"\n]|\\.)*"'),
+               "'": re.compile(r"[^'\n]*'"),
+               "#": re.compile(r"[^\n]*")}
+
+
+def _too_deep(text):
+    """The line where arrays, inline tables, table headers and the parts of
+    a dotted key first nest deeper than :data:`MAX_DEPTH` outside strings
+    and comments, or None.  A string left open is left to tomllib."""
+    depth, dots, line, pos = 0, 0, 1, 0
+    while pos < len(text):
+        m = _STRING.search(text, pos)
+        code = text[pos:m.start() if m else len(text)]
+        for ch in code:
+            if ch in "[{":
+                depth, dots = depth + 1, 0
+            elif ch in "]}":
+                depth, dots = max(depth - 1, 0), 0
+            elif ch in "=,\n":
+                dots = 0
+            elif ch == ".":
+                dots += 1
+            if ch == "\n":
+                line += 1
+            elif depth + dots > MAX_DEPTH:
+                return line
+        if m is None:
+            return None
+        end = _STRING_END[m.group()].match(text, m.end())
+        if end is None:
+            return None
+        line += text.count("\n", m.start(), end.end())
+        pos = end.end()
+    return None
 
 
 def is_file(path):
