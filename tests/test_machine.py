@@ -28,11 +28,13 @@ from semiparse.train.trainer import StaticOracle
 
 SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
 
-# Arc-standard with extra requirements, a transition that puts two nodes back
-# at the buffer front (so the buffer stops being a suffix of the sentence;
-# it gives the top, which must have no head, the head s1, else shift and
-# unshift could undo each other forever, which the loader refuses) and one
-# that names two buffer nodes and attaches the second.
+# Arc-standard with extra requirements (an edge's dependent has no head yet:
+# unshift and reach bring headed nodes onto the stack, and the loader refuses
+# a transition that could give a word a second head), a transition that puts
+# two nodes back at the buffer front (so the buffer stops being a suffix of
+# the sentence; it gives the top, which must have no head, the head s1, else
+# shift and unshift could undo each other forever, which the loader refuses)
+# and one that names two buffer nodes and attaches the second.
 DECLARED = '''
 name = "odd_standard"
 final = { stack = "root", buffer = "empty" }
@@ -58,6 +60,7 @@ edge = "s0 -> s1"
 name = "right_arc"
 stack = ["*", "s1", "s0"]
 buffer = ["*"]
+require = ["s0 has no head"]
 stack_after = ["*", "s1"]
 buffer_after = ["*"]
 edge = "s1 -> s0"
@@ -75,7 +78,7 @@ edge = "s1 -> s0"
 name = "reach"
 stack = ["*", "s0"]
 buffer = ["b0", "b1", "*"]
-require = ["s0 has head"]
+require = ["s0 has head", "b1 has no head"]
 stack_after = ["*", "s0", "b0"]
 buffer_after = ["b1", "*"]
 edge = "s0 -> b1"

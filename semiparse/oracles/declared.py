@@ -17,7 +17,8 @@ from ..resources import data_dir
 from .interface import LBR, NEG_INF, NO_LEFT, NO_RIGHT, RBL, TransitionSystem, int_configuration
 from .loops import find_loop
 from .registry import lookup_system
-from .rules import FINAL_STACKS, FORBID, ROLES, ROOT_PLACEMENTS, compile_transition, not_split
+from .rules import (FINAL_STACKS, FORBID, ROLES, ROOT_PLACEMENTS, compile_transition, not_split,
+                    second_head)
 from .system_file import SCHEMA, SystemFileError, check_schema, is_file, key_line
 
 
@@ -103,6 +104,10 @@ class RewriteSystem(TransitionSystem):
             self._fail(f"duplicate transition name {self.transitions[dup]!r}",
                        "transition", dup, "name")
         self._rule_of = {r.name: r for r in self._rules}
+        overwrite = second_head(self._rules)
+        if overwrite:
+            rule, reason = overwrite
+            self._fail(reason, "transition", self._rules.index(rule), "name")
         self.not_split = not_split(self._rules)
         self.static_order = d.get("static_order", list(self.transitions))
         if (not isinstance(self.static_order, list)

@@ -11,6 +11,8 @@ meets one).
 """
 import itertools
 
+from .rules import headed_places, may_have_head
+
 _WEIGHTS = range(4)  # weights tried for each term of the potential
 _MAX_N = 4  # longest sentence searched for a cycle
 _MAX_STATES = 200_000  # configurations searched per sentence length at most
@@ -46,23 +48,16 @@ def _terminates(rules):
     decreases with every rule (so no computation is infinite).
 
     The changes of the lengths are fixed by a rule's patterns.  An edge
-    removes a headless position only if its dependent surely had no head: the
-    rule requires it, or the dependent is in the buffer and no rule ever
-    leaves a headed node there (an edge into a headed node overwrites its
-    head and makes no progress).  False without rules (a system not declared
-    as rewrites: nothing to prove it from)."""
+    removes a headless position only if its dependent surely had no head
+    (:func:`~semiparse.oracles.rules.may_have_head`; an edge into a headed
+    node overwrites its head and makes no progress).  False without rules
+    (a system not declared as rewrites: nothing to prove it from)."""
     if not rules:
         return False
-
-    def dependent(r):
-        return None if r.edge is None else r.edge[1]
-
-    buffer_headless = all(i != dependent(r) and (i >= r.ns or i in r.headless)
-                          for r in rules for i in r.buffer_after)
+    places = headed_places(rules)
     changes = []
     for r in rules:
-        d = dependent(r)
-        gained = d is not None and (d in r.headless or (d >= r.ns and buffer_headless))
+        gained = r.edge is not None and not may_have_head(r, r.edge[1], places)
         changes.append((len(r.buffer_after) - r.nb, len(r.stack_after) - r.ns,
                         -1 if gained else 0))
     return any(all(a * db + b * ds + c * dh < 0 for db, ds, dh in changes)

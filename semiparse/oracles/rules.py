@@ -201,3 +201,60 @@ def not_split(rules):
                         f"Attardi's arcs to s2 do, so it builds non-projective trees, which no "
                         f"split grammar derives")
     return None
+
+
+def headed_places(rules):
+    """Where a node that already has a head can be: ``{"stack": (rule,
+    node), "buffer": (rule, node)}``, each place with the rule and the index
+    of the node it was first found to put there headed; a place left out
+    provably never holds a headed node.
+
+    Read from the rules alone, as a fixed point: at first no node has a
+    head; the dependent of an edge has one afterwards; a node a rule keeps
+    may have one if the place it came from may hold one, unless the rule
+    requires it headless or to be the root (which never gets a head); nodes
+    the patterns do not name stay where they are."""
+    places = {}
+    changed = True
+    while changed:
+        changed = False
+        for r in rules:
+            for place, kept in (("stack", r.stack_after), ("buffer", r.buffer_after)):
+                for i in kept:
+                    headed = (r.edge is not None and r.edge[1] == i) or may_have_head(r, i, places)
+                    if headed and place not in places:
+                        places[place] = (r, i)
+                        changed = True
+    return places
+
+
+def may_have_head(rule, i, places):
+    """Whether node ``i`` of ``rule`` may have a head when the rule applies,
+    given the :func:`headed_places` ``places``."""
+    if i in rule.headless or i in rule.is_root:
+        return False
+    return ("stack" if i < rule.ns else "buffer") in places
+
+
+def second_head(rules):
+    """``(rule, reason)`` for the first rule whose edge may give a node that
+    already has a head a second one (the non-monotonic arc-eager of
+    Honnibal, Goldberg and Johnson 2013 does so on purpose), or None.  The
+    oracles count gold edges as if every edge stayed, so such a system is
+    refused until it is supported exactly."""
+    places = headed_places(rules)
+    for r in rules:
+        if r.edge is None or not may_have_head(r, r.edge[1], places):
+            continue
+        d = r.names[r.edge[1]]
+        place = "stack" if r.edge[1] < r.ns else "buffer"
+        by, node = places[place]
+        what = ("the dependent of its edge" if by.edge is not None and by.edge[1] == node
+                else f"{by.names[node]}, which may have a head,")
+        return r, (f"transition {r.name} can give a word that already has a head a new one: "
+                   f"{d} (the dependent of its edge {r.names[r.edge[0]]} -> {d}) may have a "
+                   f"head, because transition {by.name} puts {what} "
+                   f"{'on the stack' if place == 'stack' else 'in the buffer'}.  Overwriting a "
+                   f"head (non-monotonic parsing, Honnibal, Goldberg and Johnson 2013) is not "
+                   f"supported: add require \"{d} has no head\"")
+    return None
