@@ -311,29 +311,38 @@ class TreeCRF:
         if self.labelled:
             valid = valid.unsqueeze(-1)
         neg = torch.tensor(NEG_INF, dtype=w.dtype, device=w.device)
-        self._valid = valid
-        self._w = torch.where(valid, w, neg)  # what no tree reads (padding too) is -inf
+        self._valid, self._neg = valid, neg
         # per-dependent shifts (max over heads and labels), detached: every tree
         # attaches each word once, so they change no probability and no gradient
-        col = self._w.detach().amax(dim=(1, 3) if self.labelled else 1)
+        col = torch.where(valid, w, neg).detach().amax(dim=(1, 3) if self.labelled else 1)
         self._shift = torch.where(torch.isfinite(col), col, torch.zeros_like(col))
-        shape = (-1, 1, self._batch.N) + ((1,) if self.labelled else ())
-        self._ws = self._w - self._shift.reshape(shape)
-        self._edge_cache = None
+        given = torch.where(valid, w, neg).detach()
+        lost = torch.nonzero((self._ws.detach() == NEG_INF) & (given > NEG_INF))
+        if len(lost):
+            b, h, d = lost[0, :3].tolist()
+            raise ValueError(f"batch item {b}: weights: the scores of the edges into word {d} differ "
+                             f"by more than a {w.dtype} holds (w[{b}, {h}, {d}] is "
+                             f"{given[tuple(lost[0])].item():.3g} and the largest "
+                             f"{self._shift[b, d].item():.3g}); use -inf to forbid an edge")
 
-    # -- the edge scores the kernels see ---------------------------------
-    def _edges(self):
+    # -- the scores the kernels see (built anew for each query, so that each
+    # -- query's graph can be differentiated on its own) -------------------------
+    @property
+    def _ws(self):
+        """Shifted scores, -inf where no tree reads (padding too)."""
+        shape = (-1, 1, self._batch.N) + ((1,) if self.labelled else ())
+        return torch.where(self._valid, self.log_potentials, self._neg) - self._shift.reshape(shape)
+
+    def _edges(self, ws=None):
         """Shifted edge scores ``(B, N, N)``: labelled ones reduced by
         log-sum-exp over labels (an edge's total weight)."""
-        if self._edge_cache is None:
-            ws = self._ws
-            if self.labelled:
-                allowed = (ws > NEG_INF).any(-1)
-                safe = torch.where(allowed.unsqueeze(-1), ws, torch.zeros_like(ws))
-                lse = torch.logsumexp(safe, -1)
-                ws = torch.where(allowed, lse, torch.full_like(lse, NEG_INF))
-            self._edge_cache = ws
-        return self._edge_cache
+        ws = self._ws if ws is None else ws
+        if self.labelled:
+            allowed = (ws > NEG_INF).any(-1)
+            safe = torch.where(allowed.unsqueeze(-1), ws, torch.zeros_like(ws))
+            lse = torch.logsumexp(safe, -1)
+            ws = torch.where(allowed, lse, torch.full_like(lse, NEG_INF))
+        return ws
 
     @property
     def lengths(self):
@@ -342,29 +351,27 @@ class TreeCRF:
     @property
     def log_partition(self):
         """``(B,)`` log Z of the scores as given."""
-        return self._log_z_shifted + self._shift.sum(1)
+        return self._unshift(self._log_z_shifted, "log Z")
 
     partition = log_partition
 
     @property
     def _log_z_shifted(self):
-        if not hasattr(self, "_lz"):
-            self._lz = _LogPartition.apply(self._edges(), self._batch)
-        return self._lz
+        return _LogPartition.apply(self._edges(), self._batch)
 
     @property
     def marginals(self):
         """``(B, N, N)`` edge posteriors (``(B, N, N, L)`` of labelled edges),
         zero outside each sentence; differentiable (exactly)."""
-        mu = _Marginals.apply(self._edges(), self._batch, None)
+        ws = self._ws
+        edge = self._edges(ws)
+        mu = _Marginals.apply(edge, self._batch, None)
         if not self.labelled:
             return mu
-        edge = self._edges().unsqueeze(-1)
-        post = torch.exp(self._ws - torch.where(torch.isfinite(edge), edge, torch.zeros_like(edge)))
-        return mu.unsqueeze(-1) * torch.where(self._ws > NEG_INF, post, torch.zeros_like(post))
+        edge = edge.unsqueeze(-1)
+        post = torch.exp(ws - torch.where(torch.isfinite(edge), edge, torch.zeros_like(edge)))
+        return mu.unsqueeze(-1) * torch.where(ws > NEG_INF, post, torch.zeros_like(post))
 
-    def _finite(self, x):
-        return torch.where(self._ws > NEG_INF, x, torch.zeros_like(x))
 
     @property
     def entropy(self):
@@ -373,7 +380,8 @@ class TreeCRF:
         :data:`semiparse.engine.ROUNDING_LIMIT` (the likely trees score far
         below their words' best edges)."""
         log_z = self._log_z_shifted
-        mean = (self.marginals * self._finite(self._ws)).flatten(1).sum(1)
+        ws = self._ws
+        mean = (self.marginals * torch.where(ws > NEG_INF, ws, torch.zeros_like(ws))).flatten(1).sum(1)
         lz, mn = log_z.detach().cpu().tolist(), mean.detach().cpu().tolist()
         for b in range(self._batch.B):
             bound = rounding_bound(self._batch.sizes[b], lz[b], mn[b])
@@ -463,7 +471,7 @@ class TreeCRF:
 
     def _numpy_items(self):
         """Sentence b's scores as given (float64 numpy), within its length."""
-        w64 = _numpy(self._w)
+        w64 = _numpy(torch.where(self._valid, self.log_potentials, self._neg))
         return [np.ascontiguousarray(w64[b, :m, :m]) for b, m in enumerate(self._batch.sizes)]
 
     def _each(self, semiring, k=None):
@@ -504,7 +512,18 @@ class TreeCRF:
         edges (a subgradient where several trees are best)."""
         best = self.argmax
         heads, labels = best if self.labelled else (best, None)
-        return self._score(heads, labels) + self._shift.sum(1)
+        return self._unshift(self._score(heads, labels), "the best score")
+
+    def _unshift(self, value, what):
+        """``value`` (B,) of shifted scores plus the score each sentence's
+        trees lost to the shift; ValueError where that leaves the dtype's range."""
+        total = value + self._shift.sum(1)
+        bad = torch.nonzero(~torch.isfinite(total.detach())).flatten().tolist()
+        if bad:
+            raise ValueError(f"batch item {bad[0]}: {what} of these weights overflows "
+                             f"{self.log_potentials.dtype}: the sum of {self._batch.sizes[bad[0]] - 1} "
+                             "scores is beyond its largest number")
+        return total
 
     def sample(self, k=1, temperature=1.0, rng=None):
         """``(k, B, N)`` heads of k exact independent draws per sentence

@@ -1,0 +1,385 @@
+"""semiparse.torch: differentiable queries over a grammar's trees, against
+brute force (every derivation of a small input, from test_engine and
+test_queries_expect) and torch.autograd.gradcheck."""
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_engine import split_grammars
+from test_queries_expect import labelled_derivations, log_partition
+
+torch = pytest.importorskip("torch")
+
+import semiparse  # noqa: E402
+from semiparse.torch import TreeCRF, heads_to_edges  # noqa: E402
+from semiparse.torch import log_partition as torch_log_partition  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+NEG_INF = float("-inf")
+SCORES = [0.0, 0.5, 1.0, -1.5, 2.0, NEG_INF]
+
+
+# -- brute force ----------------------------------------------------------------
+
+def brute(grammar, terms, w3):
+    """log Z, and per labelled edge (h, d, l): the marginal, the gradient of
+    the entropy, the gradient of E[sum of values] (values = a fixed array),
+    by enumerating derivations."""
+    derivations = labelled_derivations(grammar, terms, w3)
+    log_z = log_partition(derivations)
+    shape = w3.shape
+    values = np.arange(np.prod(shape), dtype=float).reshape(shape) % 5 - 2.0
+    mu, e_sx, e_vx = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    e_s = e_v = entropy = 0.0
+    for s, heads, labels in derivations:
+        p = math.exp(s - log_z)
+        v = sum(values[heads[d], d, labels[d]] for d in range(1, len(heads)))
+        e_s, e_v, entropy = e_s + p * s, e_v + p * v, entropy - p * (s - log_z)
+        for d in range(1, len(heads)):
+            mu[heads[d], d, labels[d]] += p
+            e_sx[heads[d], d, labels[d]] += p * s
+            e_vx[heads[d], d, labels[d]] += p * v
+    return {"derivations": derivations, "log_z": log_z, "mu": mu, "entropy": entropy,
+            "d_entropy": -(e_sx - e_s * mu), "values": values, "expected": e_v,
+            "d_expected": e_vx - e_v * mu}
+
+
+@st.composite
+def cases(draw, labelled=False, max_len=5):
+    """(grammar, terminals, w3): a random split grammar, an input, labelled
+    scores (one label when not ``labelled``) from SCORES."""
+    grammar = draw(split_grammars())
+    n1 = draw(st.integers(1, max_len))
+    terms = "".join(draw(st.lists(st.sampled_from(sorted(grammar.terminals)),
+                                  min_size=n1, max_size=n1)))
+    L = draw(st.integers(1, 3)) if labelled else 1
+    w = draw(st.lists(st.sampled_from(SCORES), min_size=n1 * n1 * L, max_size=n1 * n1 * L))
+    return grammar, terms, np.array(w).reshape(n1, n1, L)
+
+
+def close(a, b, tol=1e-9):
+    return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=tol, atol=tol)
+
+
+# -- against brute force --------------------------------------------------------------
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(case=cases(labelled=False), labelled=st.booleans())
+def test_queries_and_gradients_equal_brute_force(case, labelled):
+    """log Z, marginals (= its gradient), entropy and expectations and their
+    gradients, log_prob, the best tree, k-best and counts equal enumeration,
+    unlabelled or with a label axis of one; ValueError "no tree" when none."""
+    grammar, terms, w3 = case
+    want = brute(grammar, terms, w3)
+    w = torch.tensor(w3 if labelled else w3[..., 0], requires_grad=True).unsqueeze(0)
+    crf = TreeCRF(w, grammar=grammar, terminals=[terms])
+    if not want["derivations"]:
+        with pytest.raises(ValueError, match="no tree"):
+            crf.log_partition
+        assert crf.count == [0]
+        return
+    log_z = crf.log_partition
+    assert close(log_z.item(), want["log_z"])
+    (grad,) = torch.autograd.grad(log_z.sum(), w)
+    mu = want["mu"] if labelled else want["mu"][..., 0]
+    assert close(grad[0], mu) and close(crf.marginals[0].detach(), mu)
+    entropy = crf.entropy
+    assert close(entropy.item(), want["entropy"])
+    (grad,) = torch.autograd.grad(entropy.sum(), w)
+    assert close(grad[0], want["d_entropy"] if labelled else want["d_entropy"][..., 0])
+    values = torch.tensor(want["values"] if labelled else want["values"][..., 0]).unsqueeze(0)
+    values.requires_grad_(True)
+    expected = crf.expected(values)
+    assert close(expected.item(), want["expected"])
+    dw, dv = torch.autograd.grad(expected.sum(), (w, values))
+    assert close(dw[0], want["d_expected"] if labelled else want["d_expected"][..., 0])
+    assert close(dv[0], mu)
+    # trees: log_prob of each derivable tree, the best one, k-best, the count
+    trees = {}
+    for s, heads, labels in want["derivations"]:
+        trees.setdefault((tuple(heads), tuple(labels)), []).append(s)
+    for (heads, labels), scores in trees.items():
+        args = [torch.tensor([heads])] + ([torch.tensor([[max(x, 0) for x in labels]])]
+                                          if labelled else [])
+        lp = crf.log_prob(*args).item()
+        assert close(lp, scores[0] + math.log(len(scores)) - want["log_z"])
+    best = max(s for s, _, _ in want["derivations"])
+    assert close(crf.max.item(), best)
+    assert crf.count == [len(want["derivations"])]
+    if not labelled:
+        got, _ = crf.kbest(3)
+        top = sorted((s for s, _, _ in want["derivations"]), reverse=True)[:3]
+        assert close(got[:len(top), 0], top)
+        assert (got[len(top):, 0] == NEG_INF).all()
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None)
+@given(case=cases(labelled=True, max_len=4))
+def test_labelled_gradients_equal_brute_force(case):
+    """Labelled weights: log Z, labelled marginals, the entropy's and the
+    expectation's gradients per labelled edge equal enumeration."""
+    grammar, terms, w3 = case
+    want = brute(grammar, terms, w3)
+    if not want["derivations"]:
+        return
+    w = torch.tensor(w3, requires_grad=True).unsqueeze(0)
+    crf = TreeCRF(w, grammar=grammar, terminals=[terms])
+    assert close(crf.log_partition.item(), want["log_z"])
+    assert close(crf.marginals[0].detach(), want["mu"])
+    (grad,) = torch.autograd.grad(crf.entropy.sum(), w)
+    assert close(grad[0], want["d_entropy"])
+    (grad,) = torch.autograd.grad(crf.expected(torch.tensor(want["values"])[None]).sum(), w)
+    assert close(grad[0], want["d_expected"])
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), n=st.integers(1, 4))
+def test_samples_are_trees_of_the_distribution(seed, n):
+    """Every draw is a tree the grammar derives with the allowed edges."""
+    rng = np.random.default_rng(seed)
+    w = torch.tensor(rng.normal(size=(1, n + 1, n + 1)))
+    heads = TreeCRF(w).sample(4, rng=random.Random(seed))
+    assert heads.shape == (4, 1, n + 1)
+    for h in heads[:, 0].tolist():
+        assert TreeCRF(w).log_prob(torch.tensor([h])).item() > NEG_INF
+
+
+# -- gradcheck (float64) ---------------------------------------------------------------
+
+def _weights(shape, seed=0, forbid=()):
+    w = torch.tensor(np.random.default_rng(seed).normal(size=shape))
+    for index in forbid:
+        w[index] = NEG_INF
+    return w.requires_grad_(True)
+
+
+def test_gradcheck_log_partition_and_second_derivatives():
+    """gradcheck and gradgradcheck of log Z (unlabelled, labelled, padded
+    with lengths, forbidden edges), gradcheck of marginals, entropy,
+    expectations and log_prob."""
+    lengths = torch.tensor([3, 2])
+    for w in (_weights((2, 4, 4), forbid=[(0, 1, 2)]), _weights((2, 4, 4, 2), forbid=[(1, 0, 1, 0)])):
+        f = lambda x: torch_log_partition(x, lengths=lengths)  # noqa: E731
+        assert torch.autograd.gradcheck(f, (w,))
+        assert torch.autograd.gradgradcheck(f, (w,))
+        assert torch.autograd.gradcheck(lambda x: TreeCRF(x, lengths).marginals, (w,))
+        assert torch.autograd.gradcheck(lambda x: TreeCRF(x, lengths).entropy, (w,))
+        values = torch.tensor(np.random.default_rng(1).normal(size=w.shape), requires_grad=True)
+        assert torch.autograd.gradcheck(lambda x, v: TreeCRF(x, lengths).expected(v), (w, values))
+    heads = torch.tensor([[-1, 0, 1, 1], [-1, 2, 0, -1]])
+    assert torch.autograd.gradcheck(lambda x: TreeCRF(x, lengths).log_prob(heads),
+                                    (_weights((2, 4, 4)),))
+
+
+def test_third_derivatives_are_refused():
+    """The covariance has no backward of its own: asking for it is an error,
+    never a wrong number."""
+    w = _weights((1, 3, 3))
+    (g,) = torch.autograd.grad(torch_log_partition(w).sum(), w, create_graph=True)
+    (h,) = torch.autograd.grad((g * g).sum(), w, create_graph=True)
+    with pytest.raises(RuntimeError):
+        torch.autograd.grad(h.sum(), w)
+
+
+# -- batches, precision, scale ---------------------------------------------------------
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), sizes=st.lists(st.integers(0, 6), min_size=1, max_size=4),
+       labels=st.sampled_from([0, 2]))
+def test_padded_batch_equals_separate_calls(seed, sizes, labels):
+    """A padded batch (padding filled with NaN, which nothing reads) gives
+    each sentence's log Z, marginals, entropy and gradients as a call on that
+    sentence alone, on one thread or two."""
+    rng = np.random.default_rng(seed)
+    N = max(sizes) + 1
+    shape = (len(sizes), N, N) + ((labels,) if labels else ())
+    w = np.full(shape, np.nan)
+    for b, n in enumerate(sizes):
+        w[b, :n + 1, :n + 1] = rng.normal(size=(n + 1, n + 1) + shape[3:])
+    batch = torch.tensor(w, requires_grad=True)
+    crf = TreeCRF(batch, lengths=sizes, n_jobs=2)
+    log_z, entropy = crf.log_partition, crf.entropy
+    (grad,) = torch.autograd.grad((log_z + entropy).sum(), batch)
+    for b, n in enumerate(sizes):
+        one = torch.tensor(w[b:b + 1, :n + 1, :n + 1], requires_grad=True)
+        single = TreeCRF(one)
+        assert close(log_z[b].item(), single.log_partition.item())
+        assert close(entropy[b].item(), single.entropy.item())
+        assert close(crf.marginals[b, :n + 1, :n + 1].detach(), single.marginals[0].detach())
+        (g1,) = torch.autograd.grad((single.log_partition + single.entropy).sum(), one)
+        assert close(grad[b, :n + 1, :n + 1], g1[0])
+        assert (grad[b, n + 1:] == 0).all() and (grad[b, :, n + 1:] == 0).all()
+        assert close(log_z[b].item(), semiparse.parse(
+            "projective", "s" * (n + 1), w[b, :n + 1, :n + 1], "log").value
+            if not labels else semiparse.parse_labelled(
+                "projective", "s" * (n + 1), w[b, :n + 1, :n + 1], "log").value)
+
+
+def test_float32_agrees_with_float64():
+    """float32 scores give float32 results within float32's precision of the
+    float64 results for the same (float32-representable) scores."""
+    w32 = torch.randn(3, 12, 12, generator=torch.Generator().manual_seed(0)) * 3
+    w64 = w32.double()
+    for w in (w32, w64):
+        w.requires_grad_(True)
+    c32, c64 = TreeCRF(w32), TreeCRF(w64)
+    assert c32.log_partition.dtype == torch.float32
+    assert torch.allclose(c32.log_partition.double(), c64.log_partition, rtol=1e-6)
+    assert torch.allclose(c32.entropy.double(), c64.entropy, rtol=1e-5, atol=1e-5)
+    (g32,) = torch.autograd.grad(c32.log_partition.sum(), w32)
+    (g64,) = torch.autograd.grad(c64.log_partition.sum(), w64)
+    assert g32.dtype == torch.float32 and torch.allclose(g32.double(), g64, atol=1e-6)
+
+
+@pytest.mark.parametrize("offset", [1e6, 1e15, -1e15])
+def test_shifted_scores_give_the_same_distribution(offset):
+    """A constant added to every score (or to each word's scores) changes log
+    Z by the constant times the words and nothing else: marginals, entropy,
+    gradients and the best tree stay.  (Scores in eighths, so that w + 1e15
+    is exact in a double.)"""
+    rng = np.random.default_rng(3)
+    w = np.round(rng.normal(size=(1, 8, 8)) * 8) / 8
+    per_word = np.round(offset * (1 + np.arange(8)) / 8)
+    for shift in (np.full(8, offset), per_word):
+        moved = torch.tensor(w + shift[None, None, :])
+        assert (moved.numpy() - shift[None, None, :] == w).all()
+        base, moved = TreeCRF(torch.tensor(w)), TreeCRF(moved)
+        assert close(moved.marginals, base.marginals, 1e-9)
+        assert close(moved.entropy, base.entropy, 1e-9)
+        assert (moved.argmax == base.argmax).all()
+        want = base.log_partition.item() + shift[1:].sum()
+        assert math.isclose(moved.log_partition.item(), want, rel_tol=1e-15)
+
+
+@pytest.mark.parametrize("value", [1e300, -1e300, 3e38])
+def test_all_equal_scores_are_uniform_at_any_size(value):
+    """Equal scores of any size: the uniform distribution over the trees
+    (float32 too, up to its largest finite numbers)."""
+    for dtype in (torch.float64, torch.float32):
+        if abs(value) > torch.finfo(dtype).max:
+            continue
+        crf = TreeCRF(torch.full((1, 5, 5), value, dtype=dtype))
+        count = crf.count[0]
+        assert close(crf.entropy.item(), math.log(count), 1e-6)
+        assert close(crf.marginals, TreeCRF(torch.zeros(1, 5, 5, dtype=dtype)).marginals, 1e-6)
+
+
+def test_scores_a_double_cannot_hold_are_errors():
+    """Two scores of one word more than 1.8e308 apart, or a log Z beyond a
+    double, are ValueErrors naming the batch item, never a wrong number."""
+    w = torch.zeros(2, 3, 3, dtype=torch.float64)
+    w[1, 0, 1], w[1, 2, 1] = 1e308, -1e308
+    with pytest.raises(ValueError, match="batch item 1: .*differ by more than a torch.float64 holds"):
+        torch_log_partition(w)
+    w = torch.full((1, 3, 3), 1.7e308, dtype=torch.float64)
+    with pytest.raises(ValueError, match="batch item 0: log Z of these weights overflows torch.float64"):
+        torch_log_partition(w)
+    w = torch.full((1, 3, 3), 3e38)
+    with pytest.raises(ValueError, match="batch item 0: log Z of these weights overflows torch.float32"):
+        torch_log_partition(w)
+    w[0, 1, 2] = -3e38
+    with pytest.raises(ValueError, match="batch item 0: .*differ by more than a torch.float32 holds"):
+        torch_log_partition(w)
+
+
+# -- grammars ------------------------------------------------------------------------
+
+def test_single_root_and_user_grammar_files(tmp_path):
+    """grammar="single_root" is the projective trees whose root has one child
+    (its log Z equals a user file of the same rules, and enumeration)."""
+    from semiparse.torch import SINGLE_ROOT
+
+    path = tmp_path / "single.grammar"
+    path.write_text(SINGLE_ROOT)
+    w = _weights((1, 5, 5), seed=4)
+    a = TreeCRF(w, grammar="single_root")
+    b = TreeCRF(w, grammar=str(path))
+    assert close(a.log_partition.item(), b.log_partition.item())
+    assert a.count == [sum(1 for h in _projective(5) if h.count(0) == 1)]
+    mu = a.marginals[0].detach()
+    assert close(mu[0].sum().item(), 1.0)  # the root has exactly one child
+    scores = [sum(w[0, h[d], d].item() for d in range(1, 5)) for h in _projective(5) if h.count(0) == 1]
+    assert close(a.log_partition.item(), float(np.logaddexp.reduce(scores)))
+
+
+def _projective(n1):
+    from test_engine import projective_trees
+
+    return projective_trees(n1)
+
+
+def test_completion_grammar_of_a_configuration():
+    """The arc-standard completion grammar with a configuration's terminals:
+    the distribution over the trees still reachable, its count and log Z as
+    the core's."""
+    terms = ["p", "p", "s", "s", "s"]
+    w = _weights((1, 5, 5), seed=5)
+    crf = TreeCRF(w, grammar="arc_standard", terminals=[terms])
+    assert crf.count == [semiparse.parse("arc_standard", terms, np.zeros((5, 5)), "counting").value]
+    assert close(crf.log_partition.item(),
+                 semiparse.parse("arc_standard", terms, w[0].detach().numpy(), "log").value)
+    assert torch.autograd.gradcheck(lambda x: TreeCRF(x, grammar="arc_standard",
+                                                      terminals=[terms]).entropy, (w,))
+
+
+# -- input checks --------------------------------------------------------------------
+
+def test_bad_input_is_a_value_error():
+    w = torch.zeros(2, 4, 4)
+    bad = w.clone()
+    bad[1, 2, 3] = float("nan")
+    for call, message in [
+        (lambda: torch_log_partition(bad), r"batch item 1: weights contain NaN at w\[1, 2, 3\]"),
+        (lambda: torch_log_partition(w.int()), "float32 or float64"),
+        (lambda: torch_log_partition(np.zeros((1, 3, 3))), "torch tensor"),
+        (lambda: torch_log_partition(torch.zeros(2, 3, 4)), r"expected \(B, n\+1, n\+1\)"),
+        (lambda: torch_log_partition(w, lengths=[3, 4]), r"lengths\[1\] is 4"),
+        (lambda: torch_log_partition(w, lengths=[3]), "lengths has 1 entries"),
+        (lambda: torch_log_partition(w, grammar="arc_standard"), "give terminals"),
+        (lambda: torch_log_partition(w, grammar="arc_standard", terminals=["pps", "px"]),
+         "batch item 1"),
+        (lambda: torch_log_partition(torch.full((1, 3, 3), NEG_INF)), "batch item 0: no tree"),
+        (lambda: TreeCRF(w).log_prob(torch.tensor([[-1, 0, 5, 0]] * 2)), "heads must lie in"),
+        (lambda: TreeCRF(w).kbest(0), "positive integer"),
+        (lambda: TreeCRF(w).expected(torch.zeros(2, 3, 3)), "values must be a tensor"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_log_prob_of_a_tree_the_grammar_does_not_derive_is_minus_inf():
+    w = _weights((1, 5, 5))
+    crossing = torch.tensor([[-1, 3, 4, 0, 0]])  # 1 <- 3 and 2 <- 4 cross
+    assert TreeCRF(w).log_prob(crossing).item() == NEG_INF
+    assert heads_to_edges(crossing).sum() == 4
+
+
+# -- the package's boundaries --------------------------------------------------------
+
+def test_core_does_not_import_torch_and_the_module_gets_pytorch():
+    """import semiparse (and the CLI with every sub-command, bench torch
+    included) loads no torch; inside semiparse.torch, ``torch`` is PyTorch."""
+    code = ("import sys, semiparse, semiparse.cli, semiparse.queries.marginals; "
+            "semiparse.cli.build_parser(); assert 'torch' not in sys.modules, 'torch imported'; "
+            "import semiparse.torch as T; assert T.torch.__name__ == 'torch' "
+            "and hasattr(T.torch, 'autograd')")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU")
+def test_gpu_tensors_come_back_on_their_device():
+    w = _weights((2, 6, 6)).detach().cuda().requires_grad_(True)
+    log_z = torch_log_partition(w)
+    (grad,) = torch.autograd.grad(log_z.sum(), w)
+    assert log_z.device == w.device and grad.device == w.device
+    cpu = torch_log_partition(w.detach().cpu())
+    assert close(log_z.cpu(), cpu)
