@@ -9,6 +9,7 @@ is shrunk and printed; the exit status is then 1.  ``top_down`` and
 ``in_order`` are the constituent systems, checked by
 :mod:`semiparse.constituency.checking`.
 """
+import sys
 import time
 
 CONSTITUENT_SYSTEMS = ("top_down", "in_order")
@@ -61,7 +62,8 @@ def run(args):
             m.name for m in system_methods(system)]
         if not chosen:
             reason = getattr(system, "not_split", None)
-            raise ValueError(f"transition system {system.name!r} has neither a completion "
+            where = f"{system.path}: " if hasattr(system, "path") else ""
+            raise ValueError(f"{where}transition system {system.name!r} has neither a completion "
                              f"grammar nor a registered oracle method to check"
                              + (f"; no split grammar can describe it: {reason}" if reason else ""))
     results = []
@@ -82,6 +84,13 @@ def run(args):
             print(f"FAIL  {what}: {r.method} and the exhaustive search differ{notes}; "
                   f"shrunk counterexample:")
             print("      " + r.mismatch.describe(r.method).replace("\n", "\n      "))
+        if r.dead_end is not None:
+            print(f"semiparse check: warning: {r.system}: {r.dead_ends} of the {r.calls} "
+                  f"examples of strategy {r.strategy} are at or one step before a dead end, a "
+                  f"configuration that is not final and has no legal transition, e.g. "
+                  f"{r.dead_end.describe()}; a parser that reaches one cannot finish "
+                  f"(docs/training.md says what training and parsing do then)",
+                  file=sys.stderr)
     print(f"{sum(r.ok for r in results)}/{len(results)} strategies passed in "
           f"{time.perf_counter() - start:.1f} s")
     return status

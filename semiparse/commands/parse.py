@@ -52,12 +52,20 @@ def run(args):
             if label not in reported:
                 reported.add(label)
                 print(f"semiparse parse: warning: {message}", file=sys.stderr)
+    first_dead_end = None
     with open_output(args.output, binary=True) as out:
         for tree in tqdm(trees, desc="parse", unit="sent", disable=args.quiet, file=sys.stderr):
             if not len(tree):
                 out.write(tree.source.raw)
                 continue
             heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)
+            if model.dead_ends and first_dead_end is None:
+                first_dead_end = tree.where
             metadata = steps_metadata(model.system, steps) if args.probabilities else None
             out.write(tree.source.relabeled(heads, labels, metadata))
+    if model.dead_ends:
+        print(f"semiparse parse: warning: {model.dead_ends} sentence(s) reached a dead end of "
+              f"{model.system} (a configuration that is not final and has no legal transition), "
+              f"the first at {first_dead_end}; their words left without a head were attached "
+              f"to the root (docs/training.md)", file=sys.stderr)
     return 0

@@ -5,6 +5,12 @@ reachable from the initial one (by random transitions mixed with steps that
 follow the oracle under test) and, per strategy, compares the oracle's scores
 with :meth:`Oracle.scores_exhaustive`.  A mismatch is shrunk by hypothesis to
 a small counterexample.  ``semiparse check`` is the command-line front end.
+
+Along the way it notes dead ends: drawn configurations, or their
+successors, that are not final and have no legal transition (a parser that
+reaches one cannot finish; see docs/training.md).  The oracles agree with
+the exhaustive search there, so these are reported beside the result, not as
+a mismatch.
 """
 import copy
 from dataclasses import dataclass, field
@@ -52,6 +58,33 @@ class Mismatch:
 
 
 @dataclass
+class DeadEnd:
+    """A configuration that is not final and has no legal transition."""
+
+    stack: tuple
+    buffer: tuple
+    arcs: tuple
+    transitions: list
+
+    def describe(self):
+        arcs = "" if self.arcs is None else f" arcs {list(self.arcs)}"
+        return (f"stack {list(self.stack)} buffer {list(self.buffer)}{arcs}, reached by "
+                f"{' '.join(self.transitions) or '(initial configuration)'}")
+
+
+def dead_end(system, stack, buffer, arcs, transitions):
+    """The :class:`DeadEnd` at the configuration or one step after it, or None."""
+    steps = [((stack, buffer, arcs), transitions)]
+    if not system.is_final(stack, buffer, arcs):
+        steps += [(tuple(system.apply(stack, buffer, arcs, t)[:3]), transitions + [t])
+                  for t in system.legal(stack, buffer, arcs)]
+    for config, path in steps:
+        if not system.is_final(*config) and not system.legal(*config):
+            return DeadEnd(*config, path)
+    return None
+
+
+@dataclass
 class CheckResult:
     system: str
     strategy: str
@@ -63,6 +96,8 @@ class CheckResult:
     mismatch: Mismatch = None
     grammar: str = None
     notes: list = field(default_factory=list)
+    dead_ends: int = 0  # examples at or one step before a dead end
+    dead_end: DeadEnd = None  # the first of them
 
     @property
     def ok(self):
@@ -123,6 +158,10 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
         def prop(ex):
             result.calls += 1
             c = ex.computation
+            seen = dead_end(system, c.stack, c.buffer, c.arcs, list(c.transitions))
+            if seen is not None:
+                result.dead_ends += 1
+                result.dead_end = result.dead_end or seen
             expected = exhaustive.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs)
             try:
                 got = checked.scores(c.stack, c.buffer, ex.heads, c.arcs)

@@ -392,7 +392,9 @@ cdef inline void _legal_mask(const MachineC* m, const StateC* s, const int[::1] 
 
 def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
                  const int[::1] cls_move, const int[::1] cls_label):
-    """Parse to the end, always taking the best valid class; returns the classes taken."""
+    """Parse, always taking the best valid class, until a final configuration
+    or a dead end (a configuration with no valid class that is not final:
+    ``state.is_final()`` tells them apart); returns the classes taken."""
     cdef int C = cls_move.shape[0], c, best
     cdef int nf = templates.shape[0]
     cdef const MachineC* m = &state.machine.c
@@ -410,7 +412,7 @@ def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
                 if valid[c] and (best < 0 or scores[c] > scores[best]):
                     best = c
             if best < 0:
-                raise RuntimeError("no valid transition in a non-final configuration")
+                break
             machine_apply(m, state.c, cls_move[best], cls_label[best])
             state.steps += 1
             taken.append(best)

@@ -139,6 +139,7 @@ class Model:
         for i, (m, _) in enumerate(self.classes):
             self.classes_of_move.setdefault(self.machine.code(m), []).append(i)
         self.weights = _core.Weights(len(self.classes), rda)
+        self.dead_ends = 0  # sentences whose parse reached a dead end (see parse)
 
     # -- input -------------------------------------------------------------
 
@@ -179,7 +180,13 @@ class Model:
 
     def parse(self, tree, beam=None, with_probabilities=False):
         """``(heads, labels, steps)`` of the best parse; ``steps`` lists
-        ``(class name, probability)`` when asked (greedy decoding only)."""
+        ``(class name, probability)`` when asked (greedy decoding only).
+
+        The words left without a head are attached to the root with the
+        root label: those arc-eager leaves on the stack, and all those of a
+        parse that reached a dead end (a configuration that is not final and
+        has no legal transition, which some declared systems have), so the
+        output is always a tree; :attr:`dead_ends` counts the latter."""
         beam = self.beam if beam is None else beam
         check_beam(beam)
         sent = self.sentence(tree)
@@ -194,6 +201,8 @@ class Model:
             valid = np.empty(C, dtype=np.uint8)
             while not state.is_final():
                 _core.step_scores(state, self.weights, self.templates, self.cls_move, scores, valid)
+                if not valid.any():
+                    break
                 p = self.probabilities(scores, valid.astype(bool))
                 best = int(np.argmax(np.where(valid, scores, -np.inf)))
                 steps.append((self.class_name(best), float(p[best])))
@@ -202,15 +211,19 @@ class Model:
             state = self.state(sent)
             _core.greedy_parse(state, self.weights, self.templates, self.cls_move, self.cls_label)
             steps = []
+        if not state.is_final():
+            self.dead_ends += 1
         heads = list(state.arcs)
         labels = [None] + [self.labels[l] if l >= 0 else self.root_label for l in state.labels[1:]]
         for d in range(1, len(heads)):
-            if heads[d] < 0:  # arc-eager leaves headless words on the stack: root them
+            if heads[d] < 0:
                 heads[d], labels[d] = 0, self.root_label
         return heads, labels, steps
 
     def beam_search(self, sent, beam):
-        """Final configuration of a beam search of the given width."""
+        """Final configuration of a beam search of the given width; a
+        configuration that reaches a dead end falls off the beam, and if all
+        do, the best of them is returned."""
         C = len(self.classes)
         scores = np.empty(C)
         valid = np.empty(C, dtype=np.uint8)
@@ -224,6 +237,8 @@ class Model:
                 _core.step_scores(st, self.weights, self.templates, self.cls_move, scores, valid)
                 for c in np.flatnonzero(valid):
                     candidates.append((total + scores[c], st, int(c)))
+            if not candidates:
+                break
             candidates.sort(key=lambda x: -x[0])
             items = []
             for total, st, c in candidates[:beam]:
@@ -305,8 +320,10 @@ class Model:
                 raise ValueError("its weight arrays are malformed")
             if weights.dtype.kind not in "fiu" or not np.isfinite(weights).all():
                 raise ValueError("its weights are not all finite numbers (NaN or infinity)")
+            weights = np.ascontiguousarray(weights, dtype=np.float64)
+            # a row of len(classes) weights per key (also for none: an untrained model)
             model.weights.load(np.ascontiguousarray(keys),
-                               np.ascontiguousarray(weights, dtype=np.float64).reshape(len(keys), -1))
+                               weights.reshape(len(keys), len(model.classes)))
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: inconsistent model: {exc}") from None
         return model

@@ -16,9 +16,17 @@ only); ``nondet`` takes the dynamic oracle's set of optimal moves but always
 follows one of them; ``dynamic`` also explores (follows the model's own
 prediction with probability ``explore_p`` after ``explore_after`` epochs for
 the perceptron, samples after ``explore_after`` epochs for RDA).
+
+Exploring may lead into a dead end of a declared system: a configuration
+that is not final and from which no final configuration is reachable (the
+oracle finds no optimal move).  The sentence is then abandoned for that
+epoch: the updates made on it so far stay, the epoch and the run go on, and
+the dead ends are counted (each epoch's record, and a warning at the end).
 """
+import math
 import random
 import time
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -48,13 +56,25 @@ class DynamicOracle:
         self._sentence = self._heads = None
 
     def optimal_names(self, state, sent):
+        """The transitions of maximal score; none in a dead end, where no
+        transition leads to a final configuration (no score is finite)."""
         if sent is not self._sentence:  # the oracle keys its per-tree cache on a tuple
             self._sentence, self._heads = sent, tuple(sent.heads.tolist())
-        return self.oracle.optimal(state.stack, state.buffer, self._heads,
-                                   state.arcs if self.needs_arcs else None)
+        scores = self.oracle.scores(state.stack, state.buffer, self._heads,
+                                    state.arcs if self.needs_arcs else None)
+        top = max(scores.values(), default=-math.inf)
+        return {t for t, v in scores.items() if v == top} if top > -math.inf else set()
 
     def optimal(self, state, sent):
         return {state.machine.code(name) for name in self.optimal_names(state, sent)}
+
+
+class DeadEndWarning(UserWarning):
+    """Training sentences were abandoned at dead ends (see the module's doc)."""
+
+
+class _DeadEnd(Exception):
+    """The configuration being trained on is a dead end."""
 
 
 class StaticOracle:
@@ -187,6 +207,7 @@ class Trainer:
         self.rho, self.alpha, self.lam = rho, alpha, lam
         self.restart = restart
         self.progress, self.log = progress, log or (lambda message: None)
+        self._log_given = log is not None
         self.rng = random.Random(seed)
         self.oracle = None
         self.history = []
@@ -217,9 +238,10 @@ class Trainer:
         state.do(move, max(label, 0))
 
     def _optimal(self, state, sent):
+        """The optimal move codes; :class:`_DeadEnd` where there are none."""
         moves = self.oracle.optimal(state, sent)
         if not moves:
-            raise RuntimeError("the oracle found no optimal move in a non-final configuration")
+            raise _DeadEnd
         return moves
 
     # -- main loop -----------------------------------------------------------
@@ -246,20 +268,25 @@ class Trainer:
         self.oracle = (StaticOracle if self.oracle_name == "static" else DynamicOracle)(self.system)
         sents = [model.sentence(t) for t in trees]
         self.t = 1.0  # perceptron clock (number of examples seen), for averaging
+        self.dead_ends = 0
         order = list(range(len(sents)))
         for epoch in range(self.epochs):
             self.rng.shuffle(order)
             bar = tqdm(order, desc=f"epoch {epoch + 1}/{self.epochs}", disable=not self.progress,
                        unit="sent", leave=False)
-            correct = total = 0
+            correct = total = dead_ends = 0
             cpu = time.process_time()
             for k, i in enumerate(bar):
-                if self.trainer == "perceptron":
-                    c, n = self._perceptron_sentence(model, sents[i], epoch)
-                elif self.trainer == "rda":
-                    c, n = self._rda_sentence(model, sents[i], epoch)
-                else:
-                    c, n = self._beam_sentence(model, sents[i], epoch)
+                try:
+                    if self.trainer == "perceptron":
+                        c, n = self._perceptron_sentence(model, sents[i], epoch)
+                    elif self.trainer == "rda":
+                        c, n = self._rda_sentence(model, sents[i], epoch)
+                    else:
+                        c, n = self._beam_sentence(model, sents[i], epoch)
+                except _DeadEnd:
+                    dead_ends += 1
+                    continue
                 correct += c
                 total += n
                 if k % 50 == 0:
@@ -267,15 +294,32 @@ class Trainer:
             bar.close()
             record = {"epoch": epoch + 1, "train_accuracy": 100.0 * correct / max(total, 1),
                       "cpu_seconds": time.process_time() - cpu}
+            if dead_ends:
+                record["dead_ends"] = dead_ends
+                self.dead_ends += dead_ends
             if dev is not None:
                 snapshot = self._finished(model, copy=True)
                 record.update(evaluate_model(snapshot, dev))
+                if snapshot.dead_ends:
+                    record["dev_dead_ends"] = snapshot.dead_ends
             self.history.append(record)
             self.log(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}"
                               for k, v in record.items()))
         self._finished(model)
         model.meta["history"] = self.history
+        if self.dead_ends:
+            self._warn(f"{self.dead_ends} training sentence(s), counted once per epoch, "
+                       f"reached a dead end of {self.system.name} (a configuration that is not "
+                       f"final, from which no final configuration is reachable) and were "
+                       f"abandoned for that epoch")
         return model
+
+    def _warn(self, message):
+        """Report through ``log``, or as a :class:`DeadEndWarning` without one."""
+        if self._log_given:
+            self.log(f"warning: {message}")
+        else:
+            warnings.warn(message, DeadEndWarning, stacklevel=3)
 
     def _finished(self, model, copy=False):
         """Final weights (averaged / RDA solution), in place or on a copy."""
@@ -332,8 +376,8 @@ class Trainer:
         weights = model.weights
         while not state.is_final():
             feats = _core.step_scores(state, weights, model.templates, model.cls_move, scores, valid)
-            p = model.probabilities(scores, valid.astype(bool))
             moves = self._optimal(state, sent)
+            p = model.probabilities(scores, valid.astype(bool))
             gold = self._gold_classes(model, state, moves, sent)
             if not gold:
                 self._beyond_model(model, state, moves, sent)
@@ -403,6 +447,8 @@ class Trainer:
                     candidates.append((item.score, item, -1, None, item.correct))
                 else:
                     candidates.extend(self._expand(model, item, scores, valid, True, sent))
+            if not candidates:  # only wrong configurations can reach a dead end
+                raise _DeadEnd
             candidates.sort(key=lambda x: -x[0])
             top = candidates[: self.beam]
             steps += 1
