@@ -194,6 +194,9 @@ class _Batch:
                 raise ValueError(f"batch item {b}: no tree: the grammar derives no tree of its "
                                  f"{self.sizes[b]} terminals with the allowed edges (scores > -inf)")
             log_z[b] = unshift(total, items[b][3], f"batch item {b}: log Z")
+            if w.dtype != torch.float64 and abs(log_z[b]) > torch.finfo(w.dtype).max:
+                raise ValueError(f"batch item {b}: log Z of these weights overflows {w.dtype}: "
+                                 f"{log_z[b]:.3g} is beyond its largest number")
             if marginals:
                 m = self.sizes[b]
                 mu[b, :m, :m] = edges
@@ -286,7 +289,11 @@ def log_partition(weights, grammar="projective", lengths=None, terminals=None, n
     ``single_root``).  n_jobs: threads running the kernels.  ValueError for
     bad input or a sentence without a tree.
     """
-    return TreeCRF(weights, lengths, grammar, terminals, n_jobs).log_partition
+    w = _checked(weights)
+    if w.dim() == 4:
+        return TreeCRF(w, lengths, grammar, terminals, n_jobs).log_partition
+    # unlabelled: straight to the kernels, which shift the scores themselves
+    return _LogPartition.apply(w, _Batch(grammar, w.shape, lengths, terminals, n_jobs))
 
 
 class TreeCRF:
@@ -351,6 +358,8 @@ class TreeCRF:
     @property
     def log_partition(self):
         """``(B,)`` log Z of the scores as given."""
+        if not self.labelled:
+            return _LogPartition.apply(self.log_potentials, self._batch)
         return self._unshift(self._log_z_shifted, "log Z")
 
     partition = log_partition
