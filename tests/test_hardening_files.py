@@ -9,8 +9,9 @@
   the loader accepts never does so (brute force over every reachable
   configuration);
 - nesting: system files nested hundreds deep (arrays, inline tables, dotted
-  keys) are one FILE:LINE error, not a RecursionError; grammar files and
-  bracketed trees 100,000 deep too, or read;
+  keys) and model files with deeply nested meta data are one FILE(:LINE)
+  error, not a RecursionError; grammar files and bracketed trees 100,000
+  deep too, or read;
 - dead ends (tests/systems/arc_hybrid_root_end_deadend.toml): ``check``
   warns, training abandons the sentence and goes on, parsing finishes the
   tree, and none of them raises.
@@ -331,6 +332,17 @@ def test_deeply_nested_system_files_are_one_error(tmp_path, capsys, deep, line):
                     _error(capsys, ["check", str(path)]))
     with pytest.raises(SystemFileError, match=message.replace(re.escape(str(path)), "m")):
         system_from_text(deep, "m")
+
+
+def test_a_model_file_with_deeply_nested_meta_data_is_one_error(tmp_path, capsys):
+    path, treebank = tmp_path / "deep.npz", tmp_path / "t.conllu"
+    np.savez(path, meta=np.array("[" * 100_000 + "]" * 100_000),
+             keys=np.zeros(0, dtype=np.uint64), weights=np.zeros((0, 1)))
+    message = f"{path}: not a semiparse parser model (its meta data is nested too deeply)"
+    with pytest.raises(ModelError, match=f"^{re.escape(message)}$"):
+        Model.load(path)
+    treebank.write_text(_conllu(_random_trees(1)), encoding="utf-8")
+    assert _error(capsys, ["parse", str(path), str(treebank)]) == f"semiparse parse: error: {message}"
 
 
 def test_nesting_inside_strings_and_comments_does_not_count():

@@ -303,6 +303,9 @@ class Model:
             raise
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as exc:
             raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt: {exc})") from None
+        except RecursionError:  # json recurses once per level of nesting
+            raise ModelError(f"{path}: not a semiparse parser model (its meta data is nested "
+                             f"too deeply)") from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ModelError(f"{path}: not a semiparse parser model")
         if meta.get("version") != VERSION:

@@ -211,6 +211,7 @@ class Trainer:
         self.rng = random.Random(seed)
         self.oracle = None
         self.history = []
+        self.dead_ends = 0  # sentences abandoned at dead ends (see the module's doc)
 
     # -- helpers -------------------------------------------------------------
 
@@ -268,7 +269,6 @@ class Trainer:
         self.oracle = (StaticOracle if self.oracle_name == "static" else DynamicOracle)(self.system)
         sents = [model.sentence(t) for t in trees]
         self.t = 1.0  # perceptron clock (number of examples seen), for averaging
-        self.dead_ends = 0
         order = list(range(len(sents)))
         for epoch in range(self.epochs):
             self.rng.shuffle(order)
