@@ -21,6 +21,7 @@ EXPERIMENTS = {
     "exploration": "exploration",
     "constituency": "constituency",
     "encoded-training": "encoded_training",
+    "biaffine-crf": "biaffine_crf",
 }
 
 
