@@ -768,12 +768,52 @@ cdef class CompiledRules:
         cdef const int[:, ::1] root = tables.root
         self.arrays = (tables.left_combos, tables.right_combos, tables.pairs, tables.root)
         self.n_left, self.n_right = tables.n_left, tables.n_right
+        # the kernels index the chart with these states unchecked
+        L, R = self.n_left, self.n_right
+        for name, table, limits in (("left_combos", lc, (L, L, L, R)),
+                                    ("right_combos", rc, (R, R, L, R)),
+                                    ("pairs", pairs, (L, R, 2, 2)), ("root", root, (L, R))):
+            if table.shape[0] and (table.shape[1] != len(limits) or not all(
+                    0 <= x < limit for row in np.asarray(table).tolist()
+                    for x, limit in zip(row, limits))):
+                raise ValueError(f"grammar tables: {name} must have {len(limits)} columns of "
+                                 f"states below {limits} (left states {L}, right states {R})")
         self.g.nlc, self.g.nrc = lc.shape[0], rc.shape[0]
         self.g.npairs, self.g.nroot = pairs.shape[0], root.shape[0]
         self.g.lc = &lc[0, 0] if self.g.nlc else NULL
         self.g.rc = &rc[0, 0] if self.g.nrc else NULL
         self.g.pairs = &pairs[0, 0] if self.g.npairs else NULL
         self.g.root = &root[0, 0] if self.g.nroot else NULL
+
+
+cdef int check_input(CompiledRules rules, const int[::1] pl, const int[::1] pr,
+                     const double[:, ::1] w) except -1:
+    """ValueError unless ``pl``, ``pr`` (the left and right start states of
+    the positions) and ``w`` describe an input of N >= 1 positions for these
+    rules: the kernels index the chart with them unchecked."""
+    cdef Py_ssize_t N, i
+    if pl is None or pr is None or w is None:
+        raise ValueError("kernel input: start states and weights must be arrays, got None")
+    N = w.shape[0]
+    if N < 1 or w.shape[1] != N or pl.shape[0] != N or pr.shape[0] != N:
+        raise ValueError(f"kernel input: weights of shape ({w.shape[0]}, {w.shape[1]}) and "
+                         f"{pl.shape[0]} and {pr.shape[0]} start states: expected (N, N) "
+                         f"weights and N start states of each side, N >= 1")
+    for i in range(N):
+        if not (0 <= pl[i] < rules.n_left and 0 <= pr[i] < rules.n_right):
+            raise ValueError(f"kernel input: position {i} starts in states ({pl[i]}, {pr[i]}): "
+                             f"expected left states below {rules.n_left}, right states below "
+                             f"{rules.n_right}")
+    return 0
+
+
+cdef uint64_t check_prime(str kernel, object p) except 0:
+    """The modulus of a counting kernel modulo p: 2 <= p < 2**32, so that a
+    product of two residues fits in 64 bits."""
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 2 <= p < 2 ** 32:
+        raise ValueError(f"kernel {kernel!r} counts modulo p: expected an int 2 <= p < 2**32, "
+                         f"got {p!r}")
+    return p
 
 
 cdef V run(V tag, CompiledRules rules, const int[::1] pl, const int[::1] pr,
@@ -833,8 +873,8 @@ cdef double run_log(int kernel, CompiledRules rules, const int[::1] pl, const in
     return value
 
 
-def inside(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
-           const double[:, ::1] w, uint64_t p=0):
+def inside(str kernel, CompiledRules rules not None, const int[::1] pl not None,
+           const int[::1] pr not None, const double[:, ::1] w not None, p=0):
     """Value of the whole input in a numeric kernel.
 
     kernel: ``maxplus``, ``log``, ``countf`` (double), ``countmod`` (mod p),
@@ -848,24 +888,29 @@ def inside(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr
     cdef CountMod cm
     cdef MaxCountF mcf
     cdef MaxCountMod mcm
+    cdef uint64_t prime = 0
+    check_input(rules, pl, pr, w)
+    if kernel.endswith("mod"):
+        prime = check_prime(kernel, p)
     if kernel == "maxplus":
-        return run(mp, rules, pl, pr, w, p).s
+        return run(mp, rules, pl, pr, w, 0).s
     if kernel.startswith("log"):
         return run_log(check_kernel(kernel), rules, pl, pr, w)
     if kernel == "countf":
-        return run(cf, rules, pl, pr, w, p).c
+        return run(cf, rules, pl, pr, w, 0).c
     if kernel == "countmod":
-        return run(cm, rules, pl, pr, w, p).c
+        return run(cm, rules, pl, pr, w, prime).c
     if kernel == "maxcountf":
-        mcf = run(mcf, rules, pl, pr, w, p)
+        mcf = run(mcf, rules, pl, pr, w, 0)
         return (mcf.s, mcf.c)
     if kernel == "maxcountmod":
-        mcm = run(mcm, rules, pl, pr, w, p)
+        mcm = run(mcm, rules, pl, pr, w, prime)
         return (mcm.s, mcm.c)
     raise ValueError(f"unknown kernel {kernel!r}")
 
 
-def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const double[:, ::1] w,
+def best_tree(CompiledRules rules not None, const int[::1] pl not None,
+              const int[::1] pr not None, const double[:, ::1] w not None,
               const double[::1] uniforms=None, bint log_counts=False):
     """``(score, heads)`` of a best tree; ``heads`` is None when there is none.
 
@@ -887,12 +932,13 @@ def best_tree(CompiledRules rules, const int[::1] pl, const int[::1] pr, const d
     cdef bint sample = uniforms is not None
     cdef const double* u
     cdef double[::1] zeros
+    check_input(rules, pl, pr, w)
     if not sample:
         zeros = np.zeros(8 * N + 8)
         u = &zeros[0]
     else:
-        if uniforms.shape[0] < 8 * N + 8:
-            raise ValueError("best_tree needs 8 * N + 8 uniforms")
+        if uniforms.shape[0] < 8 * N + 8 or not all(0.0 <= x < 1.0 for x in uniforms):
+            raise ValueError("best_tree needs 8 * N + 8 uniforms in [0, 1)")
         u = &uniforms[0]
     if chart_alloc(&ch, sizeof(MaxCountF) if sample else sizeof(MaxPlus),  # MaxLogCount: same size
                    N, rules.n_left, rules.n_right) < 0:
@@ -942,7 +988,7 @@ cdef double marginals_one(int kernel, Chart* ch, Chart* ad, const Rules* g, cons
     return total
 
 
-def largest_score(const double[:, ::1] w):
+def largest_score(const double[:, ::1] w not None):
     """The largest absolute value among the scores above -inf (0.0 if there
     is none), in one pass without the GIL."""
     cdef Py_ssize_t i, m = w.shape[0] * w.shape[1]
@@ -954,6 +1000,59 @@ def largest_score(const double[:, ::1] w):
             if x > -INFINITY and fabs(x) > big:
                 big = fabs(x)
     return big
+
+
+def shift_columns(const double[:, ::1] w not None):
+    """``(shifted, shifts, total, overflow)`` for checked N x N scores (finite
+    or -inf): ``shifts[d]`` the largest finite score of an edge into ``d``
+    from another position (0.0 if none), ``shifted = w - shifts[d]`` in each
+    column ``d``, and -inf for the entries no derivation reads (edges into
+    the root, position 0, and self-loops).  Every derivation attaches each
+    position but the root exactly once, so the shift lowers every tree's
+    score by the same ``total``, the sum of ``shifts[1:]`` (compensated;
+    inf when a partial sum leaves the range of a double), and leaves the
+    distribution over trees, and which trees are best, unchanged.
+    ``overflow``: ``(h, d)`` of the first finite score whose difference from
+    its column's largest overflows to -inf, else None.  Without the GIL."""
+    cdef Py_ssize_t N = w.shape[0], h, d, bad_h = -1, bad_d = -1
+    cdef double x, t, total = 0.0, carry = 0.0
+    if w.shape[1] != N:
+        raise ValueError(f"shift_columns: expected square scores, got shape "
+                         f"({w.shape[0]}, {w.shape[1]})")
+    shifted_array, shifts_array = np.empty((N, N)), np.zeros(N)
+    cdef double[:, ::1] out = shifted_array
+    cdef double[::1] shifts = shifts_array
+    with nogil:
+        for d in range(N):
+            shifts[d] = -INFINITY
+        for h in range(N):
+            for d in range(1, N):
+                if h != d and w[h, d] > shifts[d]:
+                    shifts[d] = w[h, d]
+        for d in range(N):
+            if shifts[d] == -INFINITY:
+                shifts[d] = 0.0
+            if d > 0:  # Neumaier's compensated sum
+                t = total + shifts[d]
+                if fabs(total) >= fabs(shifts[d]):
+                    carry += (total - t) + shifts[d]
+                else:
+                    carry += (shifts[d] - t) + total
+                total = t
+        total = total + carry
+        if total - total != 0.0:  # a partial sum or the total left the range
+            total = INFINITY
+        for h in range(N):
+            out[h, 0] = -INFINITY
+            for d in range(1, N):
+                x = w[h, d]
+                if h == d or x == -INFINITY:
+                    out[h, d] = -INFINITY
+                else:
+                    out[h, d] = x - shifts[d]
+                    if out[h, d] == -INFINITY and bad_h < 0:
+                        bad_h, bad_d = h, d
+    return shifted_array, shifts_array, total, (None if bad_h < 0 else (bad_h, bad_d))
 
 
 cdef int check_kernel(str kernel) except -1:
@@ -970,8 +1069,8 @@ cdef int check_kernel(str kernel) except -1:
     raise ValueError(f"unknown kernel {kernel!r}: expected 'log' or 'maxplus'")
 
 
-def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
-                   const double[:, ::1] w):
+def edge_marginals(str kernel, CompiledRules rules not None, const int[::1] pl not None,
+                   const int[::1] pr not None, const double[:, ::1] w not None):
     """``(value, edges)``: the inside value of the whole input and the N x N
     array of edge posteriors (``kernel="log"``) or edge max-marginals
     (``"maxplus"``: the best score of a tree containing the edge, -inf if
@@ -983,6 +1082,7 @@ def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int
     cdef Chart ch, ad
     cdef double total
     cdef int kernel_kind = check_kernel(kernel)
+    check_input(rules, pl, pr, w)
     edges_array = np.empty((N, N))
     cdef double[:, ::1] edges = edges_array
     if chart_alloc(&ch, sizeof(MaxPlus) if kernel_kind == KERNEL_MAXPLUS else sizeof(Scaled), N,
@@ -998,7 +1098,7 @@ def edge_marginals(str kernel, CompiledRules rules, const int[::1] pl, const int
     return total, (edges_array if total > -INFINITY else None)
 
 
-def edge_marginals_batch(str kernel, CompiledRules rules, list items):
+def edge_marginals_batch(str kernel, CompiledRules rules not None, list items not None):
     """:func:`edge_marginals` of each ``(pl, pr, w)`` in ``items`` (contiguous
     int32, int32 and float64 arrays), as a list.  The GIL is released once for
     all the items rather than once per item, so that threads running batches
@@ -1024,6 +1124,7 @@ def edge_marginals_batch(str kernel, CompiledRules rules, list items):
             raise MemoryError("no memory for the batch's pointers")
         for x in range(n):
             pl, pr, w = items[x]
+            check_input(rules, pl, pr, w)
             out = np.empty((w.shape[0], w.shape[0]))
             edges = out
             arrays.append((items[x], out))

@@ -11,6 +11,12 @@ Counts are exact at any length: the Cython engine counts in double precision,
 which is exact while the count stays below 2**51, and otherwise recounts
 modulo enough primes below 2**31 and rebuilds the integer by the Chinese
 remainder theorem.
+
+Scores are shifted before any semiring that reads them (:func:`shifted`):
+each dependent's scores less the largest of them, which changes every tree's
+score by the same sum and leaves the distribution over trees unchanged; the
+sum is added back to score-valued results (:func:`unshift`).  So adding a
+constant to every score changes nothing but the totals, at any magnitude.
 """
 import math
 import os
@@ -75,15 +81,108 @@ def parse(grammar, terminals, weights=None, semiring="maxplus", k=None, engine="
                      lambda t, w: _parse_one(grammar, t, w, ring, kernel, engine, semiring))
 
 
+# The semirings whose values are tree scores (sums of edge scores) and whose
+# trees and counts depend only on score differences: they parse shifted
+# scores.  Exact classes: a subclass may read the scores otherwise.
+_SHIFTED = (sr.MaxPlus, sr.Log, sr.Viterbi, sr.MaxCount, sr.KBest, sr.Polynomial)
+
+
 def _parse_one(grammar, terminals, weights, ring, kernel, engine, semiring):
     if _labelled(weights):
         from .queries.labels import parse_labelled
 
         return parse_labelled(grammar, terminals, weights, semiring)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
+    shift = None
+    if type(ring) in _SHIFTED:
+        w, shift = shifted(w)
     if engine == "python" or kernel is None or (kernel == "log" and not exact_log_scale(w)):
-        return _python_result(ring, grammar, ids, w)
-    return _cython_result(kernel, grammar, pl, pr, w)
+        result = _python_result(ring, grammar, ids, w)
+    else:
+        result = _cython_result(kernel, grammar, pl, pr, w)
+    return result if shift is None else unshift_result(result, shift)
+
+
+class Shift:
+    """The shift of :func:`shifted`: ``columns[d]`` taken from the scores of
+    the edges into ``d``, and ``total``, the sum of ``columns[1:]`` that every
+    tree's score lost (inf when a partial sum leaves the range of a double)."""
+
+    __slots__ = ("columns", "total")
+
+    def __init__(self, columns, total):
+        self.columns, self.total = columns, total
+
+
+def shifted(w):
+    """``(scores, Shift)`` for checked ``(m+1, m+1)`` scores: each column
+    ``d`` less the largest finite score of an edge into ``d``
+    (:func:`semiparse._cky.shift_columns`; edges into the root and
+    self-loops, which no tree has, become -inf).  Every tree attaches each
+    word exactly once, so every tree's score drops by the same sum and the
+    distribution over trees, the best trees and the marginals stay as they
+    are, while the shifted scores are at most 0 and their sums keep the
+    digits that tell trees apart, whatever constant the scores share.
+    ValueError when two scores of one column differ by more than a double
+    holds (their difference would round to -inf, forbidding an edge)."""
+    out, columns, total, overflow = _cky.shift_columns(w)
+    if overflow is not None:
+        h, d = overflow
+        raise ValueError(f"weights: the scores of the edges into word {d} differ by more than "
+                         f"a double holds (w[{h}, {d}] is {w[h, d]:.3g} and the largest "
+                         f"{columns[d]:.3g}); use -inf to forbid an edge")
+    return out, Shift(columns, total)
+
+
+def unshift(value, shift, what="the score"):
+    """``value`` (a score or an array of scores of shifted weights; -inf
+    stays -inf) plus ``shift.total``, the score every tree lost in
+    :func:`shifted`; ValueError if a finite value becomes too large for a
+    double."""
+    offset = shift.total
+    if offset == 0.0:
+        return value
+    if isinstance(value, float):
+        total = value + offset
+        if math.isfinite(total) or not math.isfinite(value):
+            return total
+    elif abs(offset) + _cky.largest_score(np.ascontiguousarray(value).reshape(1, -1)) < 1e308:
+        return value + offset  # no entry can overflow
+    return _unshift_scaled(value, shift.columns, what)
+
+
+def _unshift_scaled(value, columns, what):
+    """:func:`unshift` near the limits of a double: the sums are taken at a
+    power-of-two scale (exact), so that no partial sum overflows."""
+    k = max(len(columns), 2).bit_length()
+    offset = math.fsum(np.ldexp(columns[1:], -k).tolist())
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.ldexp(np.ldexp(value, -k) + offset, k)
+    if np.any(np.isfinite(value) & ~np.isfinite(total)):
+        raise ValueError(f"{what} of these weights overflows a double: a tree's score (a sum "
+                         f"of {len(columns) - 1} scores) is beyond +-1.8e308")
+    return total.item() if np.ndim(total) == 0 else total
+
+
+def unshift_result(result, shift):
+    """A :class:`ParseResult` of shifted weights with its scores unshifted
+    (see :func:`unshift`): max-plus, log, Viterbi, max-count, k-best and
+    polynomial values."""
+    value = result.value
+    if isinstance(value, tuple):  # max-count: (score, count)
+        value = (unshift(value[0], shift), value[1])
+    elif isinstance(value, list):  # k-best: scores, best first
+        value = [unshift(v, shift) for v in value]
+    elif isinstance(value, dict):  # polynomial: {score: count}; scores may meet after rounding
+        merged = {}
+        for score, count in value.items():
+            key = unshift(score, shift)
+            merged[key] = merged.get(key, 0) + count
+        value = merged
+    else:
+        value = unshift(value, shift)
+    trees = [(unshift(score, shift), heads) for score, heads in result.trees]
+    return type(result)(value, result.heads, trees)
 
 
 def _labelled(weights):
@@ -107,6 +206,49 @@ def exact_log_scale(w):
     return _cky.largest_score(w) * len(w) < 1e17
 
 
+# A tree scoring this much below the best weighs exp(-800) < 1e-347 of it:
+# nothing in a double.
+_NEGLIGIBLE = 800.0
+
+
+def likely_edges(rules, pl, pr, w):
+    """Shifted scores ``w`` (:func:`shifted`) within the log kernel's exact
+    range (:func:`exact_log_scale`): ``w`` itself when it is, else ``w`` with
+    -inf for every edge scoring more than 800 + log(number of trees) below
+    the best tree's score.  Shifted scores are at most 0, so a tree with such
+    an edge scores below that too, and all of them together weigh less than
+    exp(-800) of the best tree: edge marginals, entropy, expectations and
+    samples are those of ``w`` to the last digit of a double.  So scores of
+    -1e300 that no likely tree uses (a soft "forbidden") cost nothing.
+    ValueError when the likely trees' own edges are beyond the exact range.
+    """
+    if exact_log_scale(w):
+        return w
+    best = _cky.inside("maxplus", rules, pl, pr, w)
+    if best == NEG_INF:
+        return w  # no tree: the caller says so
+    log_count = _cky.inside("log", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
+    likely = np.where(w < best - (_NEGLIGIBLE + log_count), NEG_INF, w)
+    if exact_log_scale(likely):
+        return likely
+    raise ValueError(f"scores too large for log-space queries (marginals, entropy, "
+                     f"expectations) of {len(w)} terminals: the likely trees' edges score down "
+                     f"to {_cky.largest_score(likely):.3g} below the best edge into the same "
+                     "word, and that times the length must stay below 1e17 for log-space "
+                     "differences to keep their digits")
+
+
+# Results of log-space queries are refused when rounding could move them by more.
+ROUNDING_LIMIT = 1e-6
+
+
+def rounding_bound(n, *magnitudes):
+    """A bound on the rounding error of a value computed from log-space
+    quantities of these magnitudes over ``n`` positions (their sums keep the
+    relative precision of a double, 2.2e-16, per operation)."""
+    return 8 * n * np.finfo(float).eps * sum(abs(x) for x in magnitudes)
+
+
 def sample(grammar, terminals, weights, rng=None):
     """Heads of a tree drawn uniformly among the max-plus optimal trees.
 
@@ -122,6 +264,7 @@ def sample(grammar, terminals, weights, rng=None):
         raise ValueError(f"rng must be a random.Random or None, got {rng!r}")
     grammar = _loaded(grammar)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
+    w, _ = shifted(w)
     uniforms = np.array([rng.random() for _ in range(8 * len(ids) + 8)])
     _, heads = _cky.best_tree(grammar.compiled, pl, pr, w, uniforms)
     return None if heads is None else heads.tolist()
@@ -250,7 +393,8 @@ def _check_input(grammar, terminals, weights):
     if w.shape != (m1, m1):
         raise ValueError(f"weights have shape {w.shape}: expected ({m1}, {m1}) for "
                          f"{m1} terminals (w[h, d] scores the edge h -> d)")
-    total = np.add.reduce(w, axis=None)  # NaN or +inf shows in the sum (-inf + inf = NaN)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge finite scores are checked below
+        total = np.add.reduce(w, axis=None)  # NaN or +inf shows in the sum (-inf + inf = NaN)
     if total == NEG_INF or math.isfinite(total):
         return encoded, np.ascontiguousarray(w)
     if np.isnan(w).any():

@@ -158,13 +158,24 @@ def test_log_inside_and_marginals_take_large_and_small_scores(score):
 
 
 @pytest.mark.parametrize("score", [1e300, -1e300, 1e17])
-def test_huge_scores_log_inside_is_the_log_semiring_and_marginals_refuse(score):
+def test_huge_scores_log_inside_is_the_log_semiring_and_marginals_take_the_limit(score):
+    """The edge 2 -> 3 scores score / 2 against score: infinitely less likely
+    than the others into 3, or more, so the marginals are those of forbidding
+    it, or of forcing it.  Likely trees whose own scores are that far apart
+    are refused."""
     w = np.full((5, 5), score)
     w[2, 3] = score / 2
     assert parse("projective", "sssss", w, "log").value == \
         parse("projective", "sssss", w, "log", engine="python").value
-    with pytest.raises(ValueError, match="too large for marginals"):
-        marginals("projective", "sssss", w)
+    limit = np.zeros((5, 5))
+    if score > 0:
+        limit[2, 3] = NEG_INF
+    else:
+        limit[:, 3], limit[2, 3] = NEG_INF, 0.0
+    assert close(marginals("projective", "sssss", w), marginals("projective", "sssss", limit))
+    spread = np.random.default_rng(0).normal(size=(5, 5)) * abs(score) / 4
+    with pytest.raises(ValueError, match="too large for log-space queries"):
+        marginals("projective", "sssss", spread)
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 20, 41])

@@ -11,18 +11,20 @@ grammars, which have no spurious ambiguity).  With the edge marginals
 
 (labelled weights: ``w`` the log-sum-exp over labels, and ``w[h, d]`` in
 the entropy and ``values[h, d]`` replaced by their means under the label
-posterior).  Scores too large for the Cython log kernel's exact range
-(:func:`semiparse.engine.exact_log_scale`) take the generic engine with the
-first-order expectation semiring (:class:`semiparse.semiring.Expectation`,
-Li and Eisner 2009) instead, which gives the same numbers.
+posterior).  The scores are shifted per dependent first
+(:func:`semiparse.engine.shifted`), which changes neither; edges no likely
+tree has are dropped where the scores exceed the kernel's exact range
+(:func:`semiparse.engine.likely_edges`).  The entropy is a difference of two
+sums of scores, so it is refused when they are so large (the likely trees'
+edges far below their words' best ones) that rounding could move it by more
+than :data:`semiparse.engine.ROUNDING_LIMIT`.
 """
 import numpy as np
 
 from .. import _cky
-from .. import semiring as sr
-from ..engine import (NEG_INF, _check_input, _loaded, exact_log_scale, inside_generic, real_array,
-                      run_batch)
-from .labels import check_input, edge_weights
+from ..engine import (NEG_INF, ROUNDING_LIMIT, _check_input, _loaded, likely_edges, real_array,
+                      rounding_bound, run_batch)
+from .labels import edge_weights, shifted_input
 
 
 def entropy(grammar, terminals, weights=None, *, n_jobs=1):
@@ -38,11 +40,16 @@ def entropy(grammar, terminals, weights=None, *, n_jobs=1):
 
 
 def _entropy(grammar, terminals, weights):
-    ids, w = check_input(grammar, terminals, weights)
+    ids, w, _ = shifted_input(grammar, terminals, weights)  # the same distribution
     edge_w, labels = edge_weights(w)
     # Labelled: H = H(tree) + E[label entropies] = log Z - E[sum of mean label scores].
     mean_score = edge_w if labels is None else labels.mean(np.where(w > NEG_INF, w, 0.0))
-    log_z, mean = _expectation(grammar, terminals, ids, edge_w, mean_score)
+    log_z, mean = _expectation(grammar, terminals, edge_w, mean_score)
+    bound = rounding_bound(len(ids), log_z, mean)
+    if bound > ROUNDING_LIMIT:
+        raise ValueError(f"entropy: the likely trees score about {-mean:.3g} below the sum of "
+                         f"their words' best edges, so log Z - E[score] could be off by "
+                         f"{bound:.1g} after rounding (more than {ROUNDING_LIMIT:g})")
     return max(log_z - mean, 0.0)  # rounding may leave -1e-12 for a single tree
 
 
@@ -75,27 +82,33 @@ def expected(grammar, terminals, weights=None, values=None, *, n_jobs=1):
 
 
 def _expected(grammar, terminals, weights, values):
-    ids, w = check_input(grammar, terminals, weights)
+    _, w, _ = shifted_input(grammar, terminals, weights)  # the same distribution
     edge_w, labels = edge_weights(w)
     v = _checked_values(values, w.shape)
     if v.ndim == 3:
         v = labels.mean(v)
-    return _expectation(grammar, terminals, ids, edge_w, v)[1]
+    return _expectation(grammar, terminals, edge_w, v)[1]
 
 
-def _expectation(grammar, terminals, ids, w, values):
-    """``(log Z, E[sum of values])``: by the edge marginals, or by the
-    expectation semiring where the log kernel is not exact."""
-    if exact_log_scale(w):
-        (_, pl, pr), w = _check_input(grammar, terminals, w)
-        log_z, mu = _cky.edge_marginals("log", grammar.compiled, pl, pr, w)
-        allowed = w > NEG_INF
-        mean = None if log_z == NEG_INF else float(np.dot(mu[allowed], values[allowed]))
-    else:
-        log_z, mean = inside_generic(sr.Expectation(values), grammar.tables, ids, w)
+def _expectation(grammar, terminals, w, values):
+    """``(log Z, E[sum of values])`` for shifted scores ``w``, by the edge
+    marginals of the Cython outside pass."""
+    (_, pl, pr), w = _check_input(grammar, terminals, w)
+    w = likely_edges(grammar.compiled, pl, pr, w)
+    log_z, mu = _cky.edge_marginals("log", grammar.compiled, pl, pr, w)
     if log_z == NEG_INF:
         raise ValueError("no tree: every derivation of these terminals uses a forbidden "
                          "(-inf) edge, so the distribution over trees is empty")
+    allowed = w > NEG_INF
+    mu, values = mu[allowed], values[allowed]
+    mean = float(np.dot(mu, values))
+    if not np.isfinite(mean):  # partial sums beyond a double: again at a power-of-two scale
+        k = len(values).bit_length()
+        with np.errstate(over="ignore"):
+            mean = float(np.ldexp(np.dot(mu, np.ldexp(values, -k)), k))
+        if not np.isfinite(mean):
+            raise ValueError(f"the expected value is beyond a double (+-1.8e308): values up "
+                             f"to {np.abs(values).max():.3g} on the likely edges")
     return log_z, mean
 
 

@@ -11,12 +11,14 @@ edge, its label has probability ``softmax over l of weights[h, d, l]``
 (:meth:`LabelReduction.posterior`), so label marginals are edge marginals
 times that posterior.
 """
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import semiring as sr
-from ..engine import NEG_INF, ParseResult, _check_input, _labelled, _loaded, parse
+from ..engine import (NEG_INF, ParseResult, Shift, _check_input, _labelled, _loaded, parse, shifted,
+                      unshift)
 
 SEMIRINGS = ("boolean", "counting", "log", "maxplus", "viterbi")
 
@@ -85,6 +87,43 @@ def check_input(grammar, terminals, weights):
     return ids, np.stack(planes, axis=2)
 
 
+def shifted_input(grammar, terminals, weights):
+    """``(terminal ids, shifted float64 weights, Shift)``: the weights checked
+    (:func:`check_input`) and shifted per dependent, labelled ones over all
+    their heads and labels (:func:`shifted_labels`), unlabelled ones by
+    :func:`semiparse.engine.shifted`."""
+    ids, w = check_input(grammar, terminals, weights)
+    return (ids,) + (shifted_labels(w) if w.ndim == 3 else shifted(w))
+
+
+def shifted_labels(w):
+    """``(scores, Shift)`` for checked ``(m+1, m+1, L)`` weights: as
+    :func:`semiparse.engine.shifted`, each dependent ``d`` shifted by the
+    largest finite score of a labelled edge into it over every head and label.  Shifting
+    before the label axis is reduced keeps the log-sum-exp over labels exact:
+    ``log 3`` added to 1e16 would be lost.  ValueError when two scores of one
+    dependent differ by more than a double holds."""
+    n = w.shape[0]
+    w = w.copy()
+    w[:, 0, :] = NEG_INF                      # edges into the root and self-loops:
+    w[np.arange(n), np.arange(n), :] = NEG_INF  # no tree has them
+    shifts = w.max(axis=(0, 2)) if w.size else np.zeros(n)
+    shifts[shifts == NEG_INF] = 0.0
+    out = w - shifts[None, :, None]
+    overflow = np.argwhere((out == NEG_INF) & (w > NEG_INF))
+    if len(overflow):
+        h, d, label = overflow[0]
+        raise ValueError(f"weights: the scores of the labelled edges into word {d} differ by "
+                         f"more than a double holds (w[{h}, {d}, {label}] is "
+                         f"{w[h, d, label]:.3g} and the largest {shifts[d]:.3g}); use -inf to "
+                         "forbid an edge")
+    try:
+        total = math.fsum(shifts[1:].tolist())
+    except OverflowError:
+        total = math.inf
+    return out, Shift(shifts, total)
+
+
 def edge_weights(w):
     """``(edge weights, LabelReduction or None)`` for checked weights: labelled
     ones reduced to the log-sum-exp over labels, so that exp(edge weight) is
@@ -121,15 +160,19 @@ def parse_labelled(grammar, terminals, weights, semiring="maxplus"):
     if not (isinstance(semiring, str) and semiring in SEMIRINGS):
         raise ValueError(f"labelled weights support the semirings {', '.join(SEMIRINGS)}, "
                          f"got {semiring!r}")
-    _, w = check_input(grammar, terminals, weights)
+    _, raw = check_input(grammar, terminals, weights)
+    w, shift = shifted_labels(raw)
     reduction = reduce_labels(w)
     if semiring == "log":
-        return LabelledParseResult(parse(grammar, terminals, reduction.logsumexp, "log").value)
+        return LabelledParseResult(unshift(parse(grammar, terminals, reduction.logsumexp,
+                                                 "log").value, shift))
     if semiring == "counting":
         ring = sr.WeightedCounting(reduction.count)
         return LabelledParseResult(parse(grammar, terminals, reduction.best, ring).value)
     result = parse(grammar, terminals, reduction.best, semiring)
     labels = None
     if result.heads is not None:
-        labels = [-1] + [int(reduction.argmax[h, d]) for d, h in enumerate(result.heads) if d]
-    return LabelledParseResult(result.value, result.heads, labels=labels)
+        # from the scores as given: shifting may round two labels' scores together
+        labels = [-1] + [int(raw[h, d].argmax()) for d, h in enumerate(result.heads) if d]
+    value = result.value if semiring == "boolean" else unshift(result.value, shift)
+    return LabelledParseResult(value, result.heads, labels=labels)

@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import _cky
 from .. import semiring as sr
-from ..engine import (NEG_INF, _check_input, _loaded, check_engine, exact_log_scale, outside_generic,
-                      run_batch)
-from .labels import check_input, is_labelled, reduce_labels
+from ..engine import (NEG_INF, _check_input, _loaded, check_engine, likely_edges, outside_generic,
+                      run_batch, shifted, unshift)
+from .labels import check_input, is_labelled, reduce_labels, shifted_labels
 
 
 def marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
@@ -50,7 +50,7 @@ def _edges(kernel, grammar, terminals, weights, engine):
     item = _prepare(kernel, grammar, terminals, weights, engine)
     if not isinstance(item, _KernelItem):
         return item
-    return _finish(item.n, *_cky.edge_marginals(kernel, grammar.compiled, item.pl, item.pr, item.w))
+    return item.finish(*_cky.edge_marginals(kernel, grammar.compiled, item.pl, item.pr, item.w))
 
 
 def _edges_many(kernel, grammar, pairs, engine, group=16):
@@ -74,7 +74,7 @@ def _edges_many(kernel, grammar, pairs, engine, group=16):
         for item in items:
             if isinstance(item, _KernelItem):
                 try:
-                    item = _finish(item.n, *next(values))
+                    item = item.finish(*next(values))
                 except ValueError as exc:
                     return out, exc
             out.append(item)
@@ -84,30 +84,41 @@ def _edges_many(kernel, grammar, pairs, engine, group=16):
 
 
 class _KernelItem:
-    """A checked input waiting for the Cython kernel."""
+    """A checked and shifted input waiting for the Cython kernel; ``shift``
+    (max-plus only) goes back onto the max-marginals."""
 
-    __slots__ = ("n", "pl", "pr", "w")
+    __slots__ = ("n", "pl", "pr", "w", "shift")
 
-    def __init__(self, n, pl, pr, w):
-        self.n, self.pl, self.pr, self.w = n, pl, pr, w
+    def __init__(self, n, pl, pr, w, shift):
+        self.n, self.pl, self.pr, self.w, self.shift = n, pl, pr, w, shift
+
+    def finish(self, total, edges):
+        """The kernel's result: ``edges`` unshifted, or ValueError when the
+        input has no tree."""
+        edges = _finish(self.n, total, edges)
+        return edges if self.shift is None else unshift(edges, self.shift, "a max-marginal")
 
 
 def _prepare(kernel, grammar, terminals, weights, engine):
     """The checked input as a :class:`_KernelItem`, or the result itself when
-    another path computes it (labelled weights, the Python engine)."""
+    another path computes it (labelled weights, the Python engine).  Scores
+    are shifted per dependent (:func:`semiparse.engine.shifted`): marginals
+    do not change, max-marginals get the shift back."""
     if is_labelled(weights):
         return _labelled_edges(kernel, grammar, terminals, weights, engine)
     (ids, pl, pr), w = _check_input(grammar, terminals, weights)
-    if kernel == "log" and not exact_log_scale(w):
-        raise ValueError(f"scores up to {np.abs(w[w > NEG_INF]).max():.3g} are too large for "
-                         f"marginals of {len(ids)} terminals: expected |score| * length below "
-                         "1e17, beyond which log-space differences have no digits left")
+    w, shift = shifted(w)
+    if kernel == "log":
+        w = likely_edges(grammar.compiled, pl, pr, w)
+    item = _KernelItem(len(ids), pl, pr, w, shift if kernel == "maxplus" else None)
     if engine != "python":
-        return _KernelItem(len(ids), pl, pr, w)
+        return item
     total, edges = outside_generic(sr.Log() if kernel == "log" else sr.MaxPlus(),
                                    grammar.tables, ids, w)
-    edges = np.array(_finish(len(ids), total, edges), dtype=np.float64)
-    return np.exp(edges - total) if kernel == "log" else edges
+    edges = np.array(edges, dtype=np.float64)
+    if kernel == "log":
+        return np.exp(_finish(len(ids), total, edges) - total)
+    return item.finish(total, edges)
 
 
 def _finish(n, total, edges):
@@ -123,10 +134,12 @@ def _labelled_edges(kernel, grammar, terminals, weights, engine):
     the label axis reduced (log-sum-exp or best label), then spread over the
     labels (by the label posterior, or by each label's loss against the best)."""
     _, w = check_input(grammar, terminals, weights)
+    w, shift = shifted_labels(w)
     labels = reduce_labels(w)
     if kernel == "log":
         return _edges(kernel, grammar, terminals, labels.logsumexp, engine)[..., None] * labels.posterior()
     edges = _edges(kernel, grammar, terminals, labels.best, engine)
     allowed = np.isfinite(edges)[..., None] & (w > NEG_INF)
     with np.errstate(invalid="ignore"):
-        return np.where(allowed, edges[..., None] - labels.best[..., None] + w, NEG_INF)
+        edges = np.where(allowed, edges[..., None] - labels.best[..., None] + w, NEG_INF)
+    return unshift(edges, shift, "a max-marginal")

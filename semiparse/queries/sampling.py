@@ -3,7 +3,12 @@
 One inside pass of the generic engine with the sampling semiring
 (:class:`semiparse.semiring.Sampling`) draws all k trees: log weights
 throughout, so the draw is exact (up to rounding of the probabilities) at
-any length and score range.  Labelled weights: the tree is drawn with each
+any length.  The scores are shifted per dependent first
+(:func:`semiparse.engine.shifted`), which leaves the distribution as it is,
+so a constant shared by all scores does not matter; what remains is refused
+when the likely trees score so far below their words' best edges that
+rounding their log weights could move a probability by more than
+:data:`semiparse.engine.ROUNDING_LIMIT`.  Labelled weights: the tree is drawn with each
 edge weighted by the sum over its labels, then each edge's label from its
 posterior given the edge, which is the joint distribution over labelled
 trees.  ``semiparse.engine.sample`` (uniform among max-plus optima) is a
@@ -15,9 +20,11 @@ import random as _random
 
 import numpy as np
 
+from .. import _cky
 from .. import semiring as sr
-from ..engine import NEG_INF, _heads, _loaded, inside_generic, run_batch
-from .labels import check_input, edge_weights
+from ..engine import (NEG_INF, ROUNDING_LIMIT, _check_input, _heads, _loaded, inside_generic,
+                      rounding_bound, run_batch)
+from .labels import edge_weights, shifted_input
 
 
 def sample(grammar, terminals, weights=None, temperature=1.0, rng=None, k=1, *, n_jobs=1):
@@ -53,8 +60,14 @@ def sample(grammar, terminals, weights=None, temperature=1.0, rng=None, k=1, *, 
 
 
 def _sample(grammar, terminals, weights, temperature, rng, k):
-    ids, w = check_input(grammar, terminals, weights)
-    edge_w, labels = edge_weights(w / temperature)
+    ids, w, _ = shifted_input(grammar, terminals, weights)  # the same distribution
+    with np.errstate(over="ignore"):
+        cooled = w / temperature
+    if np.any(np.isneginf(cooled) & np.isfinite(w)):
+        raise ValueError(f"temperature {temperature!r}: scores divided by it overflow a double "
+                         "(their differences exceed 1.8e308)")
+    edge_w, labels = edge_weights(cooled)
+    _check_rounding(grammar, terminals, edge_w)
     log_z, draws = inside_generic(sr.Sampling(k, rng), grammar.tables, ids, edge_w)
     if log_z == NEG_INF:
         raise ValueError("no tree: every derivation of these terminals uses a forbidden "
@@ -65,6 +78,20 @@ def _sample(grammar, terminals, weights, temperature, rng, k):
     posterior = labels.posterior()
     return [(heads, [-1] + [_draw(posterior[h, dep], rng) for dep, h in enumerate(heads) if dep])
             for heads in trees]
+
+
+def _check_rounding(grammar, terminals, w):
+    """ValueError when the log weights of the likely trees' items are so large
+    that rounding them could move a probability by more than the limit: the
+    items of a tree that weighs anything score between the best tree's score
+    (shifted scores are at most 0) less a few hundred, and 0."""
+    (_, pl, pr), w = _check_input(grammar, terminals, w)
+    best = _cky.inside("maxplus", grammar.compiled, pl, pr, w)
+    if best > NEG_INF and rounding_bound(len(w), best, 1000.0) > ROUNDING_LIMIT:
+        raise ValueError(f"sample: the likely trees score about {-best:.3g} below the sum of "
+                         "their words' best edges, too far for log weights to keep the digits "
+                         f"of their probabilities (off by up to "
+                         f"{rounding_bound(len(w), best, 1000.0):.1g})")
 
 
 def _draw(p, rng):
