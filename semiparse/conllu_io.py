@@ -177,9 +177,9 @@ class Sentence:
             for key in metadata:
                 if key not in found and body.startswith(_encode_text(f"# {key} =")):
                     found[key] = (start, start + len(body))
-        eol = eol or b"\n"
-        edits = [(*found[key], _encode_text(f"# {key} = {value}")) for key, value in metadata.items() if key in found]
-        new = b"".join(_encode_text(f"# {key} = {value}") + eol for key, value in metadata.items() if key not in found)
+        lines = {key: _encode_text(f"# {key} = {value}") for key, value in metadata.items()}
+        edits = [(*found[key], line) for key, line in lines.items() if key in found]
+        new = b"".join(line + (eol or b"\n") for key, line in lines.items() if key not in found)
         if new:
             at = len(self.raw) if first is None else first
             edits.append((at, at, new))

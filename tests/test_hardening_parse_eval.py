@@ -82,9 +82,12 @@ LINE_ENDS = {"lf": ["\n"], "crlf": ["\r\n"], "cr": ["\r"], "mixed": ["\r", "\n",
 def test_parse_keeps_comment_blocks_and_line_ends(model_path, tmp_path, ends, final_blank):
     eols = LINE_ENDS[ends]
     lines = ["# newdoc id = d1", "", "# sent_id = 1", "# text = Ο σκύλος τρέχει",
-             "1\tΟ\tο\tDET\t_\t_\t_\t_\t_\t_", "2\tσκύλος\tσκύλος\tNOUN\t_\tCase=Nom\t_\t_\t_\tSpaceAfter=No",
-             "2.1\tείναι\tείμαι\tAUX\t_\t_\t_\t_\t2:cop\t_", "3-4\tτρέχει,\t_\t_\t_\t_\t_\t_\t_\t_",
-             "3\tτρέχει\tτρέχω\tVERB\t_\t_\t_\t_\t_\t_", "4\t,\t,\tPUNCT\t_\t_\t_\t_\t_\t_", "", "",
+             "1\tΟ\tο\tDET\t_\t_\t_\t_\t_\t_",
+             "2\tσκύλος\tσκύλος\tNOUN\t_\tCase=Nom\t_\t_\t_\tSpaceAfter=No",
+             "2.1\tείναι\tείμαι\tAUX\t_\t_\t_\t_\t2:cop\t_",
+             "3-4\tτρέχει,\t_\t_\t_\t_\t_\t_\t_\t_",
+             "3\tτρέχει\tτρέχω\tVERB\t_\t_\t_\t_\t_\t_",
+             "4\t,\t,\tPUNCT\t_\t_\t_\t_\t_\t_", "", "",
              "# newpar", "", "# sent_id = 2", "1\tναι\tναι\tINTJ\t_\t_\t0\troot\t_\t_", "",
              "# a comment block at the end"]
     text = "".join(line + eols[i % len(eols)] for i, line in enumerate(lines))
@@ -109,7 +112,8 @@ def test_parse_output_carries_the_models_heads_and_labels(model_path, greek, tmp
     assert main(["parse", str(model_path), str(src), "-o", str(out), "--quiet"]) == 0
     words = predictions(model_path, src)
     check_parse_output(given, out.read_bytes(), words)
-    given_labels = [t.labels[d].encode() for t in read_trees(src, need_heads=False) for d in range(1, len(t) + 1)]
+    given_labels = [t.labels[d].encode() for t in read_trees(src, need_heads=False)
+                    for d in range(1, len(t) + 1)]
     # the model (one epoch) disagrees with the input on some labels: a copy would fail above
     assert any(label != given for (_, label), given in zip(words, given_labels))
 
@@ -240,7 +244,8 @@ def test_evaluate_reads_pipes_once(tmp_path, capsys):
     assert run_in_thread(["evaluate", str(gold), str(system), "--json"], (gold, system)) == 0
     assert all(not w.is_alive() for w in writers)
     scores = json.loads(capsys.readouterr().out)
-    assert scores["uas"] == pytest.approx(500 / 6) and scores["conll18"]["uas"]["f1"] == pytest.approx(500 / 6)
+    assert scores["uas"] == pytest.approx(500 / 6)
+    assert scores["conll18"]["uas"]["f1"] == pytest.approx(500 / 6)
 
 
 def crlf(text):
@@ -306,3 +311,18 @@ def test_evaluate_sentence_counts_differ_at_a_line(tmp_path, capsys):
     assert main(["evaluate", str(system), str(gold)]) == 2
     assert capsys.readouterr().err == (f"semiparse evaluate: error: {gold}:5: sentence 2, but the gold "
                                        f"file has 1\n")
+
+
+def test_evaluate_empty_node_inside_a_multiword_token(tmp_path, capsys):
+    """The scorer ignores empty nodes, but inside a multiword token's range it
+    takes one for a word (and fails on its HEAD ``_``): it is not given them."""
+    gold = tmp_path / "gold.conllu"
+    gold.write_text("1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                    "1\tde\tde\tADP\t_\t_\t2\tcase\t_\t_\n"
+                    "1.1\tx\tx\tX\t_\t_\t_\t_\t1:dep\t_\n"
+                    "2\tel\tel\tNOUN\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    assert main(["evaluate", str(gold), str(gold), "--json"]) == 0
+    captured = capsys.readouterr()
+    scores = json.loads(captured.out)
+    assert captured.err == "" and scores["conll18"]["las"]["f1"] == 100.0
+    assert scores["conll18"]["las"]["gold"] == 2

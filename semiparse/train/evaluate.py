@@ -65,11 +65,13 @@ def conll18_scores(gold, system):
 
     ``gold`` and ``system``: the trees read from each file
     (:func:`~semiparse.train.data.read_trees`; each file is read once), or
-    paths.  The scorer sees a file as semiparse reads it: the word lines
-    (multiword tokens and empty nodes included) of each sentence, one blank
-    line after each.  Comments, a byte order mark, line-ending conventions,
-    extra or whitespace-only blank lines and blocks of comments alone, which
-    the scorer alone would refuse or misread, are left out.  It runs in a
+    paths.  The scorer sees a file as semiparse reads it: the word and
+    multiword token lines of each sentence, one blank line after each.
+    Comments, a byte order mark, line-ending conventions, extra or
+    whitespace-only blank lines, blocks of comments alone and empty nodes
+    (which the scorer ignores, but takes for words inside a multiword
+    token's range), which the scorer alone would refuse or misread, are
+    left out.  It runs in a
     thread whose stack and recursion limit fit its recursive walk up the
     longest sentence's head chains.  What it refuses is a ``ValueError``
     ``FILE:LINE: reason`` (the line in that file; :class:`ScorerRefused` for
@@ -114,21 +116,21 @@ def _word_lines(tree):
     for number, line in enumerate(source.raw.splitlines(), source.first_line):
         if number == 1 and line.startswith(conllu_io.BOM):
             line = line[3:]
-        if line.strip() and not line.startswith(b"#"):
+        if line.strip() and not line.startswith(b"#") and b"." not in line.split(b"\t", 1)[0]:
             lines.append((number, line.decode("utf-8", "surrogateescape")))
     return lines
 
 
 def _token_text(lines):
-    """The characters of a sentence's tokens, as the scorer compares two
-    files' texts: the FORM of each multiword token and of each word outside
-    one, without spaces (empty nodes left out)."""
+    """The characters of a sentence's tokens (:func:`_word_lines`), as the
+    scorer compares two files' texts: the FORM of each multiword token and of
+    each word outside one, without spaces."""
     chars, covered = [], 0
     for _, line in lines:
         token_id, form = line.split("\t", 2)[:2]
         if covered:
             covered -= 1
-        elif "." not in token_id:
+        else:
             chars.append(form)
             first, _, last = token_id.partition("-")
             covered = int(last) - int(first) + 1 if last else 0
@@ -223,7 +225,8 @@ def _read_steps(tree):
             continue
         here = f"{tree.source.file}:{tree.source.first_line + index}"
         if key in seen:
-            raise ValueError(f"{here}: a second '{key}' comment in this sentence (the first is at {seen[key]})")
+            raise ValueError(f"{here}: a second '{key}' comment in this sentence "
+                             f"(the first is at {seen[key]})")
         seen[key] = here
         if key == SYSTEM_KEY:
             system = line.split("=", 1)[1].strip()
