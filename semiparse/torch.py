@@ -41,7 +41,7 @@ from .engine import (NEG_INF, ROUNDING_LIMIT, likely_edges, outside_generic, par
                      shifted, unshift)
 from .grammar import Grammar, load_grammar
 
-__all__ = ["log_partition", "TreeCRF", "SINGLE_ROOT", "grammar_of"]
+__all__ = ["log_partition", "TreeCRF", "SINGLE_ROOT", "grammar_of", "heads_to_edges"]
 
 # Trees whose root (position 0) has exactly one child, every other word any
 # number of children, projective.  ``grammar="single_root"`` loads it.
