@@ -456,6 +456,43 @@ def test_cli_train_and_errors(tmp_path, shared_data, capsys, monkeypatch):
     assert 'pip install "semiparse[neural]"' in capsys.readouterr().err
 
 
+
+def test_cli_parse_writes_the_models_parses(tmp_path, shared_data, capsys):
+    """semiparse parse on a neural model: HEAD and DEPREL are the model's own
+    batched parses, every other byte (comment-only blocks, CR line ends) the
+    input's; perceptron-only options and another system are refused."""
+    train = tmp_path / "train.conllu"
+    train.write_bytes(b"".join(t.source.raw for t in gothic(shared_data, 6)))
+    model_path = tmp_path / "m.pt"
+    assert main(["train", str(train), "--model", "bilstm", "--system", "arc_hybrid", "--epochs", "1",
+                 "-o", str(model_path), "--quiet"] + TINY_FLAGS) == 0
+    source = tmp_path / "in.conllu"
+    source.write_bytes(b"# newdoc id = d1\r\r" + train.read_bytes().replace(b"\n", b"\r")
+                       + b"# trailing comment\r")
+    out = tmp_path / "out.conllu"
+    assert main(["parse", str(model_path), str(source), "-o", str(out), "--quiet"]) == 0
+    model = load(model_path)
+    trees = read_trees(source, need_heads=False, keep_empty=True)
+    words = [tree for tree in trees if len(tree)]
+    expected = iter(parse_sentences(model, words))
+    want = b"".join(tree.source.relabeled(*next(expected)) if len(tree) else tree.source.raw
+                    for tree in trees)
+    assert out.read_bytes() == want
+    assert read_trees(out)[0].heads == parse_sentences(model, words[:1])[0][0]
+    original, written = source.read_bytes().split(b"\r"), out.read_bytes().split(b"\r")
+    assert len(original) == len(written)
+    for a, b in zip(original, written):
+        ca, cb = a.split(b"\t"), b.split(b"\t")
+        assert (ca[:6] + ca[8:] == cb[:6] + cb[8:]) if len(ca) == 10 else a == b
+    capsys.readouterr()
+    for args, message in ((["--beam", "2"], "--beam is for perceptron models"),
+                          (["--probabilities"], "--probabilities is for perceptron models"),
+                          (["--system", "arc_standard"], "arc_hybrid system, not arc_standard")):
+        assert main(["parse", str(model_path), str(source), "-o", str(tmp_path / "x.conllu")]
+                    + args) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.conllu").exists()
+
 def test_nothing_else_imports_torch(tmp_path):
     """semiparse, its commands and is_neural_model work without importing torch."""
     code = ("import sys, semiparse, semiparse.cli, semiparse.neural, semiparse.neural.io as io; "

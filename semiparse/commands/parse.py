@@ -4,10 +4,14 @@ The output is the input with each word's HEAD and DEPREL replaced by the
 model's; every other byte (comments, blocks of comments alone, multiword
 tokens, empty nodes, other columns, line endings) is copied as read.
 ``--probabilities`` sets the ``semiparse_system`` and ``semiparse_steps``
-comments of each sentence (replacing those of an earlier parse).
+comments of each sentence (replacing those of an earlier parse).  Models of
+``semiparse train --model bilstm`` (``semiparse.neural``) are parsed in
+batches by greedy decoding.
 """
 import sys
 
+from ..cli import UserError
+from ..neural.io import is_neural_model
 from ..outputs import check_output, open_output
 from ..train import Model, ModelError, read_trees
 from ..train.evaluate import steps_metadata
@@ -40,7 +44,7 @@ def run(args):
     check_output(args.output, [args.model, args.input])
     if args.beam is not None:
         check_beam(args.beam)
-    model = Model.load(args.model, system=args.system)
+    model = load_model(args)
     # Blocks without words (comments alone) are kept, to be copied as read.
     trees = read_trees(args.input, need_heads=False, keep_empty=True)
     reported = set()
@@ -54,14 +58,18 @@ def run(args):
                 print(f"semiparse parse: warning: {message}", file=sys.stderr)
     first_dead_end = None
     with open_output(args.output, binary=True) as out:
-        for tree in tqdm(trees, desc="parse", unit="sent", disable=args.quiet, file=sys.stderr):
-            if not len(tree):
+        if isinstance(model, Model):
+            parses = perceptron_parses(model, trees, args)
+        else:
+            parses = neural_parses(model, trees)
+        for tree, parse in zip(trees, tqdm(parses, total=len(trees), desc="parse", unit="sent",
+                                           disable=args.quiet, file=sys.stderr)):
+            if parse is None:
                 out.write(tree.source.raw)
                 continue
-            heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)
-            if model.dead_ends and first_dead_end is None:
+            heads, labels, metadata, dead_end = parse
+            if dead_end and first_dead_end is None:
                 first_dead_end = tree.where
-            metadata = steps_metadata(model.system, steps) if args.probabilities else None
             out.write(tree.source.relabeled(heads, labels, metadata))
     if model.dead_ends:
         print(f"semiparse parse: warning: {model.dead_ends} sentence(s) reached a dead end of "
@@ -69,3 +77,49 @@ def run(args):
               f"the first at {first_dead_end}; their words left without a head were attached "
               f"to the root (docs/training.md)", file=sys.stderr)
     return 0
+
+
+def load_model(args):
+    """The perceptron or neural model in ``args.model``; neural models take
+    neither ``--beam`` nor ``--probabilities``."""
+    if not is_neural_model(args.model):
+        return Model.load(args.model, system=args.system)
+    for option, given in (("--beam", args.beam is not None), ("--probabilities", args.probabilities)):
+        if given:
+            raise UserError(f"{args.model}: {option} is for perceptron models; this is a neural "
+                            "model (greedy batched decoding)")
+    import semiparse.neural
+
+    try:
+        return semiparse.neural.load(args.model, system=args.system)
+    except ImportError as exc:
+        raise UserError(f"{args.model}: {exc}") from None
+
+
+def perceptron_parses(model, trees, args):
+    """``(heads, labels, metadata, reached a dead end)`` of each tree, one at a
+    time (``None`` for a block without words)."""
+    for tree in trees:
+        if not len(tree):
+            yield None
+            continue
+        before = model.dead_ends
+        heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)
+        metadata = steps_metadata(model.system, steps) if args.probabilities else None
+        yield heads, labels, metadata, model.dead_ends > before
+
+
+def neural_parses(model, trees, batch_size=64):
+    """The same for a neural model, decoded in batches of ``batch_size`` trees."""
+    import semiparse.neural
+
+    for start in range(0, len(trees), batch_size):
+        chunk = trees[start:start + batch_size]
+        parsed = iter(semiparse.neural.parse_sentences(
+            model, [tree for tree in chunk if len(tree)], batch_size, with_dead_ends=True))
+        for tree in chunk:
+            if not len(tree):
+                yield None
+            else:
+                heads, labels, dead_end = next(parsed)
+                yield heads, labels, None, dead_end

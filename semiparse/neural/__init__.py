@@ -27,10 +27,10 @@ def load(path, system=None, device="cpu"):
     return _load(path, system=system, device=device)
 
 
-def parse_sentences(model, sentences, batch_size=64):
+def parse_sentences(model, sentences, batch_size=64, with_dead_ends=False):
     """``(heads, labels)`` of each :class:`semiparse.train.data.Tree`, by
     batched greedy decoding (see :meth:`NeuralModel.parse`)."""
-    return model.parse(list(sentences), batch_size=batch_size)
+    return model.parse(list(sentences), batch_size=batch_size, with_dead_ends=with_dead_ends)
 
 
 def train(trees, system="arc_standard", dev=None, progress=False, log=None, **options):

@@ -50,7 +50,7 @@ class NeuralModel:
         self.net.to(torch.device(device))
         return self
 
-    def parse(self, trees, batch_size=64):
+    def parse(self, trees, batch_size=64, with_dead_ends=False):
         """``(heads, labels)`` of each tree (:class:`semiparse.train.data.Tree`):
         ``heads[0] == -1``, ``labels[0] is None``.  The words left without a
         head are attached to the root with ``root_label``: those arc-eager
@@ -58,8 +58,9 @@ class NeuralModel:
         (a configuration that is not final and has no legal transition, which
         some declared systems have), so the output is always a tree, as the
         perceptron's (:meth:`semiparse.train.Model.parse`); :attr:`dead_ends`
-        counts the latter.  A model trained with ``--nonproj encode`` decodes
-        its labels (``semiparse.encoding``)."""
+        counts the latter (``with_dead_ends``: each parse is ``(heads, labels,
+        whether it reached one)``).  A model trained with ``--nonproj encode``
+        decodes its labels (``semiparse.encoding``)."""
         from ..encoding import decode
 
         out = []
@@ -75,7 +76,7 @@ class NeuralModel:
                 if self.meta.get("nonproj") == "encode":
                     decoded = decode(heads, labels, strict=False)
                     heads, labels = list(decoded.heads), list(decoded.labels)
-                out.append((heads, labels))
+                out.append((heads, labels, not finished) if with_dead_ends else (heads, labels))
         return out
 
     def finite(self):
