@@ -100,7 +100,7 @@ def main(argv=None):
     name = "semiparse"
     try:
         args = build_parser().parse_args(argv)
-        name = f"semiparse {args.command}"
+        name = " ".join(["semiparse", args.command] + ([args.benchmark] if args.command == "bench" else []))
         return args.func(args) or 0
     except (UserError, ValueError, OSError) as exc:
         if isinstance(exc, BrokenPipeError):

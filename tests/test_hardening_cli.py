@@ -309,3 +309,8 @@ def test_compare_pseudo_round_trip_leaves_out_encoded_sentences_under_on_error(t
         assert files[0]["methods"] == [] and files[1]["methods"][0]["arcs_lost"] == 2
     assert main(["compare-pseudo", "--round-trip", str(encoded)]) == 2
     assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_bench_errors_name_the_benchmark(tmp_path, capsys):
+    assert main(["bench", "projectivize", str(tmp_path / "missing.conllu")]) == 2
+    assert capsys.readouterr().err.startswith("semiparse bench projectivize: error: ")
