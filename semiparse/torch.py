@@ -92,7 +92,12 @@ class _Batch:
             raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
         self.n_jobs, self.B, self.N = n_jobs, B, N
         if lengths is not None:
-            lengths = [int(x) for x in (lengths.tolist() if torch.is_tensor(lengths) else lengths)]
+            values = lengths.tolist() if torch.is_tensor(lengths) else lengths
+            if isinstance(values, (str, bytes)) or not all(
+                    isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in values):
+                raise ValueError(f"lengths must be one number of words per batch item, got "
+                                 f"{lengths!r} (the grammar is the keyword argument grammar=)")
+            lengths = [int(x) for x in values]
             if len(lengths) != B:
                 raise ValueError(f"lengths has {len(lengths)} entries for a batch of {B}")
             for b, n in enumerate(lengths):

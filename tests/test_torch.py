@@ -345,6 +345,8 @@ def test_bad_input_is_a_value_error():
         (lambda: torch_log_partition(torch.zeros(2, 3, 4)), r"expected \(B, n\+1, n\+1\)"),
         (lambda: torch_log_partition(w, lengths=[3, 4]), r"lengths\[1\] is 4"),
         (lambda: torch_log_partition(w, lengths=[3]), "lengths has 1 entries"),
+        (lambda: TreeCRF(w, "projective"), "the grammar is the keyword argument"),
+        (lambda: torch_log_partition(w, lengths=[3, 2.5]), "one number of words per batch item"),
         (lambda: torch_log_partition(w, grammar="arc_standard"), "give terminals"),
         (lambda: torch_log_partition(w, grammar="arc_standard", terminals=["pps", "px"]),
          "batch item 1"),
