@@ -1,9 +1,11 @@
-"""``python -m semiparse``: the command line, quiet on Ctrl-C from the start.
+"""``python -m semiparse`` and the ``semiparse`` script: the command line,
+quiet on Ctrl-C from the start.
 
 :func:`semiparse.cli.main` turns an interrupt into status 130 once it runs,
 start-up included (importing the sub-commands takes most of it); an
-interrupt before or after it (importing ``cli``, exiting) is caught here,
-and any that still slips through ends the process without a traceback.
+interrupt before or after it (importing ``cli``, exiting) is caught by
+:func:`run`, and any that still slips through ends the process without a
+traceback.
 """
 import signal
 import sys
@@ -16,11 +18,16 @@ def _no_traceback_on_interrupt(kind, value, traceback):
         sys.__excepthook__(kind, value, traceback)
 
 
-sys.excepthook = _no_traceback_on_interrupt
-try:
-    from .cli import main
+def run():
+    """The exit status of the command line, an interrupt anywhere included."""
+    sys.excepthook = _no_traceback_on_interrupt
+    try:
+        from .cli import main
 
-    status = main()
-except KeyboardInterrupt:
-    status = 128 + signal.SIGINT
-sys.exit(status)
+        return main()
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
+
+
+if __name__ == "__main__":
+    sys.exit(run())
