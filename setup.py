@@ -1,5 +1,15 @@
 """Build script: compiles every Cython module under semiparse/ and installs
-the grammar and transition-system files as package data."""
+the grammar and transition-system files as package data.
+
+``SEMIPARSE_BOUNDSCHECK=1`` in the environment builds a checking copy for
+tests (``.ci/boundscheck``): Cython's ``boundscheck`` and
+``initializedcheck`` on (an index out of a memoryview's range, or an unset
+memoryview, raises instead of reading or writing past the buffer;
+``wraparound`` stays off, as in the normal build), compiled with ``-O1 -g``
+for quicker builds and readable traces.  Raw C pointers are not covered:
+``.ci/boundscheck`` adds AddressSanitizer for those where the compiler has it.
+"""
+import os
 from pathlib import Path
 
 import numpy
@@ -7,6 +17,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, find_packages, setup
 
 HERE = Path(__file__).parent
+CHECKED = os.environ.get("SEMIPARSE_BOUNDSCHECK", "") == "1"
 
 
 def extensions():
@@ -20,17 +31,17 @@ def extensions():
                 [str(pyx.relative_to(HERE))],
                 include_dirs=[numpy.get_include()],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-                extra_compile_args=["-O3"],
+                extra_compile_args=["-O1", "-g"] if CHECKED else ["-O3"],
             )
         )
     return cythonize(
         exts,
         language_level=3,
         compiler_directives={
-            "boundscheck": False,
+            "boundscheck": CHECKED,
             "wraparound": False,
             "cdivision": True,
-            "initializedcheck": False,
+            "initializedcheck": CHECKED,
         },
     )
 

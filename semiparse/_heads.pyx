@@ -2,6 +2,11 @@
 """The tree checks of :mod:`semiparse.heads` in C (see ``_heads.pxd``)."""
 from libc.stdlib cimport free, malloc
 
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
 
 cdef bint reaches_root(const int* heads, int m, int* seen) noexcept nogil:
     """Whether every word's head is a position and its head chain reaches 0
@@ -65,17 +70,44 @@ cdef bint projective(const int* heads, int m, int* work) noexcept nogil:
     return True
 
 
+cdef Py_ssize_t _length(heads) except -1:
+    """The number of heads, or ValueError for what is not a sequence."""
+    if not isinstance(heads, (list, tuple, range, np.ndarray, Sequence)) \
+            or isinstance(heads, (str, bytes)):
+        raise ValueError(f"heads must be a sequence of integer heads, got "
+                         f"{type(heads).__name__}")
+    m = len(heads)
+    if m > 2 ** 30:
+        raise ValueError(f"heads: {m} positions is more than the C checks take (2**30)")
+    return m
+
+
 cdef int* _copy(heads, int m) except NULL:
-    """``heads`` (a sequence of m Python ints) in a new C array of 4 * m ints,
-    the rest for scratch; OverflowError if a head does not fit in an int."""
+    """``heads`` (a sequence of m integers) in a new C array of 4 * m ints,
+    the rest for scratch; a head that does not fit in an int becomes
+    ``-2``, which no check takes for a position.  ValueError for an element
+    that is not an integer (a float, a bool, a string, None: ``int()`` would
+    silently read ``True`` or ``0.5`` as positions)."""
     cdef int* a = <int*>malloc(4 * max(m, 1) * sizeof(int))
     cdef int i
     if a is NULL:
         raise MemoryError()
     try:
         for i in range(m):
-            a[i] = heads[i]
-    except OverflowError:
+            x = heads[i]
+            if type(x) is not int:
+                try:
+                    if isinstance(x, (bool, np.bool_)):
+                        raise TypeError
+                    x = operator.index(x)
+                except TypeError:
+                    raise ValueError(f"heads must be a sequence of integer heads: element {i} "
+                                     f"is {x!r:.60} ({type(x).__name__})") from None
+            try:
+                a[i] = x
+            except OverflowError:
+                a[i] = -2
+    except BaseException:
         free(a)
         raise
     return a
@@ -83,15 +115,11 @@ cdef int* _copy(heads, int m) except NULL:
 
 def is_tree(heads):
     """Quick check: every word's head chain reaches 0 (any number of words
-    may be attached to 0).  ``heads`` a sequence of ints with ``heads[0] == -1``;
-    see :func:`semiparse.heads.tree_problems` for what is wrong when it is not
-    a tree."""
-    cdef int m = len(heads)
-    cdef int* a
-    try:
-        a = _copy(heads, m)
-    except OverflowError:  # a head far out of range
-        return False
+    may be attached to 0).  ``heads`` a sequence of integers with ``heads[0]
+    == -1`` (ValueError otherwise); see :func:`semiparse.heads.tree_problems`
+    for what is wrong when it is not a tree."""
+    cdef int m = _length(heads)
+    cdef int* a = _copy(heads, m)
     try:
         return reaches_root(a, m, a + m)
     finally:
@@ -99,11 +127,16 @@ def is_tree(heads):
 
 
 def no_crossing(heads):
-    """Whether a tree already checked (``heads[0] == -1``, no cycles) is
-    projective, in O(n)."""
-    cdef int m = len(heads)
+    """Whether a tree (``heads[0] == -1``, every word's head chain reaching
+    0) is projective, in O(n); ValueError for a sequence that is not such a
+    tree (the sweep indexes its arrays with the heads)."""
+    cdef int m = _length(heads)
     cdef int* a = _copy(heads, m)
     try:
+        if m == 0 or a[0] != -1 or not reaches_root(a, m, a + m):
+            raise ValueError(f"no_crossing needs a tree: heads[0] == -1 and every word's head "
+                             f"chain reaching 0, got {[a[i] for i in range(min(m, 12))]}"
+                             f"{' ...' if m > 12 else ''}")
         return projective(a, m, a + m)
     finally:
         free(a)

@@ -338,15 +338,26 @@ def check_engine(engine):
         raise ValueError(f"unknown engine {engine!r}: expected 'auto', 'cython' or 'python'")
 
 
+# The most words count_projective takes: its chart has (n + 1)**2 cells per
+# state and the count, past 2**51, is recounted modulo about n / 10 primes,
+# so 1000 words take minutes and 10000 hours and gigabytes.
+MAX_COUNT_WORDS = 10_000
+
+
 def count_projective(n):
-    """Exact number of projective dependency trees over ``n`` words.
+    """Exact number of projective dependency trees over ``n`` words (an
+    integer from 0 to :data:`MAX_COUNT_WORDS`; ValueError otherwise).
 
     The root (position 0) may take several children.  Computed with the
     counting semiring and ``projective.grammar``.
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"count_projective needs a word count n >= 0, got {n!r}")
-    return parse("projective", "s" * (n + 1), np.zeros((n + 1, n + 1)), "counting").value
+    if n > MAX_COUNT_WORDS:
+        raise ValueError(f"count_projective takes n up to {MAX_COUNT_WORDS} words, got {n}: "
+                         "its chart has (n + 1)**2 cells (the closed form is "
+                         "math.comb(3 * n, n) // (2 * n + 1))")
+    return parse("projective", "s" * (int(n) + 1), np.zeros((n + 1, n + 1)), "counting").value
 
 
 # -- input checks ------------------------------------------------------------

@@ -49,18 +49,24 @@ def _is_index(x):
 def find_cycle(heads):
     """A cycle of ``heads`` (``heads[d]`` a position or negative for none) as the
     list ``[x, ..., x]`` of its nodes, or None if following heads from every
-    node ends at a headless one."""
-    state = [0] * len(heads)  # 0 unseen, 1 on the current path, 2 ends headless
-    for d in range(len(heads)):
-        path, x = [], d
-        while x >= 0 and state[x] == 0:
-            state[x] = 1
-            path.append(x)
-            x = heads[x]
-        if x >= 0 and state[x] == 1:
-            return path[path.index(x):] + [x]
-        for y in path:
-            state[y] = 2
+    node ends at a headless one.  ValueError for anything else (a head that
+    is not an integer or beyond the positions)."""
+    try:
+        state = [0] * len(heads)  # 0 unseen, 1 on the current path, 2 ends headless
+        for d in range(len(heads)):
+            path, x = [], d
+            while x >= 0 and state[x] == 0:
+                state[x] = 1
+                path.append(x)
+                x = operator.index(heads[x])
+            if x >= 0 and state[x] == 1:
+                return path[path.index(x):] + [x]
+            for y in path:
+                state[y] = 2
+    except (TypeError, IndexError):
+        raise ValueError(f"find_cycle needs a sequence of integer heads, each a position "
+                         f"below {len(heads) if hasattr(heads, '__len__') else 0} or negative, "
+                         f"got {heads!r:.80}") from None
     return None
 
 
@@ -69,7 +75,12 @@ def tree_problems(heads):
 
     Checks range, self-loops, cycles and the number of words attached to 0
     (exactly one in UD); ``word`` is the word the problem is reported at.
+    ValueError when ``heads`` is not a sequence of integers starting with
+    the root's.
     """
+    heads = int_tuple(heads, "heads must be a sequence of integer heads")
+    if not heads:
+        raise ValueError("heads is empty: expected -1 for the root, then a head per word")
     n = len(heads) - 1
     problems = []
     for d in range(1, n + 1):

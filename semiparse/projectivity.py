@@ -169,7 +169,10 @@ def _check_only(only, heads):
         return None
     if isinstance(only, (str, bytes)) or not hasattr(only, "__iter__"):
         raise ValueError(f"only must be a collection of word positions, got {only!r}")
-    words = frozenset(only)
+    try:
+        words = frozenset(only)
+    except TypeError:  # unhashable elements
+        raise ValueError(f"only must be a collection of word positions, got {only!r:.60}") from None
     n = len(heads) - 1
     for d in words:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 1 <= d <= n:
@@ -304,6 +307,7 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
     heads = _checked(heads)
     _check_options(heads, single_root, engine)
     only = _check_only(only, heads)
+    rng = _rng(seed) if tie_break == "random" or seed is not None else None  # for every tree
     if no_crossing(heads):
         return heads
     from .engine import parse, sample
@@ -314,8 +318,8 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
                       f"drawing an optimal projectivization of a non-projective tree of {len(heads) - 1} words")
         w = gold_weights(heads)
         if only is None:
-            return sample(g, _terminals(len(heads), single_root), w, _rng(seed))
-        tree = sample(g, _terminals(len(heads), single_root), forced_weights(w, heads, only), _rng(seed))
+            return sample(g, _terminals(len(heads), single_root), w, rng)
+        tree = sample(g, _terminals(len(heads), single_root), forced_weights(w, heads, only), rng)
         return _check_forced(tree, heads, only)
     kept, small = contract(heads) if only is None else (range(len(heads)), heads)
     _check_memory(len(small), single_root, 8, f"projectivizing a non-projective tree of {len(heads) - 1} words"

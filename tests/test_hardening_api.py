@@ -14,7 +14,7 @@ import pytest
 from test_engine import projective_trees
 
 import semiparse
-from semiparse import engine
+from semiparse import engine, heads as tree_heads
 
 NEG_INF = float("-inf")
 
@@ -162,3 +162,140 @@ def test_engine_shift_is_per_dependent_and_ignores_unused_entries():
     assert shift.total == 12.0
     assert np.array_equal(shifted, [[NEG_INF, 0.0, -10.0], [NEG_INF, NEG_INF, 0.0],
                                     [NEG_INF, -2.0, NEG_INF]])
+
+
+# -- 8. the C entry points check what they index with ---------------------------------
+
+# Each call indexed C arrays with a user's value (a crash, a silent overwrite,
+# or a division by zero before): run in a child process, so that a crash fails
+# this test instead of ending the run.
+C_ENTRY_CALLS = r'''
+import numpy as np
+import semiparse
+from semiparse import _cky, heads
+from semiparse.oracles import Configuration, _configuration
+from semiparse.oracles.fast import _arcstd, _costs, _lrspine
+
+g = semiparse.load_grammar("projective")
+i32 = lambda *v: np.array(v, dtype=np.intc)
+w3 = np.zeros((3, 3))
+calls = {
+    "no_crossing negative head": lambda: heads.no_crossing([-1, -100000000]),
+    "no_crossing huge head": lambda: heads.no_crossing([-1, 2 ** 40]),
+    "no_crossing root not first": lambda: heads.no_crossing([3, 0, 0]),
+    "no_crossing cycle": lambda: heads.no_crossing([-1, 2, 1]),
+    "inside short start states": lambda: _cky.inside("maxplus", g.compiled, i32(0), i32(0), w3),
+    "inside states out of range": lambda: _cky.inside("log", g.compiled, i32(0, 9, 0), i32(0, 0, 0), w3),
+    "inside modulus 0": lambda: _cky.inside("countmod", g.compiled, i32(0, 0, 0), i32(0, 0, 0), w3, 0),
+    "inside empty": lambda: _cky.inside("maxplus", g.compiled, i32(), i32(), np.zeros((0, 0))),
+    "best_tree non-square": lambda: _cky.best_tree(g.compiled, i32(0, 0, 0), i32(0, 0, 0), np.zeros((3, 2))),
+    "best_tree uniforms": lambda: _cky.best_tree(g.compiled, i32(0, 0, 0), i32(0, 0, 0), w3, np.full(40, 7.0)),
+    "edge_marginals lengths": lambda: _cky.edge_marginals("log", g.compiled, i32(0, 0), i32(0, 0, 0), w3),
+    "edge_marginals_batch lengths": lambda: _cky.edge_marginals_batch(
+        "maxplus", g.compiled, [(i32(0, 0, 0), i32(0, 0, 0), w3), (i32(0), i32(0, 0, 0), w3)]),
+    "configuration without state": lambda: Configuration().stack,
+    "configuration without state do": lambda: Configuration().do(0),
+    "fill_rows short out": lambda: _configuration.fill_rows(
+        [semiparse.system("arc_standard").initial(2)] * 3, [[-1, 0, 1]] * 3,
+        semiparse.system("arc_standard").machine, lambda h, i: (None, 2), lambda c, i: None,
+        np.zeros((1, 3))),
+    "arc-standard work not a tree": lambda: _arcstd.Work([-1, 5, 0]),
+    "arc-standard stack beyond n": lambda: _arcstd.linear_scores(_arcstd.Work([-1, 0, 1]), (0, 9), (), 0),
+    "arc-standard strategy code": lambda: _arcstd.linear_scores(_arcstd.Work([-1, 0, 1]), (0,), (1, 2), 7),
+    "arc-eager arcs beyond n": lambda: _costs.eager_scores(_costs.Work([-1, 0, 1]), (0,), (1, 2), (-1, 99, -1)),
+    "arc-hybrid empty stack": lambda: _costs.hybrid_scores(_costs.Work([-1, 0, 1]), (), (1, 2)),
+    "lr-spine buffer before the stack": lambda: _lrspine.scores(_lrspine.Work((-1, 0, 1, 2)), (0, 1), 0, (-1,) * 4),
+    "lr-spine work not a tree": lambda: _lrspine.Work((-1, -7)),
+    "lr-spine spine beyond n": lambda: _lrspine.table_value(_lrspine.Work((-1, 0)), [((9,), (0,))], [], 0),
+}
+for name, call in calls.items():
+    try:
+        call()
+    except ValueError:
+        continue
+    raise SystemExit(f"{name}: no ValueError")
+print("all refused")
+'''
+
+
+def test_c_entry_points_refuse_out_of_range_input():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", C_ENTRY_CALLS], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "all refused", \
+        (done.returncode, done.stdout[-500:], done.stderr[-1500:])
+
+
+@pytest.mark.parametrize("bad, reason", [
+    ([-1, 1.5], "element 1 is 1.5"), ([-1, True], "element 1 is True"), (None, "got NoneType"),
+    ("abc", "got (str|the string)"), ([-1, None], "element 1 is None"),
+    (np.array([-1.0, 0.0]), "element 0"),
+])
+def test_tree_checks_refuse_what_is_not_integer_heads(bad, reason):
+    for check in (tree_heads.is_tree, tree_heads.no_crossing, tree_heads.tree_problems):
+        with pytest.raises(ValueError, match=reason):
+            check(bad)
+
+
+@pytest.mark.parametrize("bad", [[-1, 7], [-1, 1.5], [-1, None], None, [-1, 2 ** 70]])
+def test_find_cycle_refuses_heads_beyond_the_positions(bad):
+    with pytest.raises(ValueError, match="find_cycle needs a sequence of integer heads"):
+        tree_heads.find_cycle(bad)
+
+
+def test_tree_checks_still_answer_for_trees():
+    assert tree_heads.is_tree([-1, 0, 1]) and tree_heads.no_crossing(np.array([-1, 0, 1]))
+    assert not tree_heads.is_tree([-1, 2 ** 70])
+    assert not tree_heads.no_crossing([-1, 2, 0, 1])
+
+
+# -- 15. the API's integers: ValueError with the reason ---------------------------------
+
+def test_count_projective_refuses_what_it_cannot_count():
+    with pytest.raises(ValueError, match="count_projective takes n up to"):
+        semiparse.count_projective(10 ** 30)
+    assert semiparse.count_projective(np.int64(4)) == math.comb(12, 4) // 9
+
+
+def test_configurations_take_integers_and_names_only():
+    system = semiparse.system("arc_standard")
+    with pytest.raises(ValueError, match="number of words n must be an integer from 0 to"):
+        system.initial(2 ** 31)
+    assert system.initial(np.int64(2)).buffer == (1, 2)
+    config = system.initial(3)
+    with pytest.raises(ValueError, match="name must be a transition name"):
+        config.apply(3)
+    for label in (1.5, 2 ** 40, "1", True):
+        with pytest.raises(ValueError, match="label must be an integer"):
+            config.apply("shift", label)
+    for move in (1.5, None, "0", np.array([[1, 2]])):
+        for method in (config.valid, config.copy().do, config.arc):
+            with pytest.raises(ValueError, match="move must be an integer"):
+                method(move)
+    assert config.apply("shift", np.int64(3)).stack == (0, 1)
+    assert not config.valid(2 ** 40) and config.arc(-5) is None
+
+
+# -- 20. arguments blamed by name --------------------------------------------------------
+
+def test_oracle_scores_names_the_configuration_it_was_given():
+    oracle = semiparse.oracle("arc_standard")
+    with pytest.raises(ValueError, match="config must be a Configuration .*got None"):
+        oracle.scores(None, [-1, 0, 1])
+    with pytest.raises(ValueError, match="config must be a Configuration"):
+        oracle.optimal("shift", [-1, 0])
+    with pytest.raises(ValueError, match="unknown oracle method"):
+        semiparse.oracle("arc_standard", "none", ["grammar"])
+    with pytest.raises(ValueError, match="both must be sequences"):
+        oracle.scores_batch(None, [[-1, 0]])
+
+
+def test_a_bad_seed_is_refused_for_every_tree():
+    for heads in ([-1, 0, 1], [-1, 2, 0, 1]):  # projective, then not
+        for tie_break in ("random", "first"):
+            with pytest.raises(ValueError, match="seed must be None, an int or a random.Random"):
+                semiparse.projectivize(heads, tie_break, seed=1.5)
+    with pytest.raises(ValueError, match="only must be a collection of word positions"):
+        semiparse.projectivize([-1, 2, 0, 1], only=[[1]])

@@ -8,4 +8,6 @@ cdef class Configuration:
     cdef readonly Machine machine
 
     cdef int _start(self, Machine machine, int n) except -1
+    cdef int _ready(self) except -1
+    cdef int _move(self, move) except -2
     cpdef Configuration copy(self)

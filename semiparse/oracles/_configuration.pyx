@@ -11,6 +11,8 @@ which changes it in place.
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
 
+import operator
+
 import numpy as np
 
 from semiparse._state cimport StateC, state_copy, state_free, state_init, state_new
@@ -19,12 +21,35 @@ from semiparse.oracles._machine cimport (MachineC, machine_apply, machine_arc, m
 from semiparse.oracles._rows cimport KernelWork, RowKernel, row_fn
 
 
+# The most words a configuration takes: every size the C state computes
+# (10 * (n + 1) ints) stays far inside an int.
+MAX_WORDS = 2 ** 24
+
+
+cdef object _integer(value, str what, low, high):
+    """``value`` as a Python int in [low, high], or ValueError naming ``what``
+    (bools, floats and strings are refused rather than read as numbers)."""
+    if type(value) is not int:
+        try:
+            if isinstance(value, (bool, np.bool_)):
+                raise TypeError
+            value = operator.index(value)
+        except TypeError:
+            raise ValueError(f"{what} must be an integer, got {value!r:.60} "
+                             f"({type(value).__name__})") from None
+    if not low <= value <= high:
+        raise ValueError(f"{what} must be an integer from {low} to {high}, got {value}")
+    return value
+
+
 cdef class Configuration:
     """A configuration: ``stack`` (bottom first), ``buffer`` (front first),
     ``arcs`` (the head built so far for each position 0..n, -1 if none) and
     ``labels`` (the label ids given with them, -1 if none).
 
-    Make the initial one with ``semiparse.system(name).initial(n)``.
+    Make the initial one with ``semiparse.system(name).initial(n)``; one made
+    otherwise (``Configuration()``) has no state, and every use of it is a
+    ValueError.
     """
 
     def __cinit__(self, *args, **kwargs):
@@ -41,17 +66,24 @@ cdef class Configuration:
         state_init(self.c, machine.c.root)
         return 0
 
+    cdef inline int _ready(self) except -1:
+        if self.c is NULL:
+            raise ValueError("this Configuration has no state: make configurations with "
+                             "semiparse.system(name).initial(n)")
+        return 0
+
     @staticmethod
-    def initial(Machine machine, int n):
-        """The initial configuration of ``machine``'s system for ``n`` words."""
-        if n < 0:
-            raise ValueError(f"a sentence has n >= 0 words, got n = {n}")
+    def initial(Machine machine not None, n):
+        """The initial configuration of ``machine``'s system for ``n`` words
+        (an integer from 0 to :data:`MAX_WORDS`)."""
+        n = _integer(n, "a sentence's number of words n", 0, MAX_WORDS)
         cdef Configuration config = Configuration.__new__(Configuration)
         config._start(machine, n)
         return config
 
     cpdef Configuration copy(self):
         """An independent copy."""
+        self._ready()
         cdef Configuration other = Configuration.__new__(Configuration)
         other._start(self.machine, self.c.n)
         state_copy(other.c, self.c)
@@ -60,52 +92,68 @@ cdef class Configuration:
     @property
     def system(self):
         """The transition system (definition) this configuration belongs to."""
+        self._ready()
         return self.machine.system
 
     @property
     def n(self):
         """The number of words (positions 1..n; 0 is the root)."""
+        self._ready()
         return self.c.n
 
     @property
     def stack(self):
+        self._ready()
         return tuple(self.c.stack[i] for i in range(self.c.stack_len))
 
     @property
     def buffer(self):
+        self._ready()
         return tuple(self.c.buffer[i] for i in range(self.c.buffer_len - 1, -1, -1))
 
     @property
     def arcs(self):
         """Head of each position 0..n built so far (-1 if none)."""
+        self._ready()
         return tuple(self.c.head[i] for i in range(self.c.n + 1))
 
     @property
     def labels(self):
         """Label id of the arc into each position (-1 if none or not given)."""
+        self._ready()
         return tuple(self.c.label[i] for i in range(self.c.n + 1))
 
     # -- by transition name ----------------------------------------------------
 
     def is_final(self):
+        self._ready()
         return machine_is_final(&self.machine.c, self.c)
 
     def legal(self):
         """Names of the transitions that apply (none if final), in code order."""
         return [self.machine.name(t) for t in self.legal_codes()]
 
-    def apply(self, str name, int label=-1):
+    def apply(self, name, label=-1):
         """The configuration after transition ``name`` (this one is unchanged);
-        an edge it adds gets label id ``label``.  ValueError if the
-        transition is unknown or does not apply."""
+        an edge it adds gets label id ``label`` (an integer, -1 for none).
+        ValueError if the transition is unknown or does not apply, or for an
+        argument of the wrong type."""
+        self._ready()
+        if not isinstance(name, str):
+            raise ValueError(f"apply(name): name must be a transition name (a string, one of "
+                             f"{', '.join(self.machine.transitions)}), got {name!r} "
+                             f"({type(name).__name__})")
+        cdef int lab = _integer(label, "label", -1, 2 ** 31 - 1)
         cdef int t = self.machine.code(name)
         if not machine_legal(&self.machine.c, self.c, t):
             raise ValueError(f"transition {name!r} does not apply to {self!r}")
         cdef Configuration other = self.copy()
-        machine_apply(&other.machine.c, other.c, t, label)
+        machine_apply(&other.machine.c, other.c, t, lab)
         return other
 
     def __repr__(self):
+        if self.c is NULL:
+            return "<Configuration without state>"
         return (f"<Configuration {self.machine.system_name} stack={list(self.stack)} "
                 f"buffer={list(self.buffer)}>")
 
@@ -113,23 +161,38 @@ cdef class Configuration:
 
     def legal_codes(self):
         """Codes of the legal transitions, in increasing order."""
+        self._ready()
         return [t for t in range(self.machine.max_code(self.c.n))
                 if machine_legal(&self.machine.c, self.c, t)]
 
-    def valid(self, int move):
-        return machine_legal(&self.machine.c, self.c, move)
+    cdef int _move(self, move) except -2:
+        """``move`` as a C int for :func:`machine_legal` (which answers False
+        for any code it does not know), or ValueError for a non-integer; -1
+        for codes beyond an int, which are no move."""
+        self._ready()
+        if type(move) is not int:
+            move = _integer(move, "move", -2 ** 63, 2 ** 63)
+        return move if -1 <= move < 2 ** 31 else -1
 
-    def do(self, int move, int label=-1):
-        """Apply the move code ``move`` in place."""
-        if not machine_legal(&self.machine.c, self.c, move):
+    def valid(self, move):
+        """Whether the move code ``move`` (an integer) applies."""
+        return machine_legal(&self.machine.c, self.c, self._move(move))
+
+    def do(self, move, label=-1):
+        """Apply the move code ``move`` in place; its edge gets label id
+        ``label`` (-1 for none).  ValueError if it does not apply."""
+        cdef int t = self._move(move)
+        cdef int lab = label if type(label) is int and -1 <= label < 2 ** 31 else \
+            _integer(label, "label", -1, 2 ** 31 - 1)
+        if not machine_legal(&self.machine.c, self.c, t):
             raise ValueError(f"move {move} is not valid in this configuration")
-        machine_apply(&self.machine.c, self.c, move, label)
+        machine_apply(&self.machine.c, self.c, t, lab)
 
-    def arc(self, int move):
+    def arc(self, move):
         """(head, dependent) of the arc move would add, or None (also if move is not legal)."""
-        cdef int h, d
-        if machine_legal(&self.machine.c, self.c, move) and machine_arc(
-                &self.machine.c, self.c, move, &h, &d):
+        cdef int h, d, t = self._move(move)
+        if machine_legal(&self.machine.c, self.c, t) and machine_arc(
+                &self.machine.c, self.c, t, &h, &d):
             return (h, d)
         return None
 
@@ -147,8 +210,8 @@ cdef struct Job:
     int n_columns
 
 
-def fill_rows(list configs, list golds, Machine machine, prepare, check, double[:, ::1] out,
-              int n_jobs=1):
+def fill_rows(list configs not None, list golds not None, Machine machine not None, prepare, check,
+              double[:, ::1] out not None, int n_jobs=1):
     """Write into ``out`` one row per configuration: -inf for the transitions
     that do not apply, sigma for the others where the gold tree has a C kernel;
     return the indices of the rows left to the caller (NaN where legal).
@@ -176,6 +239,9 @@ def fill_rows(list configs, list golds, Machine machine, prepare, check, double[
     if len(golds) != N:
         raise ValueError(f"scores_batch: {N} configurations but {len(golds)} gold trees: "
                          f"give one gold tree per configuration")
+    if out.shape[0] != N or out.shape[1] > 64:
+        raise ValueError(f"fill_rows: out has shape ({out.shape[0]}, {out.shape[1]}): expected "
+                         f"one row per configuration ({N}) and at most 64 columns")
     jobs = <Job*>malloc(max(N, 1) * sizeof(Job))
     if jobs is NULL:
         raise MemoryError()
@@ -185,6 +251,7 @@ def fill_rows(list configs, list golds, Machine machine, prepare, check, double[
                 raise ValueError(f"configs[{i}] is a {type(configs[i]).__name__}, not a "
                                  f"Configuration (make them with semiparse.system(...).initial(n))")
             config = configs[i]
+            config._ready()
             if config.machine is not machine:
                 check(config, i)
             heads = golds[i]
@@ -196,9 +263,11 @@ def fill_rows(list configs, list golds, Machine machine, prepare, check, double[
                 proto.fn = NULL
                 if entry is not None:
                     kernel, work, code, columns = entry
-                    if len(kernel.columns) > 64:
-                        raise ValueError(f"{kernel!r}: at most 64 columns")
                     cols = columns   # kept alive by seen
+                    if len(kernel.columns) > 64 or cols.shape[0] != len(kernel.columns) or any(
+                            not 0 <= c < out.shape[1] for c in cols):
+                        raise ValueError(f"{kernel!r}: at most 64 columns, each mapped to a "
+                                         f"column of out (0 to {out.shape[1] - 1})")
                     proto.fn = kernel.fn
                     proto.work = (<KernelWork>work).ptr
                     proto.strategy = code

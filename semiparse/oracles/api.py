@@ -36,9 +36,8 @@ class System:
         return self.definition.transitions
 
     def initial(self, n):
-        """The initial configuration for a sentence of ``n`` words."""
-        if isinstance(n, bool) or not isinstance(n, int):
-            raise ValueError(f"initial(n): n must be a number of words (an int), got {n!r}")
+        """The initial configuration for a sentence of ``n`` words (an integer
+        from 0 to ``Configuration``'s ``MAX_WORDS``; ValueError otherwise)."""
         return Configuration.initial(self.machine, n)
 
     def oracle(self, strategy="none", method="auto"):

@@ -29,7 +29,7 @@ class Oracle:
         self.system.check_strategy(strategy)
         self.strategy = strategy
         registered = {m.name: m for m in system_methods(self.system)}
-        if method not in BUILTIN and method not in registered:
+        if not isinstance(method, str) or (method not in BUILTIN and method not in registered):
             raise ValueError(f"unknown oracle method {method!r} for {self.system.name}: expected "
                              f"one of {', '.join(BUILTIN + tuple(registered))}")
         if method == "grammar" and self.system.grammar is None:
@@ -125,6 +125,11 @@ class Oracle:
         :class:`Configuration`: ``scores(config, heads)``."""
         if isinstance(stack, Configuration):
             heads, (stack, buffer, arcs) = buffer, self._unpack(stack, heads, arcs)
+        elif heads is None and not isinstance(stack, (list, tuple, np.ndarray)):
+            raise ValueError(f"scores(config, heads): config must be a Configuration (from "
+                             f"semiparse.system(name).initial(n)), got {stack!r:.60} "
+                             f"({type(stack).__name__}); or give stack, buffer and the gold "
+                             f"heads: scores(stack, buffer, heads[, arcs])")
         gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs)
         if self._fn is None:
             self._fn = self._resolve(gold)
@@ -154,9 +159,15 @@ class Oracle:
         then scores them), each one's successor has been scored already and
         one of its three futures costs nothing.
         """
-        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
-        configs, golds = list(configs), list(golds)
+        try:
+            configs, golds = list(configs), list(golds)
+        except TypeError:
+            raise ValueError(f"scores_batch(configs, golds): both must be sequences (of "
+                             f"Configuration objects, of gold heads), got "
+                             f"{type(configs).__name__} and {type(golds).__name__}") from None
+        n_jobs = int(min(n_jobs, max(len(configs), 1)))  # more threads than rows would idle
         if any(t.endswith("_K") for t in self.system.transitions):
             raise ValueError(f"scores_batch needs a system with a fixed set of transitions; "
                              f"{self.system.name} has families {self.system.transitions}: "

@@ -29,6 +29,7 @@ from libc.string cimport memset
 import numpy as np
 
 from semiparse.oracles._rows cimport KernelWork, row_dict, row_fn, row_kernel
+from semiparse.oracles.fast._checks cimport check_configuration, projective_gold
 from semiparse.oracles.fast._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
 
 cdef int NEG = -(1 << 28)
@@ -76,6 +77,7 @@ cdef class Work(KernelWork):
     cdef int* block
 
     def __init__(self, heads):
+        heads = projective_gold(heads)
         cdef int n = len(heads) - 1, i
         cdef Py_ssize_t a = n + 2, b = n + 3
         # the small arrays (zeroed), then the tables, which every call writes before it reads
@@ -616,8 +618,15 @@ RIGHT_STACK_ROWS = row_kernel(right_stack_row, COLUMNS, Work,
                               {k: STRATEGY_CODES[k] for k in ("none", "lbr", "strict_lbr")})
 
 
-cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, row_fn row):
-    """``{transition: sigma}`` of the legal transitions, by the kernel ``row``."""
+cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, row_fn row,
+                      tuple strategies):
+    """``{transition: sigma}`` of the legal transitions, by the kernel ``row``
+    (for the strategy codes ``strategies``)."""
+    if w is None or w.ptr is NULL:
+        raise ValueError("the kernel needs a Work made from the gold heads")
+    check_configuration(stack, buffer, w.c.n)
+    if strategy not in strategies:
+        raise ValueError(f"strategy code {strategy}: this kernel takes {strategies}")
     cdef int ns = len(stack), i
     cdef int[::1] st = np.asarray(stack, dtype=np.intc)
     cdef double out[3]
@@ -627,9 +636,10 @@ cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, row_fn ro
 
 def right_stack_scores(Work w, tuple stack, tuple buffer, int strategy):
     """Oracle scores by the right stack and Algorithm 1 of Goldberg et al. 2014."""
-    return scores_with(w, stack, buffer, strategy, right_stack_row)
+    return scores_with(w, stack, buffer, strategy, right_stack_row,
+                       tuple(RIGHT_STACK_ROWS.strategy_codes.values()))
 
 
 def linear_scores(Work w, tuple stack, tuple buffer, int strategy):
     """Oracle scores by the banded, pruned Algorithm 1 (strategy none)."""
-    return scores_with(w, stack, buffer, strategy, linear_row)
+    return scores_with(w, stack, buffer, strategy, linear_row, (0,))

@@ -18,6 +18,7 @@ from libc.math cimport NAN
 import numpy as np
 
 from semiparse.oracles._rows cimport KernelWork, row_dict, row_kernel
+from semiparse.oracles.fast._checks cimport check_configuration, projective_gold
 
 
 cdef struct CostsC:
@@ -33,6 +34,7 @@ cdef class Work(KernelWork):
     cdef unsigned char[::1] on_stack
 
     def __init__(self, heads):
+        heads = projective_gold(heads)
         self.c.n = len(heads) - 1
         self.heads = np.array(heads, dtype=np.intc)
         self.on_stack = np.zeros(self.c.n + 2, dtype=np.uint8)
@@ -144,8 +146,20 @@ EAGER_ROWS = row_kernel(eager_row, EAGER, Work)
 HYBRID_ROWS = row_kernel(hybrid_row, HYBRID, Work)
 
 
+cdef int check_work(Work w) except -1:
+    if w is None or w.ptr is NULL:
+        raise ValueError("the kernel needs a Work made from the gold heads")
+    return 0
+
+
 def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
     """sigma of every arc-eager transition (also those that do not apply)."""
+    check_work(w)
+    check_configuration(stack, buffer, w.c.n)
+    if arcs is None or len(arcs) != w.c.n + 1 or not all(
+            type(h) is int and -1 <= h <= w.c.n for h in arcs):
+        raise ValueError(f"arcs must be {w.c.n + 1} ints, each -1 or a position, got "
+                         f"{arcs!r:.60}")
     cdef int[::1] st = np.asarray(stack, dtype=np.intc)
     cdef int[::1] a = np.asarray(arcs, dtype=np.intc)
     cdef double out[4]
@@ -155,6 +169,8 @@ def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
 
 def hybrid_scores(Work w, tuple stack, tuple buffer):
     """sigma of every legal arc-hybrid transition."""
+    check_work(w)
+    check_configuration(stack, buffer, w.c.n)
     cdef int[::1] st = np.asarray(stack, dtype=np.intc)
     cdef double out[3]
     hybrid_row(w.ptr, &st[0], len(stack), buffer[0] if buffer else w.c.n + 1, NULL, 0, out)

@@ -25,6 +25,7 @@ from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
 from .._configs cimport check_scratch, stack_and_buffer_top
+from ._checks cimport projective_gold
 
 
 cdef struct Entry:
@@ -242,6 +243,7 @@ cdef class Work:
     cdef Row rows[2]
 
     def __cinit__(self, heads):
+        heads = projective_gold(heads)
         cdef int d, n1 = len(heads)
         self.n1 = n1
         self.H = _ints(n1, 0)
@@ -744,7 +746,7 @@ cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
     return q
 
 
-def scores(Work w, tuple stack, int bstart, tuple arcs):
+def scores(Work w not None, tuple stack not None, int bstart, tuple arcs not None):
     """sigma of every legal transition from the configuration (validated:
     stack bottom first, the buffer ``bstart..n``, ``arcs`` the heads built;
     what the C code relies on is checked again, a ValueError otherwise)."""
@@ -758,8 +760,11 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
     cdef int* p
     cdef int single[1]
     cdef dict out = {}
-    if len(arcs) != n1 or k1 == 0 or not 0 <= bstart <= n1:
-        raise ValueError("lr_spine scores: not a configuration of this gold tree")
+    if len(arcs) != n1 or k1 == 0 or not 0 <= bstart <= n1 or not all(
+            type(x) is int for x in stack + arcs) or stack[0] != 0 or stack[k1 - 1] >= bstart:
+        raise ValueError("lr_spine scores: not a configuration of this gold tree (the stack "
+                         "ints increasing from the root 0, the buffer bstart..n after its top, "
+                         "arcs an int per position)")
     if bstart >= n1 and k1 == 1:
         return out
     for d in range(n1):
@@ -875,7 +880,8 @@ def scores(Work w, tuple stack, int bstart, tuple arcs):
     return out
 
 
-def table_value(Work w, list trees, list right, int n_free, bint bound=True):
+def table_value(Work w not None, list trees not None, list right not None, int n_free,
+                bint bound=True):
     """The table alone, for a configuration given as Python values: ``trees``
     the ``(left_spine, right_spine)`` of each stack tree, the top first,
     ``right`` the fragment roots in order, ``n_free`` the buffer nodes that are
@@ -887,10 +893,20 @@ def table_value(Work w, list trees, list right, int n_free, bint bound=True):
     cdef int t, u, total = 0
     cdef int* block
     cdef int* p
-    if k < 0 or k >= w.n1 or q > w.n1:
-        raise ValueError("table_value: more trees or fragment roots than positions")
-    for left_spine, right_spine in trees:
-        total += len(left_spine) + len(right_spine)
+    if k < 0 or k >= w.n1 or q > w.n1 or not 0 <= n_free <= w.n1 - q:
+        raise ValueError("table_value: more trees, fragment roots or free nodes than positions")
+    for tree in trees:
+        if not (isinstance(tree, tuple) and len(tree) == 2):
+            raise ValueError(f"table_value: a tree is a (left_spine, right_spine) pair, got "
+                             f"{tree!r:.60}")
+        for spine in tree:
+            if not all(type(x) is int and 0 <= x < w.n1 for x in spine):
+                raise ValueError(f"table_value: spines hold positions below {w.n1}, got "
+                                 f"{spine!r:.60}")
+            total += len(spine)
+    if not all(type(x) is int and 0 <= x < w.n1 for x in right):
+        raise ValueError(f"table_value: fragment roots are positions below {w.n1}, got "
+                         f"{right!r:.60}")
     block = <int*>malloc((total + 1) * sizeof(int))
     if block == NULL:
         raise MemoryError()
@@ -932,10 +948,13 @@ cpdef bint accepts(tuple stack, tuple buffer, tuple arcs, Py_ssize_t n) except -
     headless, every other position headed by an earlier position that is not
     in the buffer, no cycle, and the stack trees covering consecutive
     positions in stack order."""
-    cdef Py_ssize_t k = len(stack), m = len(buffer), i, d, x, h, steps, bstart
+    cdef Py_ssize_t k, m, i, d, x, h, steps, bstart
     cdef object item
     cdef int* heads
     cdef int* owner
+    if stack is None or buffer is None or arcs is None:
+        return False
+    k, m = len(stack), len(buffer)
     if n < 0 or len(arcs) != n + 1 or stack_and_buffer_top(stack, buffer, n, 0) < 0:
         return False
     bstart = n - m + 1
