@@ -7,7 +7,9 @@ compares the grammar oracle (or
 ``--method M``) with the exhaustive search over all computations.  A mismatch
 is shrunk and printed; the exit status is then 1.  ``top_down`` and
 ``in_order`` are the constituent systems, checked by
-:mod:`semiparse.constituency.checking`.
+:mod:`semiparse.constituency.checking`.  ``--all`` checks every shipped
+system (docs/systems.md), each with its completion grammar and every
+registered oracle method, then the constituent systems.
 """
 import sys
 import time
@@ -25,6 +27,10 @@ def add_parser(subparsers):
                         "in_order")
     p.add_argument("--system", dest="system_option", metavar="SYSTEM",
                    help="the same as the positional SYSTEM")
+    p.add_argument("--all", action="store_true",
+                   help="check every shipped and registered system: its completion grammar and "
+                        "every registered oracle method of it, then top_down and in_order; exit "
+                        "status 1 if any fails")
     p.add_argument("--grammar", metavar="FILE",
                    help="completion grammar to check instead of the system's own")
     p.add_argument("--examples", type=int, default=2000, metavar="N",
@@ -43,8 +49,10 @@ def add_parser(subparsers):
 
 
 def run(args):
+    if args.all:
+        return run_all(args)
     if (args.system is None) == (args.system_option is None):
-        raise ValueError("give the system to check once: SYSTEM or --system SYSTEM")
+        raise ValueError("give the system to check once: SYSTEM or --system SYSTEM (or --all)")
     args.system = args.system or args.system_option
     if args.system in CONSTITUENT_SYSTEMS:
         from ..constituency import checking
@@ -52,7 +60,6 @@ def run(args):
         return checking.run(args.system, examples=args.examples, max_n=args.max_n, seed=args.seed)
     from ..oracles import get_system
     from ..oracles.registry import system_methods
-    from ..oracles.checking import check
 
     start = time.perf_counter()
     chosen = [args.method]
@@ -66,10 +73,67 @@ def run(args):
             raise ValueError(f"{where}transition system {system.name!r} has neither a completion "
                              f"grammar nor a registered oracle method to check"
                              + (f"; no split grammar can describe it: {reason}" if reason else ""))
+    results = _check(args, args.system, chosen)
+    status = _report(results)
+    print(f"{sum(r.ok for r in results)}/{len(results)} strategies passed in "
+          f"{time.perf_counter() - start:.1f} s")
+    return status
+
+
+def run_all(args):
+    """``check --all``: every system of :func:`available_systems` with its
+    grammar (if any) and every registered method, then the constituent
+    systems; one summary line, status 1 if anything failed."""
+    from ..constituency import checking
+    from ..oracles import get_system
+    from ..oracles.checking import check
+    from ..oracles.registry import system_methods
+    from ..oracles.system import available_systems
+
+    given = [name for name, value in (("SYSTEM", args.system or args.system_option),
+                                      ("--grammar", args.grammar), ("--method", args.method),
+                                      ("--strategy", args.strategy)) if value]
+    if given:
+        raise ValueError(f"--all checks every system with its own grammar, methods and "
+                         f"strategies: drop {', '.join(given)}")
+    start = time.perf_counter()
+    failed, count, passed = [], 0, 0
+    for name in available_systems():
+        system = get_system(name)
+        # (method, strategies): the grammar under all, a method under those it supports
+        methods = [("grammar", None)] * (system.grammar is not None)
+        methods += [(m.name, [s for s in system.strategies if s in m.strategies])
+                    for m in system_methods(system)]
+        results = []
+        for method, strategies in methods:
+            results += check(name, strategies, args.examples, args.max_n, args.seed, method)
+        count, passed = count + len(results), passed + sum(r.ok for r in results)
+        if _report(results):
+            failed.append(name)
+    for name in CONSTITUENT_SYSTEMS:
+        count += 1
+        if checking.run(name, examples=args.examples, max_n=args.max_n, seed=args.seed):
+            failed.append(name)
+        else:
+            passed += 1
+    print(f"check --all: {passed}/{count} checks passed in {time.perf_counter() - start:.1f} s"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+def _check(args, system, methods):
+    """The :class:`CheckResult` of every strategy for each of ``methods``."""
+    from ..oracles.checking import check
+
     results = []
-    for method in chosen:
-        results += check(args.system, args.strategy, args.examples, args.max_n, args.seed,
+    for method in methods:
+        results += check(system, args.strategy, args.examples, args.max_n, args.seed,
                          method, args.grammar)
+    return results
+
+
+def _report(results):
+    """Print one line per result (and the dead-end warning); 1 if any failed."""
     status = 0
     for r in results:
         what = f"{r.system} strategy={r.strategy} method={r.method}"
@@ -91,6 +155,4 @@ def run(args):
                   f"{r.dead_end.describe()}; a parser that reaches one cannot finish "
                   f"(docs/training.md says what training and parsing do then)",
                   file=sys.stderr)
-    print(f"{sum(r.ok for r in results)}/{len(results)} strategies passed in "
-          f"{time.perf_counter() - start:.1f} s")
     return status
