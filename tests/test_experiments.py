@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import semiparse
 from semiparse import experiments
@@ -20,6 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 TINY = ["--limit", "4", "--epochs", "1", "--seeds", "1"]
 GREEK = ["ud/UD_Greek-GDT/el_gdt-ud-train.conllu", "ud/UD_Greek-GDT/el_gdt-ud-test.conllu"]
+GREEK_DEV = [*GREEK, "ud/UD_Greek-GDT/el_gdt-ud-dev.conllu"]  # the neural experiments select on dev
 # experiment -> (options, data files read, runs per system at one seed)
 RUNS = {
     "nonprojective-training": (["--languages", "el"], GREEK, 3),
@@ -29,6 +31,10 @@ RUNS = {
     "exploration": (["--languages", "el"], GREEK, 2),
     "constituency": ([], ["ptb/wsj_sample_combined.mrg"], 2),
     "encoded-training": (["--languages", "el"], GREEK, 3),
+    "neural-accuracy": (["--languages", "el"], GREEK_DEV, 2),
+    "neural-nonprojective": (["--languages", "el"], GREEK_DEV, 3),
+    "neural-oracles": ([], GREEK_DEV, 3),
+    "neural-systems": ([], GREEK_DEV, 1),
 }
 
 
@@ -215,3 +221,66 @@ def test_nonprojective_words_are_those_of_crossing_arcs(heads):
         lo, hi = sorted((heads[d], d))
         assert any((lo < x < hi) != (lo < heads[x] < hi) and not {x, heads[x]} & {lo, hi}
                    for x in range(1, len(heads)))
+
+
+# -- what the neural experiments share ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def greek_test(shared_data):
+    from semiparse.train import read_trees
+
+    return read_trees(shared_data / "ud/UD_Greek-GDT/el_gdt-ud-test.conllu")[:12]
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_counted_scores_are_the_official_scorers(data, greek_test):
+    """On gold words the CoNLL 2018 scorer's LAS/UAS are the shares counted by
+    ``counted_scores``: checked on random single-root trees, some labels with
+    subtypes, some wrong."""
+    from semiparse.experiments.neural_common import counted_scores, score_test_set
+
+    predicted = []
+    for tree in greek_test:
+        n = len(tree)
+        order = data.draw(st.permutations(range(1, n + 1)))  # a random tree: each word's head comes before it
+        heads = [-1] + [0] * n
+        for k, d in enumerate(order[1:], 1):
+            heads[d] = data.draw(st.sampled_from(order[:k]))
+        labels = [None] + [data.draw(st.sampled_from([tree.labels[d], tree.labels[d] + ":x", "dep"]))
+                           for d in range(1, n + 1)]
+        predicted.append((heads, labels))
+    counted = counted_scores(greek_test, predicted)
+    assert counted["multiroot_sentences"] == 0
+    scores = score_test_set(greek_test, predicted)  # by the official scorer
+    assert scores["scorer"] == "conll18"
+    assert (scores["las"], scores["uas"]) == pytest.approx((counted["las"], counted["uas"]))
+
+
+def test_several_roots_are_counted_the_scorers_way(greek_test):
+    """The official scorer refuses a sentence with several root words (arc-eager's
+    leftovers): the scores are counted here instead, and say so."""
+    from semiparse.experiments.neural_common import counted_scores, score_test_set
+
+    predicted = [([-1] + [0] * len(t), [None] + list(t.labels[1:])) for t in greek_test]
+    scores = score_test_set(greek_test, predicted)
+    assert scores["scorer"].startswith("refused (") and "roots" in scores["scorer"]
+    expected = counted_scores(greek_test, predicted)
+    assert scores["multiroot_sentences"] == sum(len(t) > 1 for t in greek_test) == expected["multiroot_sentences"]
+    roots = sum(t.heads[d] == 0 for t in greek_test for d in range(1, len(t) + 1))
+    words = sum(len(t) for t in greek_test)
+    assert scores["uas"] == pytest.approx(100.0 * roots / words) == pytest.approx(expected["uas"])
+
+
+def test_perceptron_keeps_the_epoch_with_the_best_dev_las(shared_data):
+    from semiparse.experiments.common import read_ud
+    from semiparse.experiments.neural_common import _selected_trainer
+    from semiparse.train import evaluate_model
+
+    train = read_ud(shared_data, "hu", "train", 40)
+    dev = read_ud(shared_data, "hu", "dev", 60)
+    trainer = _selected_trainer()(system="arc_standard", oracle="dynamic", epochs=6, seed=1, progress=False)
+    model = trainer.run(train, dev=dev, nonproj="projectivize")
+    las = [r["las"] for r in trainer.history]
+    assert trainer.best_epoch == las.index(max(las)) + 1
+    assert evaluate_model(model, dev)["las"] == pytest.approx(max(las))

@@ -22,6 +22,10 @@ EXPERIMENTS = {
     "constituency": "constituency",
     "encoded-training": "encoded_training",
     "biaffine-crf": "biaffine_crf",
+    "neural-accuracy": "neural_accuracy",
+    "neural-nonprojective": "neural_nonprojective",
+    "neural-oracles": "neural_oracles",
+    "neural-systems": "neural_systems",
 }
 
 

@@ -1,0 +1,56 @@
+"""Static vs non-deterministic vs dynamic oracle with exploration, neural parser
+(cf. Goldberg, Sartorio and Satta 2014, Table 1).
+
+The runs of ``oracle-comparison`` with the BiLSTM parser of
+``semiparse.neural`` in place of the perceptron: all training trees
+optimally projectivized (so only the oracle differs), the epoch with the
+best dev LAS kept, test LAS/UAS by the CoNLL 2018 scorer and without
+punctuation.  ``static`` follows the canonical transition sequence,
+``nondet`` counts every optimal transition as correct and follows the
+model's best optimal one, ``dynamic`` also follows the model's own wrong
+transitions (probability 0.9, from the second epoch on).  LR-spine is not
+offered: its transitions are families (``left_arc_K``), which the neural
+parser's fixed output layer refuses.
+"""
+from .common import GOLD_UPOS, select, ud_jobs
+from .neural_common import cell, neural_run, ud_files_with_dev
+from .oracle_comparison import ORACLES
+
+TITLE = "Static vs nondet vs dynamic oracle, neural parser (cf. Goldberg, Sartorio and Satta 2014, Table 1)"
+SUMMARY = "neural parser: static vs nondet vs dynamic oracle with exploration, projectivized trees (GSS 2014, Table 1)"
+SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
+LANGUAGES = ("el", "got", "hu")
+DEFAULTS = {"epochs": 10, "seeds": [1], "languages": ["el"], "systems": ["arc_standard", "arc_hybrid"]}
+POS_TAGS = GOLD_UPOS
+
+files = ud_files_with_dev
+
+
+def jobs(settings):
+    return ud_jobs(settings, ORACLES)
+
+
+def run_job(job):
+    data, lang, system, oracle, seed, epochs, limit = job
+    return {"lang": lang, "system": system, "oracle": oracle, "seed": seed, "epochs": epochs,
+            **neural_run(data, lang, system, seed, epochs, limit, oracle=oracle, nonproj="projectivize")}
+
+
+def table(results, settings):
+    lines = [
+        "BiLSTM parser (`semiparse.neural`, default network), projectivized training trees, the "
+        "epoch with the best dev LAS kept, test sets, LAS/UAS by the CoNLL 2018 scorer and without "
+        "punctuation, mean ± standard deviation over seeds.", "",
+        "| language | system | oracle | LAS | UAS | LAS no punct | UAS no punct | best epoch |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for lang in settings["languages"]:
+        for system in settings["systems"]:
+            for oracle in ORACLES:
+                rows = select(results, lang=lang, system=system, oracle=oracle)
+                if rows:
+                    lines.append(
+                        f"| {lang} | {system} | {oracle} | {cell(rows, 'las')} | {cell(rows, 'uas')} | "
+                        f"{cell(rows, 'las_nopunct')} | {cell(rows, 'uas_nopunct')} | "
+                        f"{' '.join(str(r['best_epoch']) for r in rows)} |")
+    return lines

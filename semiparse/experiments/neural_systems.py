@@ -1,0 +1,58 @@
+"""Transition systems side by side, neural parser.
+
+Arc-standard, arc-hybrid and arc-eager (shipped) and arc-standard with the
+root at the end of the buffer (Ballesteros and Nivre 2013), a system
+declared in a TOML file (``semiparse/experiments/systems/``, read as a
+user's system file is), each trained with the BiLSTM parser of
+``semiparse.neural`` on all training trees with the dynamic
+(non-projective) oracle, the epoch with the best dev LAS kept; test LAS/UAS
+by the CoNLL 2018 scorer and without punctuation.  Every system's feature
+positions are its default (``semiparse.neural.features``).
+"""
+from .common import GOLD_UPOS, select, ud_jobs
+from .neural_common import SYSTEM_FILES, cell, neural_run, ud_files_with_dev
+
+TITLE = "Transition systems side by side, neural parser"
+SUMMARY = "neural parser: arc-standard, arc-hybrid, arc-eager and a declared root-at-end arc-standard"
+SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager", *SYSTEM_FILES)
+LANGUAGES = ("el", "got", "hu")
+DEFAULTS = {"epochs": 10, "seeds": [1], "languages": ["el"], "systems": list(SYSTEMS)}
+POS_TAGS = GOLD_UPOS
+SETTINGS = dict(oracle="dynamic", nonproj="oracle")
+
+files = ud_files_with_dev
+
+
+def jobs(settings):
+    return ud_jobs(settings, ["all+nonproj"])
+
+
+def run_job(job):
+    data, lang, system, _, seed, epochs, limit = job
+    return {"lang": lang, "system": system, "seed": seed, "epochs": epochs,
+            **neural_run(data, lang, system, seed, epochs, limit, **SETTINGS)}
+
+
+def table(results, settings):
+    lines = [
+        "BiLSTM parser (`semiparse.neural`, default network), all training trees, dynamic "
+        "(non-projective) oracle with exploration, the epoch with the best dev LAS kept, test sets, "
+        "LAS/UAS by the CoNLL 2018 scorer and without punctuation, mean ± standard deviation over "
+        "seeds.  `multi-root`: test sentences parsed with several words attached to the root (the "
+        "official scorer refuses such a file; its LAS/UAS are then counted here the scorer's way, "
+        "`semiparse.experiments.neural_common.score_test_set`).  "
+        "`arc_standard_root_end`: `semiparse/experiments/systems/arc_standard_root_end.toml`.", "",
+        "| language | system | LAS | UAS | LAS no punct | UAS no punct | multi-root | best epoch | train CPU s/run |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for lang in settings["languages"]:
+        for system in settings["systems"]:
+            rows = select(results, lang=lang, system=system)
+            if rows:
+                lines.append(
+                    f"| {lang} | {system} | {cell(rows, 'las')} | {cell(rows, 'uas')} | "
+                    f"{cell(rows, 'las_nopunct')} | {cell(rows, 'uas_nopunct')} | "
+                    f"{' '.join(str(r['multiroot_sentences']) for r in rows)} | "
+                    f"{' '.join(str(r['best_epoch']) for r in rows)} | "
+                    f"{sum(r['train_cpu_seconds'] for r in rows) / len(rows):.0f} |")
+    return lines
