@@ -132,3 +132,20 @@ def test_the_docs_list_exactly_the_shipped_systems():
         assert re.search(r"\b(19|20)\d\d\b", text), f"{name}: no citation (author and year)"
         if system.grammar is not None:
             assert f"grammars/{Path(system.grammar_name).name}" in text
+
+
+@pytest.mark.parametrize("oracle", ["static", "dynamic"])
+def test_train_refuses_a_system_without_an_oracle_before_reading_data(tmp_path, capsys, oracle):
+    text = (ROOT / "systems" / "arc_swift2.toml").read_text(encoding="utf-8")
+    cut = text.index("[completion]")
+    path = tmp_path / "bare.toml"  # arc_swift2 without its completion grammar
+    path.write_text(text[:cut] + '[strategy.none]\ndescription = "every computation"\n',
+                    encoding="utf-8")
+    missing = tmp_path / "missing.conllu"  # never read: the system is refused first
+    assert main(["train", str(missing), "--system", str(path), "--oracle", oracle,
+                 "-o", str(tmp_path / "m.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "'arc_swift2' has no dynamic oracle to train with" in err
+    assert ("static oracle is derived from it" in err) == (oracle == "static")
+    assert "missing.conllu" not in err and "exhaustive" not in err
+    assert not (tmp_path / "m.npz").exists()

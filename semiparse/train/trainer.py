@@ -35,6 +35,7 @@ from ..oracles.static import static_choice, static_rank
 from . import _core
 from ..oracles._machine import machine_for
 from ..oracles.system import load_system
+from ..oracles.registry import system_methods
 from .model import Model
 from .evaluate import attachment_scores
 
@@ -196,6 +197,16 @@ class Trainer:
         if trainer.startswith("beam") and spine:
             raise ValueError("the beam trainers support the systems declared as stack/buffer "
                              "rewrites, not LR-spine")
+        if system.grammar is None and not system_methods(system):
+            # Oracle says so only at the first gold tree, after the data was read
+            derived = " (the static oracle is derived from it)" if oracle == "static" else ""
+            why = getattr(system, "not_split", None)
+            raise ValueError(f"transition system {system.name!r} has no dynamic oracle to train "
+                             f"with{derived}: it has neither a completion grammar nor a "
+                             f"registered oracle method"
+                             + (f", and no split grammar can describe it: {why}" if why else
+                                "; declare one in its [completion] table "
+                                "(docs/oracle-tutorial.md)"))
         if restart == "negative" and oracle != "dynamic":
             raise ValueError("--restart negative explores wrong configurations: it needs --oracle dynamic")
         _check_settings(epochs=epochs, seed=seed, beam=beam, explore_after=explore_after,
