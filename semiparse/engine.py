@@ -103,6 +103,18 @@ def _parse_one(grammar, terminals, weights, ring, kernel, engine, semiring):
     return result if shift is None else unshift_result(result, shift)
 
 
+# Results are refused when rounding could move them by more (and, for scores,
+# by more than a billionth of them).
+ROUNDING_LIMIT = 1e-6
+
+
+def rounding_bound(n, *magnitudes):
+    """A bound on the rounding error of a value computed from log-space
+    quantities of these magnitudes over ``n`` positions (their sums keep the
+    relative precision of a double, 2.2e-16, per operation)."""
+    return 8 * n * np.finfo(float).eps * sum(abs(x) for x in magnitudes)
+
+
 class Shift:
     """The shift of :func:`shifted`: ``columns[d]`` taken from the scores of
     the edges into ``d``, and ``total``, the sum of ``columns[1:]`` that every
@@ -137,23 +149,42 @@ def shifted(w):
 def unshift(value, shift, what="the score"):
     """``value`` (a score or an array of scores of shifted weights; -inf
     stays -inf) plus ``shift.total``, the score every tree lost in
-    :func:`shifted`; ValueError if a finite value becomes too large for a
-    double."""
+    :func:`shifted`.  ValueError if a finite value becomes too large for a
+    double, or when the two cancel: a tree far below its words' best edges
+    (a huge shifted score) whose total is small has lost its digits to
+    rounding (scores 1e100, -1e100 and 1 summing to 1)."""
     offset = shift.total
     if offset == 0.0:
         return value
+    n = len(shift.columns)
     if isinstance(value, float):
+        if value == NEG_INF:  # no tree
+            return value
         total = value + offset
-        if math.isfinite(total) or not math.isfinite(value):
-            return total
-    elif abs(offset) + _cky.largest_score(np.ascontiguousarray(value).reshape(1, -1)) < 1e308:
-        return value + offset  # no entry can overflow
-    return _unshift_scaled(value, shift.columns, what)
+        if not math.isfinite(total):
+            total = _unshift_scaled(value, shift.columns, what)
+        if rounding_bound(n, value) > max(ROUNDING_LIMIT, 1e-9 * abs(total)):
+            _cancelled(value, total, n, what)
+        return total
+    largest = _cky.largest_score(np.ascontiguousarray(value).reshape(1, -1))
+    if abs(offset) + largest < 1e308:
+        total = value + offset  # no entry can overflow
+    else:
+        total = _unshift_scaled(value, shift.columns, what)
+    if rounding_bound(n, largest) > ROUNDING_LIMIT:
+        finite = np.isfinite(value)
+        bounds = rounding_bound(n, np.where(finite, value, 0.0))
+        bad = np.argwhere(finite & (bounds > np.maximum(ROUNDING_LIMIT, 1e-9 * np.abs(total))))
+        if len(bad):
+            at = tuple(bad[0])
+            _cancelled(value[at], total[at], n, f"{what} at {list(map(int, at))}")
+    return total
 
 
 def _unshift_scaled(value, columns, what):
-    """:func:`unshift` near the limits of a double: the sums are taken at a
-    power-of-two scale (exact), so that no partial sum overflows."""
+    """``value`` plus the sum of ``columns[1:]`` near the limits of a double:
+    the sums are taken at a power-of-two scale (exact), so that no partial
+    sum overflows; ValueError if a finite value's total is beyond a double."""
     k = max(len(columns), 2).bit_length()
     offset = math.fsum(np.ldexp(columns[1:], -k).tolist())
     with np.errstate(over="ignore", invalid="ignore"):
@@ -162,6 +193,13 @@ def _unshift_scaled(value, columns, what):
         raise ValueError(f"{what} of these weights overflows a double: a tree's score (a sum "
                          f"of {len(columns) - 1} scores) is beyond +-1.8e308")
     return total.item() if np.ndim(total) == 0 else total
+
+
+def _cancelled(shifted_value, total, n, what):
+    raise ValueError(f"{what} of these weights has lost its digits: the tree scores "
+                     f"{-shifted_value:.3g} below the sum of its words' best edges, and that "
+                     f"sum cancels it to {total:.3g}, which rounding could move by up to "
+                     f"{rounding_bound(n, shifted_value):.1g}")
 
 
 def unshift_result(result, shift):
@@ -236,17 +274,6 @@ def likely_edges(rules, pl, pr, w):
                      f"to {_cky.largest_score(likely):.3g} below the best edge into the same "
                      "word, and that times the length must stay below 1e17 for log-space "
                      "differences to keep their digits")
-
-
-# Results of log-space queries are refused when rounding could move them by more.
-ROUNDING_LIMIT = 1e-6
-
-
-def rounding_bound(n, *magnitudes):
-    """A bound on the rounding error of a value computed from log-space
-    quantities of these magnitudes over ``n`` positions (their sums keep the
-    relative precision of a double, 2.2e-16, per operation)."""
-    return 8 * n * np.finfo(float).eps * sum(abs(x) for x in magnitudes)
 
 
 def sample(grammar, terminals, weights, rng=None):

@@ -6,6 +6,7 @@ A tree over ``n`` words is a sequence ``heads`` of ``n + 1`` integers with
 head of word ``d``; following heads from any word reaches 0.
 """
 import operator
+from collections.abc import Mapping, Set
 
 import numpy as np
 
@@ -24,6 +25,8 @@ def int_tuple(values, what):
         values = values.tolist()
     if isinstance(values, (str, bytes)):
         raise ValueError(f"{what}, got the string {values!r}")
+    if isinstance(values, (Mapping, Set)):  # no order, or not the values meant
+        raise ValueError(f"{what}, got {type(values).__name__}")
     try:
         values = tuple(values)
     except TypeError:
@@ -63,7 +66,7 @@ def find_cycle(heads):
                 return path[path.index(x):] + [x]
             for y in path:
                 state[y] = 2
-    except (TypeError, IndexError):
+    except (TypeError, LookupError):
         raise ValueError(f"find_cycle needs a sequence of integer heads, each a position "
                          f"below {len(heads) if hasattr(heads, '__len__') else 0} or negative, "
                          f"got {heads!r:.80}") from None

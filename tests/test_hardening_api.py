@@ -8,6 +8,7 @@ before exponentiating, so that it holds at any size of the scores.
 """
 import math
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -21,13 +22,14 @@ NEG_INF = float("-inf")
 
 def brute(w):
     """``(marginals, entropy, [(tree, probability)])`` of p(T) proportional to
-    exp(score(T)) over the projective trees, computed from exact score
-    differences."""
+    exp(score(T)) over the projective trees (one at least without -inf),
+    computed from exact score differences."""
     n1 = len(w)
     trees = projective_trees(n1)
-    scores = [[w[h[d], d] for d in range(1, n1)] for h in trees]
-    best = max(range(len(trees)), key=lambda t: math.fsum(scores[t]))
-    gaps = [math.fsum(s + [-x for x in scores[best]]) for s in scores]  # exact, then rounded
+    scores = [None if any(w[h[d], d] == NEG_INF for d in range(1, n1))
+              else sum(Fraction(w[h[d], d]) for d in range(1, n1)) for h in trees]
+    best = max(s for s in scores if s is not None)
+    gaps = [-math.inf if s is None or s - best < -2000 else float(s - best) for s in scores]
     weights = [math.exp(g) for g in gaps]
     z = math.fsum(weights)
     probs = [x / z for x in weights]
@@ -144,6 +146,26 @@ def test_what_a_double_cannot_hold_is_a_value_error():
     assert semiparse.parse("projective", "ssss", big, "counting").value == 12
 
 
+def test_scores_that_cancel_are_refused_not_rounded():
+    """The best tree (0 -> 1 -> 3 -> 2) scores 0 + 0 + 1 = 1, but against its
+    words' best edges it lies 1e100 below, and 1e100 - 1e100 + 1 keeps no
+    digit of the 1 (0 came back, a tie with another tree)."""
+    w = np.zeros((4, 4))
+    w[0, 2], w[0, 3], w[2, 3], w[3, 2] = 1e100, -1e100, -1e100, 1.0
+    for semiring in ("maxplus", "viterbi", "maxcount", "log"):
+        with pytest.raises(ValueError, match="lost its digits"):
+            semiparse.parse("projective", "ssss", w, semiring)
+    with pytest.raises(ValueError, match="too large for log-space queries"):
+        semiparse.marginals("projective", "ssss", w)
+
+
+def test_no_tree_stays_minus_infinity_when_the_shift_overflows():
+    w = np.full((4, 4), 1.7e308)
+    w[:, 3] = NEG_INF  # word 3 has no head: no tree; the other words' shifts sum past a double
+    assert semiparse.parse("projective", "ssss", w).value == NEG_INF
+    assert semiparse.parse("projective", "ssss", w, "log").value == NEG_INF
+
+
 def test_labelled_constants_keep_the_label_counts():
     """log 3 added to 1e16 is lost: the labels' log-sum-exp needs the shift
     first.  Uniform over 3 trees times 2 labels on each of 2 edges."""
@@ -218,12 +240,12 @@ print("all refused")
 '''
 
 
-def test_c_entry_points_refuse_out_of_range_input():
+def test_c_entry_points_refuse_out_of_range_input(tmp_path):
     import subprocess
     import sys
 
     done = subprocess.run([sys.executable, "-c", C_ENTRY_CALLS], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.strip() == "all refused", \
         (done.returncode, done.stdout[-500:], done.stderr[-1500:])
 
@@ -239,7 +261,14 @@ def test_tree_checks_refuse_what_is_not_integer_heads(bad, reason):
             check(bad)
 
 
-@pytest.mark.parametrize("bad", [[-1, 7], [-1, 1.5], [-1, None], None, [-1, 2 ** 70]])
+@pytest.mark.parametrize("bad", [{0: -1, 1: 0}, {-1, 0}])
+def test_heads_are_not_read_from_mappings_or_sets(bad):
+    for check in (tree_heads.check_tree, tree_heads.tree_problems):
+        with pytest.raises(ValueError, match="got (dict|set)"):
+            check(bad)
+
+
+@pytest.mark.parametrize("bad", [[-1, 7], [-1, 1.5], [-1, None], None, [-1, 2 ** 70], {1: 2}])
 def test_find_cycle_refuses_heads_beyond_the_positions(bad):
     with pytest.raises(ValueError, match="find_cycle needs a sequence of integer heads"):
         tree_heads.find_cycle(bad)
