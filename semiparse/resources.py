@@ -4,15 +4,23 @@ An installed package has them as ``semiparse.grammars`` / ``semiparse.systems``
 (package data, see setup.py); an editable or in-place development checkout
 reads them from the repository's top-level ``grammars/`` and ``systems/``.
 """
-import importlib.resources
+import importlib.util
 from pathlib import Path
 
 
 def data_dir(kind):
-    """Directory (a Traversable) of the shipped ``"grammars"`` or ``"systems"``."""
+    """Directory (a Path) of the shipped ``"grammars"`` or ``"systems"``.
+
+    Both are folders without an ``__init__.py`` (namespace packages once
+    installed), so their one folder is read from the import system rather than
+    through ``importlib.resources``, whose answer for a namespace package
+    cannot be globbed."""
     if kind not in ("grammars", "systems"):
         raise ValueError(f"unknown data kind {kind!r}: expected 'grammars' or 'systems'")
     try:
-        return importlib.resources.files(f"semiparse.{kind}")
+        spec = importlib.util.find_spec(f"semiparse.{kind}")
     except ModuleNotFoundError:
-        return Path(__file__).resolve().parent.parent / kind
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / kind

@@ -498,7 +498,7 @@ def test_nothing_else_imports_torch(tmp_path):
     code = ("import sys, semiparse, semiparse.cli, semiparse.neural, semiparse.neural.io as io; "
             "semiparse.cli.build_parser(); io.is_neural_model(sys.argv[1]); "
             "assert 'torch' not in sys.modules, 'torch imported'")
-    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, cwd=REPO)
+    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, cwd=tmp_path)
 
 
 def test_docs_example_loop_runs(capsys):

@@ -5,7 +5,6 @@ import math
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +19,6 @@ import semiparse  # noqa: E402
 from semiparse.torch import TreeCRF, heads_to_edges  # noqa: E402
 from semiparse.torch import log_partition as torch_log_partition  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 NEG_INF = float("-inf")
 SCORES = [0.0, 0.5, 1.0, -1.5, 2.0, NEG_INF]
 
@@ -368,14 +366,14 @@ def test_log_prob_of_a_tree_the_grammar_does_not_derive_is_minus_inf():
 
 # -- the package's boundaries --------------------------------------------------------
 
-def test_core_does_not_import_torch_and_the_module_gets_pytorch():
+def test_core_does_not_import_torch_and_the_module_gets_pytorch(tmp_path):
     """import semiparse (and the CLI with every sub-command, bench torch
     included) loads no torch; inside semiparse.torch, ``torch`` is PyTorch."""
     code = ("import sys, semiparse, semiparse.cli, semiparse.queries.marginals; "
             "semiparse.cli.build_parser(); assert 'torch' not in sys.modules, 'torch imported'; "
             "import semiparse.torch as T; assert T.torch.__name__ == 'torch' "
             "and hasattr(T.torch, 'autograd')")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)  # not the checkout: the installed package
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU")

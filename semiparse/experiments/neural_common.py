@@ -12,13 +12,12 @@ import functools
 import os
 import tempfile
 import time
-from pathlib import Path
-
+from ..resources import data_dir
 from .common import mean_sd, read_ud, ud_file
 
 # shipped systems by name; the root-at-end system (Ballesteros and Nivre 2013)
-# is this package's own declared file, read as a user's system file is
-SYSTEM_FILES = {"arc_standard_root_end": str(Path(__file__).with_name("systems") / "arc_standard_root_end.toml")}
+# is read from its declaration file, as a user's system file is
+SYSTEM_FILES = {"arc_standard_root_end": str(data_dir("systems") / "arc_standard_root_end.toml")}
 
 
 def ud_files_with_dev(settings):

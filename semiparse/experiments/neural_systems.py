@@ -2,8 +2,8 @@
 
 Arc-standard, arc-hybrid and arc-eager (shipped) and arc-standard with the
 root at the end of the buffer (Ballesteros and Nivre 2013), a system
-declared in a TOML file (``semiparse/experiments/systems/``, read as a
-user's system file is), each trained with the BiLSTM parser of
+declared in a TOML file (the shipped ``systems/arc_standard_root_end.toml``,
+read from its file as a user's system file is), each trained with the BiLSTM parser of
 ``semiparse.neural`` on all training trees with the dynamic
 (non-projective) oracle, the epoch with the best dev LAS kept; test LAS/UAS
 by the CoNLL 2018 scorer and without punctuation.  Every system's feature
@@ -41,7 +41,7 @@ def table(results, settings):
         "seeds.  `multi-root`: test sentences parsed with several words attached to the root (the "
         "official scorer refuses such a file; its LAS/UAS are then counted here the scorer's way, "
         "`semiparse.experiments.neural_common.score_test_set`).  "
-        "`arc_standard_root_end`: `semiparse/experiments/systems/arc_standard_root_end.toml`.", "",
+        "`arc_standard_root_end`: `systems/arc_standard_root_end.toml`, read from its file as a user's system is.", "",
         "| language | system | LAS | UAS | LAS no punct | UAS no punct | multi-root | best epoch | train CPU s/run |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
