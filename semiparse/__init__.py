@@ -7,30 +7,34 @@ grammar over a semiring.  The public names below are imported lazily so that
 """
 import importlib
 
+from semiparse import _moved
+
 __version__ = "0.1.0"
+
+_moved.install()  # the previous layout's module paths, with a DeprecationWarning
 
 _EXPORTS = {
     # core engine
     "load_grammar": "semiparse.grammar",
     "Grammar": "semiparse.grammar",
     "GrammarError": "semiparse.grammar",
-    "parse": "semiparse.engine",
-    "ParseResult": "semiparse.engine",
-    "count_projective": "semiparse.engine",
+    "parse": "semiparse.chart.engine",
+    "ParseResult": "semiparse.chart.result",
+    "count_projective": "semiparse.chart.engine",
     # queries on the distribution over trees
     "entropy": "semiparse.queries.expectation",
     "expected": "semiparse.queries.expectation",
     "sample": "semiparse.queries.sampling",
-    "parse_labelled": "semiparse.queries.labels",
+    "parse_labelled": "semiparse.chart.engine",
     "marginals": "semiparse.queries.marginals",
     "max_marginals": "semiparse.queries.marginals",
     # treebank tools
-    "is_projective": "semiparse.projectivity",
-    "projectivize": "semiparse.projectivity",
-    "count_optimal_projectivizations": "semiparse.projectivity",
+    "is_projective": "semiparse.treebank.projectivity",
+    "projectivize": "semiparse.treebank.projectivity",
+    "count_optimal_projectivizations": "semiparse.treebank.projectivity",
     # dynamic oracles
-    "oracle": "semiparse.oracles",
-    "system": "semiparse.oracles",
+    "oracle": "semiparse.transitions",
+    "system": "semiparse.transitions",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -22,7 +22,7 @@ def run():
     """The exit status of the command line, an interrupt anywhere included."""
     sys.excepthook = _no_traceback_on_interrupt
     try:
-        from .cli import main
+        from semiparse.cli import main
 
         return main()
     except KeyboardInterrupt:

@@ -25,7 +25,7 @@ import numpy as np
 from lark import Lark, Transformer, v_args
 from lark.exceptions import UnexpectedInput, VisitError
 
-from .resources import data_dir
+from semiparse.resources import data_dir
 
 _DSL = r"""
     start: statement*
@@ -266,13 +266,6 @@ class Grammar:
             pairs=arr(pairs, 4),
         )
 
-    @cached_property
-    def compiled(self):
-        """The tables as a C structure for the Cython engine (built once)."""
-        from ._cky import CompiledRules
-
-        return CompiledRules(self.tables)
-
     def to_text(self):
         """The grammar in DSL notation (loads back to an equal grammar)."""
         return "\n".join([f"start {self.start}"] + [str(r) for r in self.rules]) + "\n"
@@ -285,7 +278,7 @@ class Grammar:
 def plain_text(text):
     """``text`` without a leading byte order mark and with every line end
     (``\\r\\n``, a lone ``\\r``) made ``\\n``: the line ends the CoNLL-U
-    reader accepts (:mod:`semiparse.conllu_io`), so that grammar and system
+    reader accepts (:mod:`semiparse.treebank.conllu`), so that grammar and system
     files mean the same whichever they use, and line ``N`` of an error is the
     ``N``-th line as that reader counts them.  A lone ``\\r`` would otherwise
     be no line end at all (a ``#`` comment would run to the next ``\\n``)."""

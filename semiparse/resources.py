@@ -1,10 +1,12 @@
-"""Where the shipped grammar and transition-system files are.
+"""Where the shipped grammar and transition-system files are, and the shared
+treebanks that benchmarks and experiments read.
 
 An installed package has them as ``semiparse.grammars`` / ``semiparse.systems``
 (package data, see setup.py); an editable or in-place development checkout
 reads them from the repository's top-level ``grammars/`` and ``systems/``.
 """
 import importlib.util
+import os
 from pathlib import Path
 
 
@@ -24,3 +26,9 @@ def data_dir(kind):
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations)))
     return Path(__file__).resolve().parent.parent / kind
+
+
+def data_root():
+    """The shared treebanks' folder (``ud/``, ``ptb/``): ``$SEMIPARSE_DATA``,
+    else ``../shared/data`` from the current directory."""
+    return Path(os.environ.get("SEMIPARSE_DATA") or Path("..") / "shared" / "data")

@@ -3,7 +3,7 @@
 A semiring is a tiny class: ``zero``, ``one``, ``plus``, ``times`` and
 ``weight(score, head, dep)``, which maps the score of an allowed edge
 ``head -> dep`` to a semiring value (forbidden edges, score ``-inf``, are
-always ``zero``).  The generic engine (:mod:`semiparse.engine`) works with any
+always ``zero``).  The generic engine (:mod:`semiparse.chart.engine`) works with any
 object of this shape; the Cython engine has specialized kernels for the
 numeric ones (``cython_kernel`` names the kernel, ``None`` for none).
 

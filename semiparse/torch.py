@@ -8,7 +8,7 @@ position 0 the root, ``-inf`` forbidding an edge) or labelled scores
 ``w[b, :lengths[b]+1, :lengths[b]+1]`` and nothing else.
 
 - :func:`log_partition` is an autograd function: the forward pass is the
-  Cython log kernel (:func:`semiparse._cky.edge_marginals_batch`, a batch per
+  Cython log kernel (:func:`semiparse.chart._cky.edge_marginals_batch`, a batch per
   thread without the GIL), the backward pass hands the incoming gradient to
   the edge marginals of the outside pass, computed with the forward pass when
   a gradient is wanted.  Exact: the marginals are the gradient.
@@ -24,7 +24,7 @@ position 0 the root, ``-inf`` forbidding an edge) or labelled scores
 
 Tensors on a GPU are copied to the CPU for the kernels and the results
 copied back.  Scores are shifted per dependent first
-(:func:`semiparse.engine.shifted`), so large or shifted scores give the same
+(:func:`semiparse.chart.shift.shifted`), so large or shifted scores give the same
 distribution; what a double cannot hold is a ValueError naming the batch
 item, never a wrong number.
 """
@@ -35,11 +35,13 @@ import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
 
-from . import _cky
-from . import semiring as sr
-from .engine import (NEG_INF, ROUNDING_LIMIT, likely_edges, outside_generic, parse, rounding_bound,
-                     shifted, unshift)
-from .grammar import Grammar, load_grammar
+from semiparse.chart import _cky
+from semiparse import semiring as sr
+from semiparse.chart.engine import parse
+from semiparse.chart.generic import outside_generic
+from semiparse.chart.inputs import NEG_INF, compiled
+from semiparse.chart.shift import ROUNDING_LIMIT, likely_edges, rounding_bound, shifted, unshift
+from semiparse.grammar import Grammar, load_grammar
 
 __all__ = ["log_partition", "TreeCRF", "SINGLE_ROOT", "grammar_of", "heads_to_edges"]
 
@@ -136,7 +138,7 @@ class _Batch:
             self.terminals.append(t)
             self.sizes.append(m)
             self.codes.append((ids, pl, pr))
-        self.rules = self.grammar.compiled
+        self.rules = compiled(self.grammar)
 
     def mask(self, device):
         """``(B, N, N)`` bool: the entries a sentence reads (heads and
@@ -161,14 +163,14 @@ class _Batch:
 
     def prepared(self, w64):
         """Per sentence ``(pl, pr, shifted likely scores, shifts)``: the same
-        distribution as the scores (:func:`semiparse.engine.shifted`,
-        :func:`semiparse.engine.likely_edges`)."""
+        distribution as the scores (:func:`semiparse.chart.shift.shifted`,
+        :func:`semiparse.chart.shift.likely_edges`)."""
         out = []
         for b in range(self.B):
             _, pl, pr = self.codes[b]
             try:
                 w, shifts = shifted(self.item(w64, b))
-                w = likely_edges(self.rules, pl, pr, w)
+                w = likely_edges(self.rules, pl, pr, w, shifts)
             except ValueError as exc:
                 raise ValueError(exc if str(exc).startswith("batch item") else
                                  f"batch item {b}: {exc}") from None
@@ -391,7 +393,7 @@ class TreeCRF:
     def entropy(self):
         """``(B,)`` entropy in nats, ``log Z - sum mu * w`` over shifted
         scores; ValueError when rounding could move it by more than
-        :data:`semiparse.engine.ROUNDING_LIMIT` (the likely trees score far
+        :data:`semiparse.chart.shift.ROUNDING_LIMIT` (the likely trees score far
         below their words' best edges)."""
         log_z = self._log_z_shifted
         ws = self._ws
@@ -543,7 +545,7 @@ class TreeCRF:
         """``(k, B, N)`` heads of k exact independent draws per sentence
         (``semiparse.sample``; labelled: ``(heads, labels)``).  rng: a
         ``random.Random`` (None: a fresh one)."""
-        from .queries.sampling import sample
+        from semiparse.queries.sampling import sample
 
         rng = random.Random() if rng is None else rng
         heads = torch.full((k, self._batch.B, self._batch.N), -1, dtype=torch.long)

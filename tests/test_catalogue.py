@@ -14,9 +14,9 @@ import pytest
 
 from semiparse.cli import main
 from semiparse.heads import tree_problems
-from semiparse.oracles import registry
-from semiparse.oracles.checking import check
-from semiparse.oracles.system import available_systems, load_system
+from semiparse.transitions import registry
+from semiparse.testing.checking import check
+from semiparse.transitions.system import available_systems, load_system
 from semiparse.train import read_trees
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import semiparse
-from semiparse.oracles import get_system
+from semiparse.transitions import get_system
 from semiparse.testing import gold_trees
 
 SHIPPED = ["arc_standard", "arc_hybrid", "arc_eager", "lr_spine"]
@@ -139,7 +139,7 @@ def test_arc_standard_batches_reuse_the_values_of_successors(heads, data):
     """Several computations over one gold tree, some configurations repeated:
     the batch kernel remembers each configuration's value, which is then its
     predecessor's future, and must still give what single calls give."""
-    from semiparse.oracles.fast._arcstd import BatchWork, Work, linear_scores
+    from semiparse.transitions.fast._arcstd import BatchWork, Work, linear_scores
 
     oracle = semiparse.oracle("arc_standard", method="linear")
     n = len(heads) - 1
@@ -164,7 +164,7 @@ def test_arc_standard_batches_reuse_the_values_of_successors(heads, data):
 def test_scores_batch_on_treebank_configurations(ud_files):
     from semiparse import projectivize
     from semiparse.bench.batch import collect
-    from semiparse.conllu_io import read_conllu
+    from semiparse.treebank.conllu import read_conllu
 
     trees = [tuple(projectivize(s.heads)) for s in read_conllu(ud_files[0]) if s.heads][:15]
     trees += [tuple(s.heads) for s in read_conllu(ud_files[0]) if s.heads][15:20]

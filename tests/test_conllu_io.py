@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from semiparse.conllu_io import (
+from semiparse.treebank.conllu import (
     ConlluError,
     apply_policy,
     atomic_output,

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import semiparse
-from semiparse.oracles import get_system
-from semiparse.oracles.system_file import SystemFileError
+from semiparse.transitions import get_system
+from semiparse.transitions.system_file import SystemFileError
 
 # Arc-standard whose arcs from the root wait for an empty buffer, with a
 # reduce of headed nodes deep in the stack (it needs three stack elements).

@@ -19,11 +19,11 @@ from hypothesis import given, settings, strategies as st
 
 import semiparse
 from semiparse.cli import main
-from semiparse.oracles.checking import check
-from semiparse.oracles._machine import machine_for
-from semiparse.oracles.system import load_system
-from semiparse.oracles.system_file import SystemFileError
-from semiparse.projectivity import is_projective
+from semiparse.testing.checking import check
+from semiparse.transitions._machine import machine_for
+from semiparse.transitions.system import load_system
+from semiparse.transitions.system_file import SystemFileError
+from semiparse.treebank.projectivity import is_projective
 from semiparse.testing import gold_trees
 from semiparse.train import Model, _core, read_trees
 from semiparse.train.trainer import StaticOracle

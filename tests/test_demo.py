@@ -5,9 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.commands.demo import random_tree
-from semiparse.conllu_io import read_conllu
-from semiparse.projectivity import count_optimal_projectivizations, is_projective
+from semiparse.cli.demo import random_tree
+from semiparse.treebank.conllu import read_conllu
+from semiparse.treebank.projectivity import count_optimal_projectivizations, is_projective
 
 
 @given(n=st.integers(1, 30), seed=st.integers(0, 10**6))

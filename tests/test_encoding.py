@@ -1,5 +1,5 @@
 """Label encodings of optimal projectivization and their decoding
-(semiparse.encoding, projectivize --encode, deprojectivize, compare-pseudo --round-trip)."""
+(semiparse.treebank.encoding, projectivize --encode, deprojectivize, compare-pseudo --round-trip)."""
 import json
 import os
 import sys
@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.conllu_io import read_conllu
-from semiparse.encoding import ENCODINGS, SEPARATOR, EncodingError, decode, encode, round_trip
+from semiparse.treebank.conllu import read_conllu
+from semiparse.treebank.encoding import ENCODINGS, SEPARATOR, EncodingError, decode, encode, round_trip
 from semiparse.heads import is_tree
-from semiparse.projectivity import is_projective, projectivize
+from semiparse.treebank.projectivity import is_projective, projectivize
 
 
 @st.composite

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse import semiring as sr
-from semiparse.engine import inside_generic, parse, sample
+from semiparse.chart.engine import parse, sample_best_tree
+from semiparse.chart.generic import inside_generic
 from semiparse.grammar import Grammar, GrammarWarning
 
 NEG_INF = float("-inf")
@@ -334,7 +335,7 @@ def test_sample_is_uniform_over_optimal_trees():
     best, count = parse("projective", "sssss", w, "maxcount").value
     assert count > 1
     rng = random.Random(7)
-    draws = Counter(tuple(sample("projective", "sssss", w, rng)) for _ in range(400 * count))
+    draws = Counter(tuple(sample_best_tree("projective", "sssss", w, rng)) for _ in range(400 * count))
     assert len(draws) == count
     assert all(tree_score(list(t), w) == best and is_projective(list(t)) for t in draws)
     expected = 400
@@ -346,7 +347,7 @@ def test_sample_is_uniform_over_optimal_trees():
 
 def test_sample_without_tree_returns_none():
     w = np.full((3, 3), NEG_INF)
-    assert sample("projective", "sss", w) is None
+    assert sample_best_tree("projective", "sss", w) is None
 
 
 # -- bad input ---------------------------------------------------------------------

@@ -20,12 +20,12 @@ import semiparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.oracles import Oracle, get_system
-from semiparse.oracles._exhaustive import CSearch
-from semiparse.oracles._machine import machine_for
-from semiparse.oracles.exhaustive import PythonSearch, Search
-from semiparse.oracles.interface import TransitionSystem
-from semiparse.oracles.system import system_from_text
+from semiparse.transitions import Oracle, get_system
+from semiparse.transitions._exhaustive import CSearch
+from semiparse.transitions._machine import machine_for
+from semiparse.transitions.exhaustive import PythonSearch, Search
+from semiparse.transitions.interface import TransitionSystem
+from semiparse.transitions.system import system_from_text
 from semiparse.testing import computations, gold_trees
 from test_loops import ARC_STANDARD, UNSHIFT
 
@@ -99,7 +99,7 @@ def test_c_search_equals_python_search(system, strategy, data):
 
 def test_a_loop_gets_the_same_message_from_both_searches():
     # the loader refuses such a system; let it through to reach the search
-    with mock.patch("semiparse.oracles.declared.find_loop", return_value=None):
+    with mock.patch("semiparse.transitions.declared.find_loop", return_value=None):
         system = system_from_text(ARC_STANDARD + UNSHIFT, "looping.toml")
     messages = []
     for compiled in (True, False):
@@ -148,8 +148,8 @@ def test_a_declared_system_with_moves_redefined_in_python_gets_no_machine(tmp_pa
     """A Python subclass of a declared system whose legal moves differ from
     its rules: the machine would silently follow the rules, so there is none;
     the search runs the Python moves, and parsing with it is refused."""
-    from semiparse.oracles.declared import RewriteSystem
-    from semiparse.oracles.system import load_system
+    from semiparse.transitions.declared import RewriteSystem
+    from semiparse.transitions.system import load_system
 
     base = load_system("arc_standard")
 

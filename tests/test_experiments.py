@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse import experiments
 from semiparse.experiments import common
-from semiparse.projectivity import is_projective
+from semiparse.treebank.projectivity import is_projective
 from semiparse.testing import gold_trees
 
 REPO = Path(__file__).resolve().parents[1]
@@ -123,7 +123,7 @@ def test_outside_a_checkout_the_version_is_given(tmp_path, shared_data, monkeypa
 
 
 def test_uncommitted_changes_are_marked(monkeypatch):
-    answers = {"ls-files": "common.py\n", "rev-parse": "ab" * 20 + "\n", "status": " M semiparse/cli.py\n"}
+    answers = {"ls-files": "common.py\n", "rev-parse": "ab" * 20 + "\n", "status": " M semiparse/cli/__init__.py\n"}
     monkeypatch.setattr(common, "_git", lambda *args: answers[args[0]])
     assert common.provenance() == ("ab" * 20, f"`{'ab' * 20}` with uncommitted changes")
     answers["status"] = ""

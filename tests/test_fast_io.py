@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse import cli
-from semiparse.commands import _treebank
-from semiparse.commands._treebank import use_single_root
-from semiparse.conllu_io import BOM, _Block, apply_policy, count_sentences, read_conllu
-from semiparse.projectivity import projectivize
+from semiparse.cli import _treebank
+from semiparse.cli._treebank import use_single_root
+from semiparse.treebank.conllu import BOM, _Block, apply_policy, count_sentences, read_conllu
+from semiparse.treebank.projectivity import projectivize
 
 
 # The reference: the reader as it was, one Python line at a time ------------

@@ -1,4 +1,4 @@
-"""Fast oracles (semiparse.oracles.fast) against the exhaustive search and the
+"""Fast oracles (semiparse.transitions.fast) against the exhaustive search and the
 grammar path: hypothesis on small sentences, then every configuration visited
 by random and oracle-guided computations over a whole shared UD dev file."""
 import random
@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
-from semiparse.conllu_io import read_conllu
-from semiparse.oracles import get_system, methods
-from semiparse.oracles.fast import _lrspine
-from semiparse.oracles.fast.lr_spine import child_bounds, spines
+from semiparse.treebank.conllu import read_conllu
+from semiparse.transitions import get_system, methods
+from semiparse.transitions.fast import _lrspine
+from semiparse.transitions.fast.lr_spine import child_bounds, spines
 from semiparse.heads import no_crossing
 from semiparse.testing import (gold_trees, oracle_examples, perturbed_configurations,
                                validation_outcome)

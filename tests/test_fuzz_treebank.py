@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.commands._treebank import use_single_root
-from semiparse.conllu_io import read_conllu
-from semiparse.projectivity import NoProjectiveTree, count_optimal_projectivizations, is_projective
-from semiparse.treebank_columns import universal
+from semiparse.cli._treebank import use_single_root
+from semiparse.treebank.conllu import read_conllu
+from semiparse.treebank.projectivity import NoProjectiveTree, count_optimal_projectivizations, is_projective
+from semiparse.treebank.columns import universal
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ import pytest
 from test_engine import projective_trees
 
 import semiparse
-from semiparse import engine, heads as tree_heads
-
+from semiparse import heads as tree_heads
+from semiparse.chart import engine
 NEG_INF = float("-inf")
 
 
@@ -194,9 +194,11 @@ def test_engine_shift_is_per_dependent_and_ignores_unused_entries():
 C_ENTRY_CALLS = r'''
 import numpy as np
 import semiparse
-from semiparse import _cky, heads
-from semiparse.oracles import Configuration, _configuration
-from semiparse.oracles.fast import _arcstd, _costs, _lrspine
+from semiparse import heads
+from semiparse.chart import _cky
+from semiparse.chart.inputs import compiled
+from semiparse.transitions import Configuration, _configuration
+from semiparse.transitions.fast import _arcstd, _costs, _lrspine
 
 g = semiparse.load_grammar("projective")
 i32 = lambda *v: np.array(v, dtype=np.intc)
@@ -206,15 +208,15 @@ calls = {
     "no_crossing huge head": lambda: heads.no_crossing([-1, 2 ** 40]),
     "no_crossing root not first": lambda: heads.no_crossing([3, 0, 0]),
     "no_crossing cycle": lambda: heads.no_crossing([-1, 2, 1]),
-    "inside short start states": lambda: _cky.inside("maxplus", g.compiled, i32(0), i32(0), w3),
-    "inside states out of range": lambda: _cky.inside("log", g.compiled, i32(0, 9, 0), i32(0, 0, 0), w3),
-    "inside modulus 0": lambda: _cky.inside("countmod", g.compiled, i32(0, 0, 0), i32(0, 0, 0), w3, 0),
-    "inside empty": lambda: _cky.inside("maxplus", g.compiled, i32(), i32(), np.zeros((0, 0))),
-    "best_tree non-square": lambda: _cky.best_tree(g.compiled, i32(0, 0, 0), i32(0, 0, 0), np.zeros((3, 2))),
-    "best_tree uniforms": lambda: _cky.best_tree(g.compiled, i32(0, 0, 0), i32(0, 0, 0), w3, np.full(40, 7.0)),
-    "edge_marginals lengths": lambda: _cky.edge_marginals("log", g.compiled, i32(0, 0), i32(0, 0, 0), w3),
+    "inside short start states": lambda: _cky.inside("maxplus", compiled(g), i32(0), i32(0), w3),
+    "inside states out of range": lambda: _cky.inside("log", compiled(g), i32(0, 9, 0), i32(0, 0, 0), w3),
+    "inside modulus 0": lambda: _cky.inside("countmod", compiled(g), i32(0, 0, 0), i32(0, 0, 0), w3, 0),
+    "inside empty": lambda: _cky.inside("maxplus", compiled(g), i32(), i32(), np.zeros((0, 0))),
+    "best_tree non-square": lambda: _cky.best_tree(compiled(g), i32(0, 0, 0), i32(0, 0, 0), np.zeros((3, 2))),
+    "best_tree uniforms": lambda: _cky.best_tree(compiled(g), i32(0, 0, 0), i32(0, 0, 0), w3, np.full(40, 7.0)),
+    "edge_marginals lengths": lambda: _cky.edge_marginals("log", compiled(g), i32(0, 0), i32(0, 0, 0), w3),
     "edge_marginals_batch lengths": lambda: _cky.edge_marginals_batch(
-        "maxplus", g.compiled, [(i32(0, 0, 0), i32(0, 0, 0), w3), (i32(0), i32(0, 0, 0), w3)]),
+        "maxplus", compiled(g), [(i32(0, 0, 0), i32(0, 0, 0), w3), (i32(0), i32(0, 0, 0), w3)]),
     "configuration without state": lambda: Configuration().stack,
     "configuration without state do": lambda: Configuration().do(0),
     "fill_rows short out": lambda: _configuration.fill_rows(
@@ -328,3 +330,39 @@ def test_a_bad_seed_is_refused_for_every_tree():
                 semiparse.projectivize(heads, tie_break, seed=1.5)
     with pytest.raises(ValueError, match="only must be a collection of word positions"):
         semiparse.projectivize([-1, 2, 0, 1], only=[[1]])
+
+
+def test_scores_the_shift_rounds_are_refused_by_every_log_space_query():
+    """2 and 3 would each head the other at 1e16, so every tree takes an edge
+    about 1e16 below its word's best, and 1.38 - 1e16 is rounded by 0.62:
+    the marginals drifted by 0.15 (0.380 read 0.532).  Refused by marginals,
+    expectations and entropy, labelled or not; at 1e6 the shift is exact
+    enough and the marginals are brute force's."""
+    w = np.zeros((5, 5))
+    w[1, 3], w[2, 3], w[3, 2] = 1.38, 1e16, 1e16
+    queries = (lambda x: semiparse.marginals("projective", "sssss", x),
+               lambda x: semiparse.expected("projective", "sssss", x, np.ones(x.shape)),
+               lambda x: semiparse.entropy("projective", "sssss", x))
+    for query in queries:
+        for weights in (w, np.stack([w, w - 1.0], axis=2)):
+            with pytest.raises(ValueError, match="is rounded by (0.62|1) in a double"):
+                query(weights)
+    w[2, 3] = w[3, 2] = 1e6
+    mu, entropy, _ = brute(w)
+    assert np.allclose(semiparse.marginals("projective", "sssss", w), mu, atol=1e-9)
+    assert semiparse.entropy("projective", "sssss", w) == pytest.approx(entropy, abs=1e-9)
+
+
+@pytest.mark.parametrize("k", [10 ** 6 + 1, 2 ** 31, 10 ** 30])
+def test_sampling_refuses_more_draws_than_it_can_hold(k):
+    with pytest.raises(ValueError, match="up to 1,000,000"):
+        semiparse.sample("projective", "sss", np.zeros((3, 3)), k=k)
+
+
+@pytest.mark.parametrize("n_jobs", [2 ** 31, 10 ** 30])
+def test_batches_take_any_number_of_threads(n_jobs):
+    """More threads than items run one item per thread (np.array_split made
+    n_jobs chunks before: a MemoryError or an OverflowError)."""
+    batch = [("sss", np.zeros((3, 3)))] * 3
+    for query in (semiparse.marginals, semiparse.entropy):
+        assert len(query("projective", batch, n_jobs=n_jobs)) == 3

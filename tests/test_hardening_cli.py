@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 from semiparse.cli import main, seconds
-from semiparse.projectivity import TreeTooLarge, count_optimal_projectivizations
+from semiparse.treebank.projectivity import TreeTooLarge, count_optimal_projectivizations
 
 
 # A non-projective tree (the edge 1 -> 4 crosses 0 -> 2) whose changed

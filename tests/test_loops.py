@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.oracles import get_system, loops
-from semiparse.oracles.system import system_from_text
-from semiparse.oracles.system_file import SystemFileError
+from semiparse.transitions import get_system, loops
+from semiparse.transitions.system import system_from_text
+from semiparse.transitions.system_file import SystemFileError
 
 SHIFT = '''
 [[transition]]
@@ -267,7 +267,7 @@ def test_random_systems_agree_with_a_brute_force_search(text):
         if "can loop" not in str(exc):
             return  # a transition that changes nothing, refused on its own
         refused = str(exc)
-    with mock.patch("semiparse.oracles.declared.find_loop", return_value=None):
+    with mock.patch("semiparse.transitions.declared.find_loop", return_value=None):
         system = system_from_text(text, "r.toml")
     cycles = [n for n in range(5) if _has_cycle(system, n)]
     if refused is None:

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.oracles import get_system
-from semiparse.oracles._machine import Machine, machine_for
-from semiparse.oracles.fast.lr_spine import spines
-from semiparse.oracles.system import load_system
-from semiparse.projectivity import is_projective
+from semiparse.transitions import get_system
+from semiparse.transitions._machine import Machine, machine_for
+from semiparse.transitions.fast.lr_spine import spines
+from semiparse.transitions.system import load_system
+from semiparse.treebank.projectivity import is_projective
 from semiparse.train import _core, read_trees
 from semiparse.train.trainer import StaticOracle
 
@@ -196,7 +196,7 @@ def test_machine_codes_and_names():
 
 
 def test_machine_rejects_a_system_that_is_no_rewrite():
-    from semiparse.oracles.interface import TransitionSystem
+    from semiparse.transitions.interface import TransitionSystem
 
     class Other(TransitionSystem):
         name = "other"

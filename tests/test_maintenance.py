@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.projectivity import NoProjectiveTree, count_optimal_projectivizations, projectivize
+from semiparse.treebank.projectivity import NoProjectiveTree, count_optimal_projectivizations, projectivize
 from test_projectivity import all_projective, trees
 
 
@@ -162,7 +162,7 @@ def test_bad_only_and_deps_options(tmp_path, capsys, argv, message):
     ("_", "nsubj", 4, 3, "_"),
 ])
 def test_moved_deps(deps, deprel, old, new, expected):
-    from semiparse.treebank_columns import moved_deps
+    from semiparse.treebank.columns import moved_deps
 
     assert moved_deps(deps, deprel, old, new) == expected
 
@@ -359,7 +359,7 @@ def test_evaluate_projectivized_english_against_a_count_by_hand(ud_files, tmp_pa
     capsys.readouterr()
     assert main(["evaluate", str(gold), str(system), "--json"]) == 0
     scores = json.loads(capsys.readouterr().out)
-    from semiparse.conllu_io import read_conllu
+    from semiparse.treebank.conllu import read_conllu
 
     words = kept = content = content_kept = 0
     for g, s in zip(read_conllu(gold), read_conllu(system)):

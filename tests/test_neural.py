@@ -23,7 +23,7 @@ from semiparse.neural.options import Options  # noqa: E402
 from semiparse.neural.parser import NeuralModel  # noqa: E402
 from semiparse.neural.trainer import NeuralTrainer  # noqa: E402
 from semiparse.neural.vocab import Vocab  # noqa: E402
-from semiparse.projectivity import is_projective  # noqa: E402
+from semiparse.treebank.projectivity import is_projective  # noqa: E402
 from semiparse.testing import gold_trees  # noqa: E402
 from semiparse.train import ModelError, Tree, read_trees  # noqa: E402
 from semiparse.train.evaluate import attachment_scores  # noqa: E402

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import semiparse
-from semiparse.conllu_io import read_conllu
-from semiparse.oracles import get_system, methods, register_method
-from semiparse.oracles.checking import check
+from semiparse.treebank.conllu import read_conllu
+from semiparse.transitions import get_system, methods, register_method
+from semiparse.testing.checking import check
 from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
 
@@ -197,14 +197,14 @@ def test_auto_uses_the_grammar_path_below_the_masked_methods_min_size(monkeypatc
     grammar path (faster there) the smaller ones; both give the same scores."""
     import importlib
 
-    from semiparse.oracles.grammar_path import MASKED_MIN_SIZE
+    from semiparse.transitions.grammar_path import MASKED_MIN_SIZE
 
-    oracle_module = importlib.import_module("semiparse.oracles.oracle")
+    oracle_module = importlib.import_module("semiparse.transitions.oracle")
 
     calls = []
     real = oracle_module.grammar_scores
     monkeypatch.setattr(oracle_module, "grammar_scores", lambda *a: calls.append(a) or real(*a))
-    system = semiparse.oracles.get_system("arc_hybrid")
+    system = semiparse.transitions.get_system("arc_hybrid")
     for n, uses_grammar in ((MASKED_MIN_SIZE - 1, True), (MASKED_MIN_SIZE + 5, False)):
         heads = [-1, 0, 4, 1] + [d - 1 for d in range(4, n + 1)]  # the edge 4 -> 2 crosses 1 -> 3
         assert not semiparse.is_projective(heads)

@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.oracles import get_system
+from semiparse.transitions import get_system
 from semiparse.heads import check_tree
 from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
@@ -80,7 +80,7 @@ def test_check_without_grammar_checks_every_registered_method(capsys):
     import copy
 
     import semiparse
-    from semiparse.oracles import register_method, register_system
+    from semiparse.transitions import register_method, register_system
 
     system = copy.copy(get_system("arc_hybrid"))
     system.name, system.grammar, system.projective_form = "grammarless_hybrid", None, False

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
-from semiparse.conllu_io import read_conllu
-from semiparse.projectivity import (
+from semiparse.treebank.conllu import read_conllu
+from semiparse.treebank.projectivity import (
     closest_weights,
     contract,
     count_optimal_projectivizations,

@@ -19,8 +19,8 @@ from test_engine import derivation_count, is_projective, projective_trees, split
 
 import semiparse
 from semiparse import semiring as sr
-from semiparse.engine import parse
-from semiparse.queries.labels import reduce_labels
+from semiparse.chart.engine import parse
+from semiparse.chart.labels import reduce_labels
 
 NEG_INF = float("-inf")
 SCORES = [0.0, 0.5, 1.0, 2.0, NEG_INF]

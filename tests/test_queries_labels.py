@@ -11,7 +11,8 @@ from test_queries_expect import labelled_cases, labelled_derivations, log_partit
 
 import semiparse
 from semiparse import semiring as sr
-from semiparse.queries.labels import parse_labelled, reduce_labels
+from semiparse.chart.engine import parse_labelled
+from semiparse.chart.labels import reduce_labels
 
 NEG_INF = float("-inf")
 

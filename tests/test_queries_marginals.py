@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse import load_grammar, marginals, max_marginals, parse
 from semiparse import semiring as sr
-from semiparse._eisner import eisner_marginals
-from semiparse.engine import outside_generic
+from semiparse.bench._eisner import eisner_marginals
+from semiparse.chart.generic import outside_generic
 from test_engine import derivation_count, grammar_and_input, projective_trees, tree_score
 
 NEG_INF = float("-inf")

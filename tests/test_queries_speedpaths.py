@@ -26,9 +26,10 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse import load_grammar, marginals, parse
-from semiparse._cky import edge_marginals, edge_marginals_batch, inside
-from semiparse._eisner import eisner_best_score, eisner_marginals
-from semiparse.engine import _check_input, outside_generic
+from semiparse.chart._cky import edge_marginals, edge_marginals_batch, inside
+from semiparse.bench._eisner import eisner_best_score, eisner_marginals
+from semiparse.chart.generic import outside_generic
+from semiparse.chart.inputs import check_input, compiled
 from semiparse import semiring as sr
 from test_engine import brute_force, grammar_and_input
 
@@ -76,8 +77,8 @@ def test_log_inside_matches_generic_engine(n1, seed, scale, forbidden):
 
 def kernel_args(grammar, terms, w):
     grammar = load_grammar(grammar) if isinstance(grammar, str) else grammar
-    (_, pl, pr), wc = _check_input(grammar, terms, w)
-    return grammar.compiled, pl, pr, wc
+    (_, pl, pr), wc = check_input(grammar, terms, w)
+    return compiled(grammar), pl, pr, wc
 
 
 @settings(max_examples=80)
@@ -224,17 +225,17 @@ def test_edge_marginals_batch_equals_single_kernel_calls():
              for n1 in (1, 4, 8)]
     items.append(kernel_args(grammar, "sss", np.full((3, 3), NEG_INF))[1:])
     for kernel in ("log", "maxplus"):
-        got = edge_marginals_batch(kernel, grammar.compiled, items)
+        got = edge_marginals_batch(kernel, compiled(grammar), items)
         for (pl, pr, w), (total, edges) in zip(items, got):
-            want_total, want_edges = edge_marginals(kernel, grammar.compiled, pl, pr, w)
+            want_total, want_edges = edge_marginals(kernel, compiled(grammar), pl, pr, w)
             assert total == want_total
             if want_edges is None:
                 assert edges is None
             else:
                 np.testing.assert_array_equal(edges, want_edges)
-    assert edge_marginals_batch("log", grammar.compiled, []) == []
+    assert edge_marginals_batch("log", compiled(grammar), []) == []
     with pytest.raises(ValueError, match="unknown kernel 'max'"):
-        edge_marginals_batch("max", grammar.compiled, items)
+        edge_marginals_batch("max", compiled(grammar), items)
 
 
 NO_TREE = ("sss", np.full((3, 3), NEG_INF))

@@ -7,11 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse import _cky
-from semiparse.engine import count_projective, parse, sample
+from semiparse.chart import _cky
+from semiparse.chart.inputs import compiled
+from semiparse.chart.engine import count_projective, parse, sample_best_tree
 from semiparse.grammar import load_grammar
 from test_projectivity import _chi_square_p
-from semiparse.projectivity import (
+from semiparse.treebank.projectivity import (
     _grammar,
     _terminals,
     count_optimal_projectivizations,
@@ -35,7 +36,7 @@ def test_random_tie_break_is_optimal_when_counts_overflow_doubles(n, single_root
     heads = _random_tree(n, seed=n)
     g, terminals, w = _grammar(single_root), _terminals(n + 1, single_root), gold_weights(heads)
     _, pl, pr = g.encode(terminals)
-    assert _cky.inside("maxcountf", g.compiled, pl, pr, w)[1] == np.inf  # the log path
+    assert _cky.inside("maxcountf", compiled(g), pl, pr, w)[1] == np.inf  # the log path
     out = projectivize(heads, "random", seed=3, single_root=single_root)
     assert len(out) == n + 1 and out[0] == -1 and all(type(h) is int for h in out)
     assert is_projective(out)  # also checks it is a tree
@@ -55,7 +56,7 @@ def test_sampling_is_uniform_with_double_and_log_counts(log_counts):
     rng = np.random.default_rng(5)
     draws = Counter()
     for _ in range(150 * count):
-        score, heads = _cky.best_tree(g.compiled, pl, pr, w, rng.random(8 * 7 + 8), log_counts)
+        score, heads = _cky.best_tree(compiled(g), pl, pr, w, rng.random(8 * 7 + 8), log_counts)
         draws[tuple(heads.tolist())] += 1
     assert len(draws) == count
     for tree in draws:
@@ -135,7 +136,7 @@ def test_bad_parse_inputs_are_value_errors(args, message):
     with pytest.raises(ValueError, match=message):
         parse(*args)
     with pytest.raises(ValueError, match=message):
-        sample(*args)
+        sample_best_tree(*args)
 
 
 def test_k_only_for_kbest_and_rng_only_an_rng():
@@ -145,7 +146,7 @@ def test_k_only_for_kbest_and_rng_only_an_rng():
         parse("projective", "sss", W3, "kbest", k=True)
     for rng in (5, 0, "seed", np.random.default_rng(1)):
         with pytest.raises(ValueError, match="rng must be a random.Random or None"):
-            sample("projective", "sss", W3, rng)
+            sample_best_tree("projective", "sss", W3, rng)
     with pytest.raises(ValueError, match="word count"):
         count_projective(True)
 
@@ -157,7 +158,7 @@ def test_results_are_python_ints():
     result = parse("projective", "ssss", w, "kbest", k=np.int64(3))
     assert len(result.trees) == 3
     assert all(type(h) is int for _, heads in result.trees for h in heads)
-    assert all(type(h) is int for h in sample("projective", "ssss", w, random.Random(1)))
+    assert all(type(h) is int for h in sample_best_tree("projective", "ssss", w, random.Random(1)))
     score, count = parse("projective", "ssss", w, "maxcount").value
     assert type(count) is int
     assert type(parse("projective", "ssss", w, "counting").value) is int
@@ -231,6 +232,6 @@ def test_projectivity_functions_give_results_or_value_errors(heads, tie_break, s
 )
 def test_engine_functions_give_results_or_value_errors(grammar, terminals, weights, semiring, k, engine):
     _value_error_or_result(parse, grammar, terminals, weights, semiring, k=k, engine=engine)
-    _value_error_or_result(sample, grammar, terminals, weights)
-    _value_error_or_result(sample, grammar, terminals, weights, semiring)  # junk where the rng goes
+    _value_error_or_result(sample_best_tree, grammar, terminals, weights)
+    _value_error_or_result(sample_best_tree, grammar, terminals, weights, semiring)  # junk where the rng goes
     _value_error_or_result(count_projective, k)

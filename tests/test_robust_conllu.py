@@ -17,7 +17,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from semiparse import cli, is_projective
-from semiparse.conllu_io import count_sentences, ConlluError, apply_policy, read_conllu
+from semiparse.treebank.conllu import count_sentences, ConlluError, apply_policy, read_conllu
 
 # Two non-projective trees (edges 3 -> 1 and 4 -> 2 cross), with comments.
 TEXT = (

@@ -10,13 +10,13 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.cli import main
-from semiparse.oracles import get_system
-from semiparse.oracles._configs import accepts
-from semiparse.oracles.checking import check
-from semiparse.oracles.fast import _lrspine
-from semiparse.oracles.oracle import NEG_INF
-from semiparse.oracles.registry import system_methods
-from semiparse.oracles.system_file import SystemFileError, key_line
+from semiparse.transitions import get_system
+from semiparse.transitions._configs import accepts
+from semiparse.testing.checking import check
+from semiparse.transitions.fast import _lrspine
+from semiparse.transitions.oracle import NEG_INF
+from semiparse.transitions.registry import system_methods
+from semiparse.transitions.system_file import SystemFileError, key_line
 from semiparse.resources import data_dir
 from semiparse.testing import perturbed_configurations, validation_outcome
 

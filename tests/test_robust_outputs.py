@@ -14,8 +14,8 @@ import time
 import pytest
 
 from semiparse.cli import main
-from semiparse.commands import _treebank
-from semiparse.outputs import OutputError, check_output, open_output
+from semiparse.cli import _treebank
+from semiparse.treebank.outputs import OutputError, check_output, open_output
 
 # Word 2 -> 4 crosses 1 -> 3: non-projective, so projectivize changes a HEAD.
 NONPROJ = (

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
-from semiparse.oracles import TransitionSystem, get_system, register_system
-from semiparse.oracles._configs import accepts
-from semiparse.oracles.checking import check
+from semiparse.transitions import TransitionSystem, get_system, register_system
+from semiparse.transitions._configs import accepts
+from semiparse.testing.checking import check
 from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
 from semiparse.testing import perturbed_configurations, validation_outcome
@@ -24,7 +24,7 @@ def all_trees(n):
     for heads in itertools.product(range(n + 1), repeat=n):
         h = (-1,) + heads
         try:
-            semiparse.oracles.gold.check_tree(h)
+            semiparse.transitions.gold.check_tree(h)
         except ValueError:
             continue
         yield h
@@ -283,7 +283,7 @@ def test_python_system_gets_exhaustive_search_and_check():
     system = register_system(PythonHybrid())
     assert get_system("python_hybrid") is system
     declared = semiparse.oracle("arc_hybrid", method="grammar")
-    semiparse.oracles.register_method(
+    semiparse.transitions.register_method(
         "python_hybrid", "via_declared",
         lambda s, b, heads, arcs, strategy: declared.scores(s, b, heads),
         strategies=("none",), projective_only=False, rank=5)

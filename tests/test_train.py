@@ -1,6 +1,6 @@
 """The Cython parser core against the Python transition systems and brute force.
 
-- the Cython state follows ``semiparse.oracles.get_system`` step by step on
+- the Cython state follows ``semiparse.transitions.get_system`` step by step on
   random transition sequences (legal moves, configuration, arcs, finality);
 - every hashed feature equals a pure-Python re-computation from the Python
   configuration (slots, children, valency, label sets, distance, the hash);
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.oracles import get_system
-from semiparse.oracles._machine import machine_for
+from semiparse.transitions import get_system
+from semiparse.transitions._machine import machine_for
 from semiparse.train import _core
 from semiparse.train.features import ZHANG_NIVRE, compile_templates
 
@@ -146,7 +146,7 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
 
 
 def _py_spines(root, arcs):
-    from semiparse.oracles.fast.lr_spine import spines
+    from semiparse.transitions.fast.lr_spine import spines
 
     return spines(root, arcs)
 

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
-from semiparse.oracles import get_system
+from semiparse.transitions import get_system
 from semiparse.cli import main
-from semiparse.projectivity import is_projective
+from semiparse.treebank.projectivity import is_projective
 from semiparse.train import Model, Trainer, Tree, attachment_scores, evaluate_model, read_trees
 from semiparse.train.evaluate import calibration
 

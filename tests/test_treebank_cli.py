@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from semiparse.cli import main
-from semiparse.conllu_io import read_conllu
-from semiparse.projectivity import count_optimal_projectivizations, is_projective
+from semiparse.treebank.conllu import read_conllu
+from semiparse.treebank.projectivity import count_optimal_projectivizations, is_projective
 
 TWO = (
     "# sent_id = a\n"
@@ -167,7 +167,7 @@ def test_compare_pseudo_without_spacy_says_how_to_install(monkeypatch, capsys, g
 
 
 def test_count_with_jobs_and_sentence_prescan(gothic, capsys):
-    from semiparse.conllu_io import count_sentences
+    from semiparse.treebank.conllu import count_sentences
 
     assert count_sentences(gothic) == len(heads_of(gothic))
     reports = []

@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from ..cli import UserError, int_range
-from ._timing import alternating, fmt_time
+from semiparse.cli import UserError, int_range
+from semiparse.bench._timing import alternating, fmt_time
 
 
 MAX_JOBS = 256
@@ -42,7 +42,7 @@ def add_parser(subparsers):
 
 
 def _dev_file(args):
-    from .oracle import _files
+    from semiparse.bench.oracle import _files
 
     files = _files(args)
     if args.files:
@@ -71,8 +71,8 @@ def collect(system, trees, rng):
 
 
 def run(args):
-    from .. import projectivize, system
-    from ..conllu_io import read_conllu
+    from semiparse import projectivize, system
+    from semiparse.treebank.conllu import read_conllu
 
     files = _dev_file(args)
     trees = [tuple(projectivize(s.heads)) for f in files for s in read_conllu(f, multiple_roots="warn")

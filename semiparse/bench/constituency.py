@@ -11,13 +11,13 @@ subsequence shortcut (``chain="general"``), and, for sentences of at most
 """
 import random
 import time
-from pathlib import Path
 
-from ..cli import int_range
-from ..constituency.exhaustive import Search
-from ..constituency.dynamic import Gold, oracle as make_oracle
-from ..constituency.systems import NT, system as get_system
-from ..constituency.trees import read_ptb
+from semiparse.cli import int_range
+from semiparse.constituency.exhaustive import Search
+from semiparse.constituency.dynamic import Gold, oracle as make_oracle
+from semiparse.constituency.systems import NT, system as get_system
+from semiparse.constituency.trees import read_ptb
+from semiparse.resources import data_root
 
 BUCKETS = ((1, 8), (9, 15), (16, 25), (26, 40), (41, 60), (61, 10 ** 6))
 
@@ -39,8 +39,7 @@ def add_parser(subparsers):
 def _treebank(path):
     if path:
         return read_ptb(path)
-    import os
-    data = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data"))
+        data = data_root()
     target = data / "ptb" / "wsj_sample_combined.mrg"
     if not target.is_file():
         raise ValueError(f"{target}: PTB sample not found (set SEMIPARSE_DATA or give --treebank)")

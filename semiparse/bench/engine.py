@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from ..cli import UserError, int_range, seconds
-from ._timing import alternating, fmt_time, seconds_per_call
+from semiparse.cli import UserError, int_range, seconds
+from semiparse.bench._timing import alternating, fmt_time, seconds_per_call
 
 MAX_N = 2000  # longest sentence timed: charts and weights grow as n^2, time as n^3
 MAX_BATCH = 100_000
@@ -50,7 +50,7 @@ PARTS = ("maxplus", "log", "marginals", "batch")
 
 
 def run(args):
-    from .. import load_grammar
+    from semiparse import load_grammar
 
     count, n = args.batch
     if "batch" in args.parts and (n > MAX_N or count * (n + 1) ** 2 > MAX_BATCH_CELLS):
@@ -69,16 +69,16 @@ def run(args):
 
 def _kernel_input(grammar, n, rng):
     """Random weights for n words, and the kernels' arguments for them."""
-    from ..engine import _check_input
+    from semiparse.chart.inputs import check_input, compiled
 
     w = rng.normal(size=(n + 1, n + 1))
-    (_, pl, pr), wc = _check_input(grammar, "s" * (n + 1), w)
-    return w, (grammar.compiled, pl, pr, wc)
+    (_, pl, pr), wc = check_input(grammar, "s" * (n + 1), w)
+    return w, (compiled(grammar), pl, pr, wc)
 
 
 def _log_table(args, grammar, rng):
-    from .. import parse
-    from .._cky import inside
+    from semiparse import parse
+    from semiparse.chart._cky import inside
 
     print("log inside vs max-plus inside (Cython kernels), and the log kernel's fallback over "
           "scaled numbers alone; thread CPU time per call, medians of 5 rounds alternating with "
@@ -103,8 +103,8 @@ def _log_table(args, grammar, rng):
 
 
 def _marginals_table(args, grammar, rng):
-    from .._cky import edge_marginals, inside
-    from .._eisner import eisner_marginals
+    from semiparse.chart._cky import edge_marginals, inside
+    from semiparse.bench._eisner import eisner_marginals
 
     print("edge marginals (inside + outside, log) vs log inside alone and vs a "
           "hand-written Eisner inside-outside (floor); thread CPU time per call, medians of 5 "
@@ -136,10 +136,10 @@ def _batch_table(args, grammar, rng, rounds=7):
     import threading
     import time
 
-    from .._cky import edge_marginals_batch
-    from ..engine import _check_input
-    from ._ceiling import busy_loop
-    from ..queries.marginals import marginals
+    from semiparse.chart._cky import edge_marginals_batch
+    from semiparse.chart.inputs import check_input, compiled
+    from semiparse.bench._ceiling import busy_loop
+    from semiparse.queries.marginals import marginals
 
     count, n = args.batch
     batch = [("s" * (n + 1), rng.normal(size=(n + 1, n + 1))) for _ in range(count)]
@@ -148,7 +148,7 @@ def _batch_table(args, grammar, rng, rounds=7):
         raise RuntimeError("batch results differ between 1 and 2 threads")
     checked = []
     for terminals, w in batch:
-        (_, pl, pr), w = _check_input(grammar, terminals, w)
+        (_, pl, pr), w = check_input(grammar, terminals, w)
         checked.append((pl, pr, w))
 
     def on_threads(target, shares):
@@ -159,7 +159,7 @@ def _batch_table(args, grammar, rng, rounds=7):
             t.join()
 
     def kernels(threads):
-        on_threads(edge_marginals_batch, [("log", grammar.compiled, checked[i::threads])
+        on_threads(edge_marginals_batch, [("log", compiled(grammar), checked[i::threads])
                                           for i in range(threads)])
 
     # as many loop steps as the kernels' time on one thread
@@ -184,10 +184,10 @@ def _batch_table(args, grammar, rng, rounds=7):
 
 
 def _maxplus_table(args, grammar, rng):
-    from .. import parse
-    from .._cky import inside
-    from .._eisner import eisner_best_score
-    from ..engine import _check_input
+    from semiparse import parse
+    from semiparse.chart._cky import inside
+    from semiparse.bench._eisner import eisner_best_score
+    from semiparse.chart.inputs import check_input, compiled
 
     print("max-plus, projective.grammar, random normal weights; thread CPU time per call, "
           "medians of 5 alternating rounds (the Python engine: one round)")
@@ -200,8 +200,8 @@ def _maxplus_table(args, grammar, rng):
         got = parse(grammar, terms, w).value
         if not math.isclose(best, got, rel_tol=1e-9, abs_tol=1e-9):
             raise RuntimeError(f"engine and Eisner disagree at n={n}: {got} vs {best}")
-        (_, pl, pr), wc = _check_input(grammar, terms, w)
-        rules = grammar.compiled
+        (_, pl, pr), wc = check_input(grammar, terms, w)
+        rules = compiled(grammar)
         t_eisner, t_kernel, t_cython = alternating([
             lambda: eisner_best_score(w), lambda: inside("maxplus", rules, pl, pr, wc),
             lambda: parse(grammar, terms, w)], args.seconds)

@@ -11,9 +11,9 @@ time.  LR-spine has no grammar path: it is timed on its own configurations.
 """
 import random
 
-from ..cli import int_range, seconds
-from ._timing import fmt_time, per_call
-from .oracle import MAX_SECONDS, _files, _mean, _sentences, collect
+from semiparse.cli import int_range, seconds
+from semiparse.bench._timing import fmt_time, per_call
+from semiparse.bench.oracle import MAX_SECONDS, _files, _mean, _sentences, collect
 
 
 def add_parser(subparsers):
@@ -35,10 +35,10 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..oracles import get_system, methods
-    from ..oracles.gold import Gold
-    from ..heads import no_crossing
-    from ..oracles.grammar_path import grammar_scores
+    from semiparse.transitions import get_system, methods
+    from semiparse.transitions.gold import Gold
+    from semiparse.heads import no_crossing
+    from semiparse.transitions.grammar_path import grammar_scores
 
     rng = random.Random(args.seed)
     trees = [t for t in _sentences(_files(args), longest=3 * args.per_size)

@@ -18,11 +18,10 @@ from the same weights after an untimed warm-up minibatch.  One-at-a-time
 training is timed on the first ``--loop-sentences`` sentences only (it is
 slow); its rate is per sentence like the others.
 """
-import os
 import random
 import sys
 import time
-from pathlib import Path
+from semiparse.resources import data_root
 
 TARGET_RATIO = 10.0
 TARGET_SHARE = 0.15
@@ -54,9 +53,9 @@ def add_parser(subparsers):
 
 
 def default_file():
-    from ..cli import UserError
+    from semiparse.cli import UserError
 
-    root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data"))
+    root = data_root()
     path = root / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-train.conllu"
     if not path.is_file():
         raise UserError(f"{path} not found (set SEMIPARSE_DATA or name TRAIN.conllu)")
@@ -68,17 +67,17 @@ SMALL = dict(word_dim=32, char_dim=8, char_hidden=16, upos_dim=8, lstm_dim=32, l
 
 
 def run(args):
-    from ..cli import UserError
-    from ..neural import _torch
+    from semiparse.cli import UserError
+    from semiparse.neural import _torch
 
     torch = _torch()
-    from ..neural.lockstep import Policy, TrainingOracle
-    from ..neural.options import Options
-    from ..neural.trainer import NeuralTrainer, training_trees
-    from ..neural.parser import NeuralModel
-    from ..neural.vocab import Vocab
-    from ..projectivity import is_projective
-    from ..train import read_trees
+    from semiparse.neural.lockstep import Policy, TrainingOracle
+    from semiparse.neural.options import Options
+    from semiparse.neural.trainer import NeuralTrainer, training_trees
+    from semiparse.neural.parser import NeuralModel
+    from semiparse.neural.vocab import Vocab
+    from semiparse.treebank.projectivity import is_projective
+    from semiparse.train import read_trees
 
     if min(args.sentences, args.loop_sentences, args.batch_size) < 1:
         raise UserError("--sentences, --loop-sentences and --batch-size must be >= 1")
@@ -160,7 +159,7 @@ def run(args):
 def _train_step(model, batch, oracle, policy, optimizer, batched, loss):
     """One optimizer step on a minibatch: its loss in lockstep (one backward
     pass) or sentence by sentence (one backward pass each)."""
-    from ..neural.lockstep import lockstep_loss, sentence_loss
+    from semiparse.neural.lockstep import lockstep_loss, sentence_loss
 
     optimizer.zero_grad()
     if batched:

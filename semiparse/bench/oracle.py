@@ -13,14 +13,14 @@ CPU time of this process by default (robust on a shared machine; ``--clock
 wall`` for elapsed time).
 """
 import math
-import os
 import random
 import time
 from pathlib import Path
 
-from ..cli import UserError, int_range, seconds
-from ..outputs import check_output, open_output
-from ._timing import fmt_time, per_call, seconds_per_call
+from semiparse.cli import UserError, int_range, pyplot, seconds
+from semiparse.treebank.outputs import check_output, open_output
+from semiparse.bench._timing import fmt_time, per_call, seconds_per_call
+from semiparse.resources import data_root
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
 MAX_SECONDS = 60  # per measurement: there is one per configuration
@@ -51,7 +51,7 @@ def add_parser(subparsers):
 def _files(args):
     if args.files:
         return [Path(f) for f in args.files]
-    root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data")) / "ud"
+    root = data_root() / "ud"
     files = sorted(root.glob("*/*.conllu"))
     if not files:
         raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
@@ -59,7 +59,7 @@ def _files(args):
 
 
 def _sentences(files, longest):
-    from ..conllu_io import read_conllu
+    from semiparse.treebank.conllu import read_conllu
 
     trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn")
              if s.heads is not None and len(s) >= 9]
@@ -69,7 +69,7 @@ def _sentences(files, longest):
 
 def collect(system, strategy, trees, sizes, per_size, rng):
     """``{size: [(stack, buffer, arcs, heads)]}`` visited while parsing ``trees``."""
-    from .. import oracle, projectivize
+    from semiparse import oracle, projectivize
 
     follow = oracle(system, strategy)
     found = {s: [] for s in sizes}
@@ -104,13 +104,14 @@ def collect(system, strategy, trees, sizes, per_size, rng):
 
 
 def run(args):
-    from .. import oracle
-    from ..heads import no_crossing
-    from ..oracles import get_system
-    from ..oracles.registry import system_methods
+    from semiparse import oracle
+    from semiparse.heads import no_crossing
+    from semiparse.transitions import get_system
+    from semiparse.transitions.registry import system_methods
 
     if args.plot:
         check_output(args.plot)  # before minutes of timing, not after
+        pyplot()
     rng = random.Random(args.seed)
     if args.clock == "cpu":
         def timer(fn, s):
@@ -193,10 +194,7 @@ def _mean(values):
 
 
 def _plot(curves, path, strategy, clock):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (system, method), points in sorted(curves.items()):

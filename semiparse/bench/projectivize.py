@@ -18,9 +18,9 @@ in, bytes out); both per tree, and their ratio.
 import os
 import tempfile
 import time
-from pathlib import Path
 
-from ..cli import UserError, build_parser, int_range
+from semiparse.cli import UserError, build_parser, int_range
+from semiparse.resources import data_root
 
 TARGET_MS = 0.0342  # Nederhof 2019: 0.342 ms per tree (Java); the goal is 10x faster
 
@@ -42,7 +42,7 @@ def add_parser(subparsers):
 
 
 def default_files():
-    root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data")) / "ud"
+    root = data_root() / "ud"
     files = sorted(root.glob("*/*.conllu"))
     if not files:
         raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
@@ -71,10 +71,10 @@ def _line_copy(source, target):
 
 
 def run(args):
-    from ..commands._treebank import expand_inputs
-    from ..commands.compare_pseudo import to_spacy
-    from ..conllu_io import read_conllu
-    from ..projectivity import count_optimal_projectivizations, is_projective, projectivize
+    from semiparse.cli._treebank import expand_inputs
+    from semiparse.treebank.spacy import to_spacy
+    from semiparse.treebank.conllu import read_conllu
+    from semiparse.treebank.projectivity import count_optimal_projectivizations, is_projective, projectivize
 
     files = expand_inputs(args.files) if args.files else default_files()
     start = time.perf_counter()

@@ -111,12 +111,12 @@ def torch_struct_partition():
 
 
 def run(args):
-    from ..cli import UserError
-    from ..neural import _torch
-    from ._timing import alternating, fmt_time
+    from semiparse.cli import UserError
+    from semiparse.neural import _torch
+    from semiparse.bench._timing import alternating, fmt_time
 
     torch = _torch()
-    from ..torch import log_partition
+    from semiparse.torch import log_partition
 
     if min(args.lengths + args.batches) < 1 or args.rounds < 1 or args.seconds <= 0:
         raise UserError("--lengths and --batches must be >= 1, --rounds >= 1, --seconds > 0")
@@ -172,7 +172,7 @@ def _fwd_bwd(w, partition):
 def _check_agreement(torch, ours, eisner, ts_partition, w):
     """log Z and its gradient agree between the implementations (1e-8 in
     float64, 1e-4 in float32)."""
-    from ..cli import UserError
+    from semiparse.cli import UserError
 
     grads = []
     for f in [ours, eisner] + ([ts_partition] if ts_partition is not None else []):

@@ -21,7 +21,7 @@ import os
 import time
 from pathlib import Path
 
-from ..cli import UserError, int_range
+from semiparse.cli import UserError, int_range
 
 TARGET = 1.5
 FLOOR_TARGET = 1.2
@@ -52,8 +52,8 @@ def default_file():
 
 
 def run(args):
-    from ..projectivity import is_projective
-    from ..train import Trainer, read_trees
+    from semiparse.treebank.projectivity import is_projective
+    from semiparse.train import Trainer, read_trees
 
     path = args.file or default_file()
     trees = [t for t in read_trees(path) if is_projective(t.heads)][: args.sentences]
@@ -86,9 +86,9 @@ def run(args):
 
 def machine_vs_floor(trees, repeats=5):
     """Print the machine / floor ratio of replaying arc-standard's static computations."""
-    from . import _floor
-    from ..train import Model
-    from ..train.trainer import StaticOracle
+    from semiparse.bench import _floor
+    from semiparse.train import Model
+    from semiparse.train.trainer import StaticOracle
 
     model = Model("arc_standard", sorted({l for t in trees for l in t.labels[1:]}))
     sents = [model.sentence(t) for t in trees]

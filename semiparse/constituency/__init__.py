@@ -13,10 +13,10 @@ Gómez-Rodríguez 2018 (see docs/references.md).
 
 See ``docs/constituency.md``.
 """
-from .dynamic import Gold, Oracle, oracle
-from .evaluation import Scores, evaluate, score
-from .systems import FINISH, NT, REDUCE, SHIFT, Configuration, Transition, system
-from .trees import Tree, TreeError, constituents, read_ptb, tree, write_ptb
+from semiparse.constituency.dynamic import Gold, Oracle, oracle
+from semiparse.constituency.evaluation import Scores, evaluate, score
+from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Configuration, Transition, system
+from semiparse.constituency.trees import Tree, TreeError, constituents, read_ptb, tree, write_ptb
 
 __all__ = [
     "FINISH", "NT", "REDUCE", "SHIFT", "Configuration", "Gold", "Oracle", "Scores",

@@ -8,16 +8,16 @@ loss must equal the exhaustive minimum, and at the end of the walk its optimal
 transitions must be exactly those whose successor keeps the exhaustive
 minimum (NT-X tried with every gold label and one label outside the tree).
 """
-import os
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, settings, seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from .exhaustive import Search
-from .dynamic import Gold, oracle as make_oracle
-from .systems import NT, system as get_system
-from .trees import Tree, read_ptb, traverse
+from semiparse.constituency.exhaustive import Search
+from semiparse.constituency.dynamic import Gold, oracle as make_oracle
+from semiparse.constituency.systems import NT, system as get_system
+from semiparse.constituency.trees import Tree, read_ptb, traverse
+from semiparse.resources import data_root
 
 LABELS = ("A", "B", "C")
 
@@ -81,9 +81,7 @@ def ptb_trees(path=None):
     candidates = []
     if path:
         candidates.append(Path(path))
-    if os.environ.get("SEMIPARSE_DATA"):
-        candidates.append(Path(os.environ["SEMIPARSE_DATA"]) / "ptb" / "wsj_sample_combined.mrg")
-    candidates.append(Path.cwd().parent / "shared" / "data" / "ptb" / "wsj_sample_combined.mrg")
+    candidates.append(data_root() / "ptb" / "wsj_sample_combined.mrg")
     for candidate in candidates:
         if candidate.is_file():
             return read_ptb(candidate)

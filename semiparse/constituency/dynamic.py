@@ -56,8 +56,8 @@ stack item's left end in its condition (iii); both make its formula inexact
 from collections import Counter
 from typing import NamedTuple
 
-from .systems import NT, Done, Open, system as get_system
-from .trees import Tree, constituents
+from semiparse.constituency.systems import NT, Done, Open, system as get_system
+from semiparse.constituency.trees import Tree, constituents
 
 
 class Gold:

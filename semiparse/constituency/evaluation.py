@@ -17,7 +17,7 @@ Following evalb's ``COLLINS.prm``:
 from collections import Counter
 from typing import NamedTuple
 
-from .trees import traverse
+from semiparse.constituency.trees import traverse
 
 PUNCTUATION = frozenset([",", ":", "``", "''", "."])
 EQUAL_LABELS = {"PRT": "ADVP"}

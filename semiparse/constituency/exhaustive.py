@@ -32,8 +32,8 @@ start that no stack node has are lost).
 """
 from collections import Counter
 
-from .dynamic import as_gold
-from .systems import NT, Open, system as get_system
+from semiparse.constituency.dynamic import as_gold
+from semiparse.constituency.systems import NT, Open, system as get_system
 
 FRESH = "<not-gold>"
 

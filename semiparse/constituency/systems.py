@@ -47,7 +47,7 @@ them by the loss itself (see :mod:`semiparse.constituency.exhaustive`).
 import operator
 from typing import NamedTuple
 
-from .trees import from_constituents, traverse
+from semiparse.constituency.trees import from_constituents, traverse
 
 
 class Done(NamedTuple):

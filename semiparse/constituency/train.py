@@ -21,8 +21,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from .dynamic import Gold, oracle as dynamic_oracle
-from .systems import FINISH, NT, REDUCE, SHIFT, Open, system as get_system
+from semiparse.constituency.dynamic import Gold, oracle as dynamic_oracle
+from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Open, system as get_system
 
 MAX_UNARY = 4
 

@@ -17,7 +17,7 @@ comparing, constituent sets): :func:`traverse` walks trees of any depth.
 """
 from collections import Counter
 
-from ..outputs import open_output
+from semiparse.treebank.outputs import open_output
 
 ON_ERROR = ("fail", "skip")
 

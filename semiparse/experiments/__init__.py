@@ -10,7 +10,8 @@ import argparse
 import importlib
 import sys
 
-from .common import command_line, default_data, run
+from semiparse.experiments.common import command_line, run
+from semiparse.resources import data_root
 
 # name -> module (imported when run)
 EXPERIMENTS = {
@@ -74,7 +75,7 @@ def settings_for(module, args):
     """The experiment's settings: its defaults overridden by the options given."""
     d = module.DEFAULTS
     settings = {
-        "data": args.data or default_data(),
+        "data": args.data or str(data_root()),
         "epochs": args.epochs or d["epochs"],
         "seeds": args.seeds or d["seeds"],
         "languages": args.languages or d["languages"],

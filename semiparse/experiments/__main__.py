@@ -1,5 +1,5 @@
 import sys
 
-from . import main
+from semiparse.experiments import main
 
 sys.exit(main())

@@ -10,7 +10,7 @@ best correct item c+) and, with the dynamic oracle only, ``negative``
 (resume from the predicted item c-, i.e. exploration).  Test set decoded
 with the same beam, scores without punctuation.
 """
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files
 
 TITLE = "Global beam training: static vs dynamic oracle, update and restart (cf. Aufrant, Wisniewski and Yvon 2017, Table 1)"
 SUMMARY = "beam perceptron: static/dynamic oracle x early update/max-violation x restart none/positive/negative"
@@ -34,7 +34,7 @@ def jobs(settings):
 
 
 def run_job(job):
-    from ..train import Trainer, evaluate_model
+    from semiparse.train import Trainer, evaluate_model
 
     data, lang, system, update, oracle, restart, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)

@@ -20,7 +20,7 @@ original dev trees (UAS over all words, punctuation included).
 """
 import random
 
-from .common import GOLD_UPOS, read_ud, select, ud_file
+from semiparse.experiments.common import GOLD_UPOS, read_ud, select, ud_file
 
 TITLE = "Biaffine parser (Dozat and Manning 2017): projective tree CRF loss vs per-word softmax"
 SUMMARY = "dev UAS of a small biaffine parser trained with semiparse.torch's tree CRF loss vs softmax"
@@ -85,7 +85,7 @@ def _loss(kind, scores, heads, lengths):
     """Mean loss per word of a minibatch (``heads`` ``(B, N)``, -1 padding)."""
     import torch
 
-    from ..torch import log_partition
+    from semiparse.torch import log_partition
 
     B, N, _ = scores.shape
     d = torch.arange(N)
@@ -106,8 +106,8 @@ def run_job(job):
     """Train one model; dev UAS after every epoch."""
     import torch
 
-    from ..projectivity import projectivize
-    from ..torch import TreeCRF
+    from semiparse.treebank.projectivity import projectivize
+    from semiparse.torch import TreeCRF
 
     data, lang, loss, seed, epochs, limit = job
     torch.set_num_threads(1)

@@ -9,7 +9,7 @@ and, for a gold arc, the gold label).
 import tempfile
 from pathlib import Path
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files
 
 TITLE = "Calibration of a probabilistic model (cf. Goldberg 2013, Table 4)"
 SUMMARY = "probability bins of an RDA model's test decisions and their accuracy (Goldberg 2013, Table 4)"
@@ -29,8 +29,8 @@ def jobs(settings):
 def run_job(job):
     """Train, parse the test set recording probabilities (as ``semiparse parse
     --probabilities`` writes them), and bin the decisions."""
-    from ..train import Trainer, attachment_scores, calibration, read_trees
-    from ..train.evaluate import steps_metadata
+    from semiparse.train import Trainer, attachment_scores, calibration, read_trees
+    from semiparse.train.evaluate import steps_metadata
 
     data, lang, system, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)

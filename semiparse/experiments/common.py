@@ -12,15 +12,14 @@ import contextlib
 import functools
 import hashlib
 import json
-import os
 import shlex
 import statistics
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .. import __version__
-from ..outputs import open_output
+from semiparse import __version__
+from semiparse.treebank.outputs import open_output
 
 # The shared UD treebanks: language code -> (folder, file prefix).
 LANGUAGES = {
@@ -34,9 +33,6 @@ LANGUAGES = {
 GOLD_UPOS = "gold UPOS tags at training and test time (the UPOS column of the CoNLL-U files; semiparse has no tagger)"
 
 
-def default_data():
-    """``$SEMIPARSE_DATA``, else ``../shared/data`` (relative to the current directory)."""
-    return os.environ.get("SEMIPARSE_DATA", os.path.join("..", "shared", "data"))
 
 
 def ud_file(lang, part):
@@ -71,7 +67,7 @@ def read_ud(data, lang, part, limit):
 def _read_trees(path):
     """A treebank read once per process: the runs of an experiment share it (the
     trainers do not change the trees they are given)."""
-    from ..train import read_trees
+    from semiparse.train import read_trees
 
     return read_trees(path)
 

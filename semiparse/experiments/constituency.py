@@ -10,7 +10,7 @@ dynamic oracle and exploration; labelled bracket F1 with evalb's conventions
 import functools
 from pathlib import Path
 
-from .common import mean_sd, select
+from semiparse.experiments.common import mean_sd, select
 
 TITLE = "Top-down and in-order constituent parsing: static vs dynamic oracle (cf. Fernández-González and Gómez-Rodríguez 2018, Table 1)"
 SUMMARY = "greedy perceptron constituent parsers on the PTB sample, static vs dynamic oracle with exploration, F1"
@@ -42,14 +42,14 @@ def split(data, limit):
 @functools.lru_cache(maxsize=1)
 def _read(path):
     """The treebank, read once per process (training does not change the trees)."""
-    from ..constituency import read_ptb
+    from semiparse.constituency import read_ptb
 
     return list(read_ptb(path))
 
 
 def run_job(job):
-    from ..constituency import evaluate
-    from ..constituency.train import train as train_parser
+    from semiparse.constituency import evaluate
+    from semiparse.constituency.train import train as train_parser
 
     data, system, oracle, seed, epochs, limit = job
     train, test = split(data, limit)

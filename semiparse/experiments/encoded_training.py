@@ -8,7 +8,7 @@ not dominate), mean and standard deviation over seeds:
 
   optimal+head      optimal projectivization (tie-break closest), the changed
                     arcs' labels in the ``head`` encoding; the parser's output
-                    decoded by ``semiparse.encoding.decode``
+                    decoded by ``semiparse.treebank.encoding.decode``
   lifting+head      spaCy's pseudo-projective lifting with its own
                     ``dep||headlabel`` encoding, decoded by spaCy's
                     ``deprojectivize`` (Nivre and Nilsson 2005)
@@ -17,7 +17,7 @@ not dominate), mean and standard deviation over seeds:
 """
 import time
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
 
 TITLE = "Parsing with undoable projectivization: encodings and decoding"
 SUMMARY = "optimal projectivization + head encoding vs spaCy lifting + its encoding vs the non-projective oracle"
@@ -51,10 +51,10 @@ def nonprojective_words(heads):
 
 def _encoded(tree, setup):
     """The training tree of a set-up that encodes."""
-    from ..commands.compare_pseudo import from_spacy, nonproj_module, to_spacy
-    from ..encoding import encode
-    from ..projectivity import projectivize
-    from ..train import Tree
+    from semiparse.treebank.spacy import from_spacy, nonproj_module, to_spacy
+    from semiparse.treebank.encoding import encode
+    from semiparse.treebank.projectivity import projectivize
+    from semiparse.train import Tree
 
     if setup == "optimal+head":
         heads = list(projectivize(tree.heads, "closest"))
@@ -67,8 +67,8 @@ def _encoded(tree, setup):
 
 def _decoded(heads, labels, setup):
     """A parse with its encoded labels undone."""
-    from ..commands.compare_pseudo import from_spacy, nonproj_module, to_spacy
-    from ..encoding import decode
+    from semiparse.treebank.spacy import from_spacy, nonproj_module, to_spacy
+    from semiparse.treebank.encoding import decode
 
     if setup == "optimal+head":
         decoded = decode(heads, labels, strict=False)
@@ -82,7 +82,7 @@ def _decoded(heads, labels, setup):
 
 
 def run_job(job):
-    from ..train import Trainer, attachment_scores
+    from semiparse.train import Trainer, attachment_scores
 
     data, lang, system, setup, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)

@@ -6,8 +6,8 @@ the dynamic oracle with exploration (the model's own wrong move followed with
 probability 0.9 from the second epoch on).  The runs are those of
 ``oracle-comparison`` with the two oracles of the paper's table.
 """
-from . import oracle_comparison
-from .common import GOLD_UPOS, LANGUAGES
+from semiparse.experiments import oracle_comparison
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES
 
 TITLE = "Static vs exploration training (cf. Goldberg, Sartorio and Satta 2014, Table 1)"
 SUMMARY = "static oracle vs dynamic oracle with exploration, arc-standard and LR-spine"

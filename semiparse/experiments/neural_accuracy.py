@@ -9,8 +9,8 @@ gold UPOS; test LAS/UAS by the official CoNLL 2018 scorer.  The reference
 line is UDPipe 1's published LAS for gold tokenization and morphology with
 its UD 2.5 models (another UD release than the shared treebanks').
 """
-from .common import GOLD_UPOS, LANGUAGES, select, ud_jobs
-from .neural_common import cell, neural_run, perceptron_run, ud_files_with_dev
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, select, ud_jobs
+from semiparse.experiments.neural_common import cell, neural_run, perceptron_run, ud_files_with_dev
 
 
 TITLE = "The neural parser's accuracy (gold tokens and UPOS; UDPipe 1 as a reference line)"

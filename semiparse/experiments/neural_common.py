@@ -12,8 +12,8 @@ import functools
 import os
 import tempfile
 import time
-from ..resources import data_dir
-from .common import mean_sd, read_ud, ud_file
+from semiparse.resources import data_dir
+from semiparse.experiments.common import mean_sd, read_ud, ud_file
 
 # shipped systems by name; the root-at-end system (Ballesteros and Nivre 2013)
 # is read from its declaration file, as a user's system file is
@@ -53,7 +53,7 @@ def score_test_set(test, predicted):
     attached to the root, which arc-eager (its words left on the stack) and
     root-at-end systems output; then :func:`counted_scores` gives them
     (``scorer`` says why)."""
-    from ..train.evaluate import ScorerRefused, attachment_scores, conll18_scores
+    from semiparse.train.evaluate import ScorerRefused, attachment_scores, conll18_scores
 
     scores = attachment_scores(test, predicted)
     result = {**counted_scores(test, predicted), "scorer": "conll18"}
@@ -81,7 +81,7 @@ def neural_run(data, lang, system, seed, epochs, limit, **options):
     fields) with dev selection; its test scores, training size and time."""
     import torch
 
-    from .. import neural
+    from semiparse import neural
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -115,7 +115,7 @@ def perceptron_run(data, lang, system, seed, epochs, limit, oracle, nonproj):
 def _selected_trainer():
     """The trainer class of :func:`perceptron_run` (defined on first use: the
     perceptron trainer is imported only by the runs that need it)."""
-    from ..train import Trainer
+    from semiparse.train import Trainer
 
     class Selected(Trainer):
         """The perceptron's :class:`~semiparse.train.Trainer`, returning the

@@ -10,9 +10,9 @@ punctuation:
   proj+dynamic       all trees, optimally projectivized, dynamic oracle
   all+nonproj        all trees as they are, dynamic (non-projective) oracle
 """
-from .common import GOLD_UPOS, LANGUAGES, select, ud_jobs
-from .neural_common import cell, neural_run, ud_files_with_dev
-from .nonprojective_training import SETUPS as PERCEPTRON_SETUPS
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, select, ud_jobs
+from semiparse.experiments.neural_common import cell, neural_run, ud_files_with_dev
+from semiparse.experiments.nonprojective_training import SETUPS as PERCEPTRON_SETUPS
 
 TITLE = "Training the neural parser on non-projective treebanks (cf. Nederhof 2019, Table 7)"
 SUMMARY = "neural parser: subset+static vs projectivized+dynamic vs all trees+non-projective oracle (Nederhof 2019, Table 7)"

@@ -12,9 +12,9 @@ transitions (probability 0.9, from the second epoch on).  LR-spine is not
 offered: its transitions are families (``left_arc_K``), which the neural
 parser's fixed output layer refuses.
 """
-from .common import GOLD_UPOS, select, ud_jobs
-from .neural_common import cell, neural_run, ud_files_with_dev
-from .oracle_comparison import ORACLES
+from semiparse.experiments.common import GOLD_UPOS, select, ud_jobs
+from semiparse.experiments.neural_common import cell, neural_run, ud_files_with_dev
+from semiparse.experiments.oracle_comparison import ORACLES
 
 TITLE = "Static vs nondet vs dynamic oracle, neural parser (cf. Goldberg, Sartorio and Satta 2014, Table 1)"
 SUMMARY = "neural parser: static vs nondet vs dynamic oracle with exploration, projectivized trees (GSS 2014, Table 1)"

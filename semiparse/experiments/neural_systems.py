@@ -9,8 +9,8 @@ read from its file as a user's system file is), each trained with the BiLSTM par
 by the CoNLL 2018 scorer and without punctuation.  Every system's feature
 positions are its default (``semiparse.neural.features``).
 """
-from .common import GOLD_UPOS, select, ud_jobs
-from .neural_common import SYSTEM_FILES, cell, neural_run, ud_files_with_dev
+from semiparse.experiments.common import GOLD_UPOS, select, ud_jobs
+from semiparse.experiments.neural_common import SYSTEM_FILES, cell, neural_run, ud_files_with_dev
 
 TITLE = "Transition systems side by side, neural parser"
 SUMMARY = "neural parser: arc-standard, arc-hybrid, arc-eager and a declared root-at-end arc-standard"

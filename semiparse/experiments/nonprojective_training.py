@@ -11,7 +11,7 @@ punctuation, mean and standard deviation over seeds:
 """
 import time
 
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
 
 TITLE = "Training on non-projective treebanks (cf. Nederhof 2019, Table 7)"
 SUMMARY = "subset+static vs projectivized+dynamic vs all trees+non-projective oracle (Nederhof 2019, Table 7)"
@@ -33,7 +33,7 @@ def jobs(settings):
 
 
 def run_job(job):
-    from ..train import Trainer, evaluate_model
+    from semiparse.train import Trainer, evaluate_model
 
     data, lang, system, setup, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)

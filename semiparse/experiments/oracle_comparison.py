@@ -4,7 +4,7 @@ Every run trains the labelled greedy perceptron on the optimally
 projectivized training trees (so only the oracle differs) and scores the
 test set without punctuation; the table is the mean over seeds.
 """
-from .common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
 
 TITLE = "Static vs nondet vs dynamic oracle (cf. Goldberg, Sartorio and Satta 2014, Table 1)"
 SUMMARY = "static vs nondet vs dynamic oracle, greedy perceptron on projectivized trees"
@@ -22,7 +22,7 @@ def jobs(settings, oracles=ORACLES):
 
 
 def run_job(job):
-    from ..train import Trainer, evaluate_model
+    from semiparse.train import Trainer, evaluate_model
 
     data, lang, system, oracle, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)

@@ -22,7 +22,7 @@ def _torch():
 def load(path, system=None, device="cpu"):
     """A :class:`~semiparse.neural.parser.NeuralModel` from a file (see :func:`semiparse.neural.io.load`)."""
     _torch()
-    from .io import load as _load
+    from semiparse.neural.io import load as _load
 
     return _load(path, system=system, device=device)
 
@@ -37,7 +37,7 @@ def train(trees, system="arc_standard", dev=None, progress=False, log=None, **op
     """Train a parser on :class:`~semiparse.train.data.Tree` objects;
     ``options`` are the fields of :class:`semiparse.neural.options.Options`."""
     _torch()
-    from .options import Options
-    from .trainer import NeuralTrainer
+    from semiparse.neural.options import Options
+    from semiparse.neural.trainer import NeuralTrainer
 
     return NeuralTrainer(system, Options(**options), progress=progress, log=log).run(trees, dev=dev)

@@ -17,7 +17,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from .vocab import PAD, UNK
+from semiparse.neural.vocab import PAD, UNK
 
 
 class Encoder(nn.Module):

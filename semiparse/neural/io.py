@@ -25,8 +25,8 @@ import json
 import os
 import zipfile
 
-from ..outputs import open_output
-from ..train.model import ModelError, check_same_system, recorded_system, system_record
+from semiparse.treebank.outputs import open_output
+from semiparse.train.model import ModelError, check_same_system, recorded_system, system_record
 
 FORMAT = "semiparse-neural-model"
 CHECKPOINT = "semiparse-neural-checkpoint"
@@ -88,7 +88,7 @@ def _write(payload, path):
 
 
 def save(model, path):
-    """Write a :class:`NeuralModel` (atomically, :func:`semiparse.outputs.open_output`)."""
+    """Write a :class:`NeuralModel` (atomically, :func:`semiparse.treebank.outputs.open_output`)."""
     _write(_payload(model, FORMAT), path)
 
 
@@ -130,9 +130,9 @@ def _read(path, fmt):
 
 
 def _build(path, payload, meta, system=None):
-    from .options import Options
-    from .parser import NeuralModel
-    from .vocab import Vocab
+    from semiparse.neural.options import Options
+    from semiparse.neural.parser import NeuralModel
+    from semiparse.neural.vocab import Vocab
 
     recorded = recorded_system(path, meta)
     if system is not None:

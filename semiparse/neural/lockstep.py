@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..oracles.static import static_rank
-from .model import label_loss, transition_loss
+from semiparse.transitions.static import static_rank
+from semiparse.neural.model import label_loss, transition_loss
 
 
 class Transitions:

@@ -23,7 +23,7 @@ transitions, ``optimal`` within ``legal`` and not empty):
 import torch
 from torch import nn
 
-from .encoder import Encoder
+from semiparse.neural.encoder import Encoder
 
 
 class Network(nn.Module):

@@ -2,15 +2,15 @@
 import numpy as np
 import torch
 
-from ..oracles.api import System
-from ..train.model import Model
-from .features import FeatureReader, default_positions
-from .lockstep import Transitions, parse_batch
-from .model import Network
+from semiparse.transitions.api import System
+from semiparse.train.model import Model
+from semiparse.neural.features import FeatureReader, default_positions
+from semiparse.neural.lockstep import Transitions, parse_batch
+from semiparse.neural.model import Network
 
 
 def neural_system(spec):
-    """The :class:`semiparse.oracles.api.System` of ``spec`` (a name, file,
+    """The :class:`semiparse.transitions.api.System` of ``spec`` (a name, file,
     ``module:attr`` or definition); ValueError for one the parser cannot
     use (transition families, as LR-spine's, have no fixed output columns)."""
     system = spec if isinstance(spec, System) else System(spec)
@@ -60,8 +60,8 @@ class NeuralModel:
         perceptron's (:meth:`semiparse.train.Model.parse`); :attr:`dead_ends`
         counts the latter (``with_dead_ends``: each parse is ``(heads, labels,
         whether it reached one)``).  A model trained with ``--nonproj encode``
-        decodes its labels (``semiparse.encoding``)."""
-        from ..encoding import decode
+        decodes its labels (``semiparse.treebank.encoding``)."""
+        from semiparse.treebank.encoding import decode
 
         out = []
         for first in range(0, len(trees), batch_size):

@@ -5,7 +5,7 @@ Non-projective training trees (``Options.nonproj``), as for the perceptron
 (:func:`semiparse.train.prepare`): ``oracle`` keeps them (the dynamic oracle
 is exact for any gold tree), ``projectivize`` replaces them by an optimal
 projectivization, ``encode`` does the same and records in their labels how
-to undo it (``semiparse.encoding``, the ``head`` encoding; parses are
+to undo it (``semiparse.treebank.encoding``, the ``head`` encoding; parses are
 decoded), ``subset`` drops them.
 """
 import copy
@@ -16,20 +16,20 @@ from collections import Counter
 
 import torch
 
-from ..train.evaluate import attachment_scores
-from ..train.trainer import prepare
-from .lockstep import Example, Policy, TrainingOracle, lockstep_loss
-from .options import Options
-from .parser import NeuralModel, neural_system
-from .vocab import Vocab
+from semiparse.train.evaluate import attachment_scores
+from semiparse.train.trainer import prepare
+from semiparse.neural.lockstep import Example, Policy, TrainingOracle, lockstep_loss
+from semiparse.neural.options import Options
+from semiparse.neural.parser import NeuralModel, neural_system
+from semiparse.neural.vocab import Vocab
 
 
 def training_trees(trees, nonproj, oracle, log=None):
     """The training trees after the ``nonproj`` policy (a new list)."""
     if nonproj != "encode":
         return prepare(trees, {"subset": "skip"}.get(nonproj, nonproj), oracle, log)
-    from ..encoding import EncodingError, encode
-    from ..projectivity import is_projective, projectivize
+    from semiparse.treebank.encoding import EncodingError, encode
+    from semiparse.treebank.projectivity import is_projective, projectivize
 
     if not trees:
         raise ValueError("no training trees given")
@@ -79,7 +79,7 @@ class NeuralTrainer:
     def run(self, trees, dev=None):
         from tqdm import tqdm
 
-        from . import io
+        from semiparse.neural import io
 
         o = self.options
         torch.manual_seed(o.seed)

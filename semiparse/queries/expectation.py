@@ -12,19 +12,20 @@ grammars, which have no spurious ambiguity).  With the edge marginals
 (labelled weights: ``w`` the log-sum-exp over labels, and ``w[h, d]`` in
 the entropy and ``values[h, d]`` replaced by their means under the label
 posterior).  The scores are shifted per dependent first
-(:func:`semiparse.engine.shifted`), which changes neither; edges no likely
+(:func:`semiparse.chart.shift.shifted`), which changes neither; edges no likely
 tree has are dropped where the scores exceed the kernel's exact range
-(:func:`semiparse.engine.likely_edges`).  The entropy is a difference of two
+(:func:`semiparse.chart.shift.likely_edges`).  The entropy is a difference of two
 sums of scores, so it is refused when they are so large (the likely trees'
 edges far below their words' best ones) that rounding could move it by more
-than :data:`semiparse.engine.ROUNDING_LIMIT`.
+than :data:`semiparse.chart.shift.ROUNDING_LIMIT`.
 """
 import numpy as np
 
-from .. import _cky
-from ..engine import (NEG_INF, ROUNDING_LIMIT, _check_input, _loaded, likely_edges, real_array,
-                      rounding_bound, run_batch)
-from .labels import edge_weights, shifted_input
+from semiparse.chart import _cky
+from semiparse.chart.batch import run_batch
+from semiparse.chart.inputs import NEG_INF, check_input, compiled, loaded, real_array
+from semiparse.chart.labels import edge_weights, shifted_input
+from semiparse.chart.shift import ROUNDING_LIMIT, likely_edges, rounding_bound
 
 
 def entropy(grammar, terminals, weights=None, *, n_jobs=1):
@@ -35,16 +36,16 @@ def entropy(grammar, terminals, weights=None, *, n_jobs=1):
     :func:`semiparse.parse` checks them; ValueError too when no tree exists.
     Returns a float >= 0.  A batch as for :func:`semiparse.parse`.
     """
-    grammar = _loaded(grammar)
+    grammar = loaded(grammar)
     return run_batch(terminals, weights, n_jobs, lambda t, w: _entropy(grammar, t, w))
 
 
 def _entropy(grammar, terminals, weights):
-    ids, w, _ = shifted_input(grammar, terminals, weights)  # the same distribution
+    ids, w, shift = shifted_input(grammar, terminals, weights)  # the same distribution
     edge_w, labels = edge_weights(w)
     # Labelled: H = H(tree) + E[label entropies] = log Z - E[sum of mean label scores].
     mean_score = edge_w if labels is None else labels.mean(np.where(w > NEG_INF, w, 0.0))
-    log_z, mean = _expectation(grammar, terminals, edge_w, mean_score)
+    log_z, mean = _expectation(grammar, terminals, edge_w, mean_score, shift)
     bound = rounding_bound(len(ids), log_z, mean)
     if bound > ROUNDING_LIMIT:
         raise ValueError(f"entropy: the likely trees score about {-mean:.3g} below the sum of "
@@ -64,7 +65,7 @@ def expected(grammar, terminals, weights=None, values=None, *, n_jobs=1):
     exists.  Returns a float.  A batch: ``terminals`` a list of
     ``(terminals, weights, values)`` triples and neither weights nor values.
     """
-    grammar = _loaded(grammar)
+    grammar = loaded(grammar)
     if values is None and weights is not None:
         raise ValueError("expected() needs values (one per edge), or a batch of "
                          "(terminals, weights, values) triples")
@@ -82,20 +83,20 @@ def expected(grammar, terminals, weights=None, values=None, *, n_jobs=1):
 
 
 def _expected(grammar, terminals, weights, values):
-    _, w, _ = shifted_input(grammar, terminals, weights)  # the same distribution
+    _, w, shift = shifted_input(grammar, terminals, weights)  # the same distribution
     edge_w, labels = edge_weights(w)
     v = _checked_values(values, w.shape)
     if v.ndim == 3:
         v = labels.mean(v)
-    return _expectation(grammar, terminals, edge_w, v)[1]
+    return _expectation(grammar, terminals, edge_w, v, shift)[1]
 
 
-def _expectation(grammar, terminals, w, values):
-    """``(log Z, E[sum of values])`` for shifted scores ``w``, by the edge
-    marginals of the Cython outside pass."""
-    (_, pl, pr), w = _check_input(grammar, terminals, w)
-    w = likely_edges(grammar.compiled, pl, pr, w)
-    log_z, mu = _cky.edge_marginals("log", grammar.compiled, pl, pr, w)
+def _expectation(grammar, terminals, w, values, shift):
+    """``(log Z, E[sum of values])`` for scores ``w`` shifted by ``shift``,
+    by the edge marginals of the Cython outside pass."""
+    (_, pl, pr), w = check_input(grammar, terminals, w)
+    w = likely_edges(compiled(grammar), pl, pr, w, shift)
+    log_z, mu = _cky.edge_marginals("log", compiled(grammar), pl, pr, w)
     if log_z == NEG_INF:
         raise ValueError("no tree: every derivation of these terminals uses a forbidden "
                          "(-inf) edge, so the distribution over trees is empty")

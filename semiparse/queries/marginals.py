@@ -4,16 +4,18 @@
 has probability proportional to exp(sum of its edge scores);
 ``max_marginals`` the best score of a derivation that contains the edge.
 Both run the inside pass and then the outside pass over the same chart, in
-Cython (:func:`semiparse._cky.edge_marginals`), or with ``engine="python"``
-in the generic engine (:func:`semiparse.engine.outside_generic`).
+Cython (:func:`semiparse.chart._cky.edge_marginals`), or with ``engine="python"``
+in the generic engine (:func:`semiparse.chart.generic.outside_generic`).
 """
 import numpy as np
 
-from .. import _cky
-from .. import semiring as sr
-from ..engine import (NEG_INF, _check_input, _loaded, check_engine, likely_edges, outside_generic,
-                      run_batch, shifted, unshift)
-from .labels import check_input, is_labelled, reduce_labels, shifted_labels
+from semiparse.chart import _cky
+from semiparse import semiring as sr
+from semiparse.chart.batch import run_batch
+from semiparse.chart.generic import outside_generic
+from semiparse.chart.inputs import NEG_INF, check_engine, check_input, compiled, is_labelled, loaded
+from semiparse.chart.labels import check_weights, reduce_labels, shifted_labels
+from semiparse.chart.shift import likely_edges, shifted, unshift
 
 
 def marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
@@ -39,7 +41,7 @@ def max_marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
 
 
 def _query(kernel, grammar, terminals, weights, n_jobs, engine):
-    grammar = _loaded(grammar)
+    grammar = loaded(grammar)
     check_engine(engine)
     return run_batch(terminals, weights, n_jobs,
                      lambda t, w: _edges(kernel, grammar, t, w, engine),
@@ -50,13 +52,13 @@ def _edges(kernel, grammar, terminals, weights, engine):
     item = _prepare(kernel, grammar, terminals, weights, engine)
     if not isinstance(item, _KernelItem):
         return item
-    return item.finish(*_cky.edge_marginals(kernel, grammar.compiled, item.pl, item.pr, item.w))
+    return item.finish(*_cky.edge_marginals(kernel, compiled(grammar), item.pl, item.pr, item.w))
 
 
 def _edges_many(kernel, grammar, pairs, engine, group=16):
     """``(results, error)`` for ``run_batch``: the items in groups of ``group``,
     each group checked in order up to the first item at fault and its Cython
-    kernels then run in one call (:func:`semiparse._cky.edge_marginals_batch`,
+    kernels then run in one call (:func:`semiparse.chart._cky.edge_marginals_batch`,
     one release of the GIL): few hand-overs of the GIL between threads, while
     one thread's checks still overlap another's kernels."""
     out = []
@@ -69,7 +71,7 @@ def _edges_many(kernel, grammar, pairs, engine, group=16):
                 error = exc
                 break
         pending = [x for x in items if isinstance(x, _KernelItem)]
-        values = iter(_cky.edge_marginals_batch(kernel, grammar.compiled,
+        values = iter(_cky.edge_marginals_batch(kernel, compiled(grammar),
                                                 [(x.pl, x.pr, x.w) for x in pending]))
         for item in items:
             if isinstance(item, _KernelItem):
@@ -102,14 +104,14 @@ class _KernelItem:
 def _prepare(kernel, grammar, terminals, weights, engine):
     """The checked input as a :class:`_KernelItem`, or the result itself when
     another path computes it (labelled weights, the Python engine).  Scores
-    are shifted per dependent (:func:`semiparse.engine.shifted`): marginals
+    are shifted per dependent (:func:`semiparse.chart.shift.shifted`): marginals
     do not change, max-marginals get the shift back."""
     if is_labelled(weights):
         return _labelled_edges(kernel, grammar, terminals, weights, engine)
-    (ids, pl, pr), w = _check_input(grammar, terminals, weights)
+    (ids, pl, pr), w = check_input(grammar, terminals, weights)
     w, shift = shifted(w)
     if kernel == "log":
-        w = likely_edges(grammar.compiled, pl, pr, w)
+        w = likely_edges(compiled(grammar), pl, pr, w, shift)
     item = _KernelItem(len(ids), pl, pr, w, shift if kernel == "maxplus" else None)
     if engine != "python":
         return item
@@ -133,10 +135,11 @@ def _labelled_edges(kernel, grammar, terminals, weights, engine):
     """Labelled marginals or max-marginals: the edge query on the weights with
     the label axis reduced (log-sum-exp or best label), then spread over the
     labels (by the label posterior, or by each label's loss against the best)."""
-    _, w = check_input(grammar, terminals, weights)
+    _, w = check_weights(grammar, terminals, weights)
     w, shift = shifted_labels(w)
     labels = reduce_labels(w)
     if kernel == "log":
+        shift.check_digits()  # the label shift's rounding, on any edge
         return _edges(kernel, grammar, terminals, labels.logsumexp, engine)[..., None] * labels.posterior()
     edges = _edges(kernel, grammar, terminals, labels.best, engine)
     allowed = np.isfinite(edges)[..., None] & (w > NEG_INF)

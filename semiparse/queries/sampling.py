@@ -4,14 +4,14 @@ One inside pass of the generic engine with the sampling semiring
 (:class:`semiparse.semiring.Sampling`) draws all k trees: log weights
 throughout, so the draw is exact (up to rounding of the probabilities) at
 any length.  The scores are shifted per dependent first
-(:func:`semiparse.engine.shifted`), which leaves the distribution as it is,
+(:func:`semiparse.chart.shift.shifted`), which leaves the distribution as it is,
 so a constant shared by all scores does not matter; what remains is refused
 when the likely trees score so far below their words' best edges that
 rounding their log weights could move a probability by more than
-:data:`semiparse.engine.ROUNDING_LIMIT`.  Labelled weights: the tree is drawn with each
+:data:`semiparse.chart.shift.ROUNDING_LIMIT`.  Labelled weights: the tree is drawn with each
 edge weighted by the sum over its labels, then each edge's label from its
 posterior given the edge, which is the joint distribution over labelled
-trees.  ``semiparse.engine.sample`` (uniform among max-plus optima) is a
+trees.  ``semiparse.chart.engine.sample_best_tree`` (uniform among max-plus optima) is a
 different query and stays as it is.
 """
 import math
@@ -20,11 +20,17 @@ import random as _random
 
 import numpy as np
 
-from .. import _cky
-from .. import semiring as sr
-from ..engine import (NEG_INF, ROUNDING_LIMIT, _check_input, _heads, _loaded, inside_generic,
-                      rounding_bound, run_batch)
-from .labels import edge_weights, shifted_input
+from semiparse.chart import _cky
+from semiparse import semiring as sr
+from semiparse.chart.batch import run_batch
+from semiparse.chart.generic import heads_of_edges, inside_generic
+from semiparse.chart.inputs import NEG_INF, check_input, compiled, loaded
+from semiparse.chart.labels import edge_weights, shifted_input
+from semiparse.chart.shift import ROUNDING_LIMIT, rounding_bound
+
+
+# The most draws one call takes: every chart item keeps one slot per draw.
+MAX_DRAWS = 1_000_000
 
 
 def sample(grammar, terminals, weights=None, temperature=1.0, rng=None, k=1, *, n_jobs=1):
@@ -52,9 +58,10 @@ def sample(grammar, terminals, weights=None, temperature=1.0, rng=None, k=1, *, 
         rng = _random.Random()
     elif not isinstance(rng, _random.Random):
         raise ValueError(f"rng must be a random.Random or None, got {rng!r}")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"k must be a positive integer (the number of samples), got {k!r}")
-    grammar = _loaded(grammar)
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= MAX_DRAWS:
+        raise ValueError(f"k must be a positive integer (the number of samples) up to "
+                         f"{MAX_DRAWS:,} (each chart item keeps a slot per draw), got {k!r}")
+    grammar = loaded(grammar)
     return run_batch(terminals, weights, n_jobs,
                      lambda t, w: _sample(grammar, t, w, float(temperature), rng, int(k)))
 
@@ -72,7 +79,7 @@ def _sample(grammar, terminals, weights, temperature, rng, k):
     if log_z == NEG_INF:
         raise ValueError("no tree: every derivation of these terminals uses a forbidden "
                          "(-inf) edge, so there is nothing to sample")
-    trees = [_heads(sr.edges_of(d), len(ids)) for d in draws]
+    trees = [heads_of_edges(sr.edges_of(d), len(ids)) for d in draws]
     if labels is None:
         return trees
     posterior = labels.posterior()
@@ -85,8 +92,8 @@ def _check_rounding(grammar, terminals, w):
     that rounding them could move a probability by more than the limit: the
     items of a tree that weighs anything score between the best tree's score
     (shifted scores are at most 0) less a few hundred, and 0."""
-    (_, pl, pr), w = _check_input(grammar, terminals, w)
-    best = _cky.inside("maxplus", grammar.compiled, pl, pr, w)
+    (_, pl, pr), w = check_input(grammar, terminals, w)
+    best = _cky.inside("maxplus", compiled(grammar), pl, pr, w)
     if best > NEG_INF and rounding_bound(len(w), best, 1000.0) > ROUNDING_LIMIT:
         raise ValueError(f"sample: the likely trees score about {-best:.3g} below the sum of "
                          "their words' best edges, too far for log weights to keep the digits "

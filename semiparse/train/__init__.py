@@ -4,10 +4,10 @@ Greedy averaged perceptron (static / nondet / dynamic oracles with
 exploration), probabilistic models trained with AdaGrad-RDA, and global beam
 training with early update or max-violation; see ``docs/training.md``.
 """
-from .data import Tree, read_trees
-from .evaluate import attachment_scores, calibration
-from .model import Model, ModelError, SYSTEMS
-from .trainer import NONPROJ, ORACLES, TRAINERS, Trainer, evaluate_model, prepare
+from semiparse.train.data import Tree, read_trees
+from semiparse.train.evaluate import attachment_scores, calibration
+from semiparse.train.model import Model, ModelError, SYSTEMS
+from semiparse.train.trainer import NONPROJ, ORACLES, TRAINERS, Trainer, evaluate_model, prepare
 
 __all__ = ["Model", "ModelError", "NONPROJ", "ORACLES", "SYSTEMS", "TRAINERS", "Trainer", "Tree",
            "attachment_scores", "calibration", "evaluate_model", "prepare", "read_trees"]

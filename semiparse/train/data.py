@@ -1,8 +1,8 @@
 """Treebank input for training and parsing: CoNLL-U sentences as arrays.
 
-Reading goes through :mod:`semiparse.conllu_io` (messages ``FILE:LINE:
+Reading goes through :mod:`semiparse.treebank.conllu` (messages ``FILE:LINE:
 reason``), and so does writing a parse: each tree keeps the sentence it was
-read from, whose :meth:`~semiparse.conllu_io.Sentence.relabeled` gives its
+read from, whose :meth:`~semiparse.treebank.conllu.Sentence.relabeled` gives its
 bytes with new heads and labels.  Words and tags are hashed with a stable
 64-bit hash (not Python's salted ``hash``), so a model's feature keys mean
 the same in every process.
@@ -11,8 +11,7 @@ import os
 import zlib
 from dataclasses import dataclass
 
-from .. import conllu_io
-
+from semiparse.treebank import conllu
 FORM, UPOS, DEPREL = 1, 3, 7
 
 
@@ -33,7 +32,7 @@ class Tree:
     tags: list
     heads: list          # heads[0] == -1; None for words without a usable HEAD
     labels: list         # labels[0] == None
-    source: object = None  # the conllu_io.Sentence read (for writing output)
+    source: object = None  # the conllu.Sentence read (for writing output)
 
     def __len__(self):
         return len(self.forms) - 1
@@ -51,14 +50,14 @@ class Tree:
 def read_trees(source, need_heads=True, name=None, keep_empty=False):
     """The sentences of a CoNLL-U file as :class:`Tree` objects.
 
-    ``source``: what :func:`semiparse.conllu_io.read_conllu` reads (a path,
+    ``source``: what :func:`semiparse.treebank.conllu.read_conllu` reads (a path,
     ``"-"``, a binary file object); ``name`` names it in messages.  With
     ``need_heads`` every sentence must have a well-formed basic tree
     (otherwise the first problem is raised as ``FILE:LINE: reason``); without
     it HEAD may be ``_`` (input to be parsed).  With ``keep_empty`` a block
     without words (comments alone) is kept as a tree of no words, so that
     writing every tree's ``source`` back
-    (:meth:`~semiparse.conllu_io.Sentence.relabeled`) reproduces the whole
+    (:meth:`~semiparse.treebank.conllu.Sentence.relabeled`) reproduces the whole
     file.  A file without words is an error.
     """
     if name is None:
@@ -72,7 +71,7 @@ def read_trees(source, need_heads=True, name=None, keep_empty=False):
 
 def _read_trees(source, need_heads, name, keep_empty):
     trees, words = [], False
-    for sentence in conllu_io.read_conllu(source, name=name, multiple_roots="warn"):
+    for sentence in conllu.read_conllu(source, name=name, multiple_roots="warn"):
         structural = [e for e in sentence.errors if not _tree_only(e.reason)]
         if structural or (need_heads and sentence.errors):
             raise (structural or sentence.errors)[0]

@@ -14,8 +14,9 @@ import unicodedata
 
 import numpy as np
 
-from .. import conllu_io
-from ..oracles.api import System
+from semiparse.treebank import conllu
+from semiparse.transitions import oracle
+from semiparse.transitions.api import System
 
 PUNCT_TAGS = frozenset({"PUNCT"})
 STEPS_KEY = "semiparse_steps"
@@ -76,8 +77,8 @@ def conll18_scores(gold, system):
     longest sentence's head chains.  What it refuses is a ``ValueError``
     ``FILE:LINE: reason`` (the line in that file; :class:`ScorerRefused` for
     the system file); files whose texts differ are named both."""
-    from .._vendor import conll18_ud_eval as scorer
-    from .data import read_trees
+    from semiparse._vendor import conll18_ud_eval as scorer
+    from semiparse.train.data import read_trees
 
     loaded, read = [], []
     for trees, error in ((gold, ValueError), (system, ScorerRefused)):
@@ -114,7 +115,7 @@ def _word_lines(tree):
     them (see :func:`conll18_scores`)."""
     source, lines = tree.source, []
     for number, line in enumerate(source.raw.splitlines(), source.first_line):
-        if number == 1 and line.startswith(conllu_io.BOM):
+        if number == 1 and line.startswith(conllu.BOM):
             line = line[3:]
         if line.strip() and not line.startswith(b"#") and b"." not in line.split(b"\t", 1)[0]:
             lines.append((number, line.decode("utf-8", "surrogateescape")))
@@ -206,7 +207,7 @@ def align(gold_trees, system_trees):
 
 def steps_metadata(system, steps):
     """The comments (``{key: value}``, for
-    :meth:`~semiparse.conllu_io.Sentence.relabeled`) that record a parse's
+    :meth:`~semiparse.treebank.conllu.Sentence.relabeled`) that record a parse's
     decisions and their probabilities."""
     return {SYSTEM_KEY: system, STEPS_KEY: " ".join(f"{name}={p:.4f}" for name, p in steps)}
 
@@ -263,9 +264,7 @@ def calibration(gold_trees, system_trees, bins=10, oracle_factory=None, system=N
     output records; by default the recorded name, a shipped or registered
     system.
     """
-    import semiparse
-
-    factory = oracle_factory or semiparse.oracle
+    factory = oracle_factory or oracle
     given = None if system is None else System(system)
     systems, oracles = {}, {}
     counts = np.zeros(bins, dtype=np.int64)

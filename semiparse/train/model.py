@@ -15,12 +15,12 @@ import zipfile
 
 import numpy as np
 
-from ..oracles._machine import machine_for
-from ..oracles.system import definition_sha256, load_system, system_from_text
-from ..outputs import open_output
-from . import _core
-from .features import ZHANG_NIVRE, compile_templates
-from .data import ROOT_WORD, stable_hash
+from semiparse.transitions._machine import machine_for
+from semiparse.transitions.system import definition_sha256, load_system, system_from_text
+from semiparse.treebank.outputs import open_output
+from semiparse.train import _core
+from semiparse.train.features import ZHANG_NIVRE, compile_templates
+from semiparse.train.data import ROOT_WORD, stable_hash
 
 FORMAT = "semiparse-parser-model"
 VERSION = 1
@@ -255,7 +255,7 @@ class Model:
     # -- files -------------------------------------------------------------
 
     def save(self, path):
-        """Write the model (atomically, see :func:`semiparse.outputs.open_output`)."""
+        """Write the model (atomically, see :func:`semiparse.treebank.outputs.open_output`)."""
         keys, weights = self.weights.export()
         meta = {
             "format": FORMAT,

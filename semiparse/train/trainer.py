@@ -31,13 +31,14 @@ from collections import Counter
 
 import numpy as np
 
-from ..oracles.static import static_choice, static_rank
-from . import _core
-from ..oracles._machine import machine_for
-from ..oracles.system import load_system
-from ..oracles.registry import system_methods
-from .model import Model
-from .evaluate import attachment_scores
+from semiparse.transitions import oracle
+from semiparse.transitions.static import static_choice, static_rank
+from semiparse.train import _core
+from semiparse.transitions._machine import machine_for
+from semiparse.transitions.system import load_system
+from semiparse.transitions.registry import system_methods
+from semiparse.train.model import Model
+from semiparse.train.evaluate import attachment_scores
 
 ORACLES = ("static", "nondet", "dynamic")
 TRAINERS = ("perceptron", "rda", "beam-early", "beam-maxv")
@@ -49,10 +50,8 @@ class DynamicOracle:
     """The project's dynamic oracle (:func:`semiparse.oracle`) as sets of move codes."""
 
     def __init__(self, system):
-        import semiparse
-
         self.system = system
-        self.oracle = semiparse.oracle(system)
+        self.oracle = oracle(system)
         self.needs_arcs = self.oracle.system.needs_arcs
         self._sentence = self._heads = None
 
@@ -79,7 +78,7 @@ class _DeadEnd(Exception):
 
 
 class StaticOracle:
-    """The canonical computation (:mod:`semiparse.oracles.static`): in each
+    """The canonical computation (:mod:`semiparse.transitions.static`): in each
     configuration the first optimal move in the system's static order.
 
     Training with it follows that computation, so the moves of each sentence
@@ -124,7 +123,7 @@ class StaticOracle:
 
 def prepare(trees, nonproj, oracle, log=None):
     """The training trees after the ``--nonproj`` policy (new list; heads may change)."""
-    from ..projectivity import is_projective, projectivize
+    from semiparse.treebank.projectivity import is_projective, projectivize
 
     if nonproj not in NONPROJ:
         raise ValueError(f"nonproj must be one of {', '.join(NONPROJ)}, not {nonproj!r}")

@@ -1,0 +1,1157 @@
+# cython: language_level=3
+"""Split bilexical CKY (Nederhof 2019, Table 2) in C, fused over numeric semirings.
+
+One chart algorithm, specialized at compile time for each value type below;
+the semiring operations are inline functions chosen by ``if V is ...``
+branches, so the inner loops are plain C arithmetic.
+
+Chart layout (``N`` = number of input positions), chosen so that every inner
+loop walks two contiguous rows:
+
+- ``Lf[B][i][j]`` / ``Lb[B][j][i]``: left items by start / by end;
+- ``Rf[C][i][j]`` / ``Rb[C][j][i]``: right items by start / by end;
+- ``IL[B][C][j][i]``: left attachment of child i to head j (by end);
+- ``IR[B][C][i][j]``: right attachment of child j to head i (by start).
+
+Log values are first tried as :data:`Plain` probabilities, each dependent's
+edge weights divided by the largest and all rescaled as the entries drift
+(see :mod:`semiparse.chart._plain`): a sum of products is then a plain dot
+product.  When an entry leaves the range where that is exact, the chart is filled again with :data:`Scaled` numbers (see
+:mod:`semiparse.chart._logsum`), which have the range of the log semiring and still
+sum products without an exp or log per term.  An outside pass over max-plus
+and log charts gives edge max-marginals and posteriors (:func:`edge_marginals`).
+
+Exact counts use :data:`CountMod` / :data:`MaxCountMod` modulo a prime below
+2**31 (products fit in 64 bits); the Python side combines several primes by
+the Chinese remainder theorem when the double-precision count is too large to
+be exact.
+"""
+from libc.math cimport INFINITY, NAN, exp, fabs, log, log1p
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
+import numpy as np
+
+from semiparse.chart._logsum cimport Scaled, from_log, scaled_dot, scaled_plus, scaled_times, to_log
+from semiparse.chart._adjoint cimport OV, back_rows, share
+from semiparse.chart._maxplus cimport MaxPlus, maxplus_dot
+from semiparse.chart._plain cimport (Plain, drifted, in_range, plain_dot, plain_rescale_weights,
+                               plain_weights, recentring, track)
+
+
+ctypedef struct CountF:
+    double c
+
+ctypedef struct CountMod:
+    uint64_t c
+
+ctypedef struct MaxCountF:
+    double s
+    double c
+
+ctypedef struct MaxCountMod:
+    double s
+    uint64_t c
+
+ctypedef struct MaxLogCount:  # best score and the log of its count: no overflow at any length
+    double s
+    double c
+
+ctypedef fused V:
+    MaxPlus
+    Plain
+    Scaled
+    CountF
+    CountMod
+    MaxCountF
+    MaxCountMod
+    MaxLogCount
+
+
+cdef inline V v_zero(V tag) noexcept nogil:
+    if V is Scaled:
+        tag.m, tag.e = 0.0, -INFINITY
+    elif V is Plain:
+        tag.p = 0.0
+    elif V is MaxPlus:
+        tag.s = -INFINITY
+    elif V is CountF or V is CountMod:
+        tag.c = 0
+    elif V is MaxLogCount:
+        tag.s = -INFINITY
+        tag.c = -INFINITY
+    else:
+        tag.s = -INFINITY
+        tag.c = 0
+    return tag
+
+
+cdef inline V v_one(V tag) noexcept nogil:
+    if V is Scaled:
+        tag.m, tag.e = 1.0, 0.0
+    elif V is Plain:
+        tag.p = 1.0
+    elif V is MaxPlus:
+        tag.s = 0.0
+    elif V is CountF or V is CountMod:
+        tag.c = 1
+    elif V is MaxLogCount:
+        tag.s = 0.0
+        tag.c = 0.0
+    else:
+        tag.s = 0.0
+        tag.c = 1
+    return tag
+
+
+cdef inline V v_edge(V tag, double score) noexcept nogil:
+    """The value of an edge with this score (-inf: forbidden, i.e. zero); a
+    plain chart takes its weights from `plain_weights`, scaled per dependent."""
+    if score == -INFINITY:
+        return v_zero(tag)
+    if V is Scaled:
+        tag = from_log(score)
+    elif V is Plain:
+        tag.p = exp(score)
+    elif V is MaxPlus:
+        tag.s = score
+    elif V is CountF or V is CountMod:
+        tag.c = 1
+    elif V is MaxLogCount:
+        tag.s = score
+        tag.c = 0.0
+    else:
+        tag.s = score
+        tag.c = 1
+    return tag
+
+
+cdef inline double log_add(double a, double b) noexcept nogil:
+    """log(exp(a) + exp(b)) without overflow (-inf is log 0)."""
+    if a == -INFINITY:
+        return b
+    if b == -INFINITY:
+        return a
+    if a >= b:
+        return a + log1p(exp(b - a))
+    return b + log1p(exp(a - b))
+
+
+cdef inline V v_plus(V a, V b, uint64_t p) noexcept nogil:
+    if V is MaxPlus:
+        if b.s > a.s:
+            a.s = b.s
+        return a
+    elif V is Scaled:
+        return scaled_plus(a, b)
+    elif V is Plain:
+        a.p = a.p + b.p
+        return a
+    elif V is MaxLogCount:
+        if a.s > b.s:
+            return a
+        if b.s > a.s:
+            return b
+        a.c = log_add(a.c, b.c)
+        return a
+    elif V is CountF:
+        a.c = a.c + b.c
+        return a
+    elif V is CountMod:
+        a.c = a.c + b.c
+        if a.c >= p:
+            a.c -= p
+        return a
+    else:
+        if a.s > b.s:
+            return a
+        if b.s > a.s:
+            return b
+        a.c = a.c + b.c
+        if V is MaxCountMod:
+            if a.c >= p:
+                a.c -= p
+        return a
+
+
+cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
+    if V is Scaled:
+        a = scaled_times(a, b)
+    elif V is Plain:
+        a.p = a.p * b.p
+    elif V is MaxPlus:
+        a.s = a.s + b.s
+    elif V is CountF:
+        a.c = a.c * b.c
+    elif V is CountMod:
+        a.c = (a.c * b.c) % p
+    else:
+        if a.s == -INFINITY or b.s == -INFINITY:
+            return v_zero(a)
+        a.s = a.s + b.s
+        if V is MaxCountF:
+            a.c = a.c * b.c
+        elif V is MaxLogCount:
+            a.c = a.c + b.c
+        else:
+            a.c = (a.c * b.c) % p
+    return a
+
+
+cdef struct Chart:
+    int N, nl, nr
+    double log_scale   # log Z = log(a Plain chart's value) + log_scale
+    void* block        # one allocation holding every array below
+    void* Lf
+    void* Lb
+    void* Rf
+    void* Rb
+    void* IL
+    void* IR
+    void* W
+
+
+cdef struct Rules:
+    int nlc, nrc, npairs, nroot
+    const int* lc       # rows (B2, Bd, B, Cd)
+    const int* rc       # rows (C2, C, Bd, Cd)
+    const int* pairs    # rows (B, C, needs_left, needs_right)
+    const int* root     # rows (B, C)
+
+
+cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogil:
+    return (2 * nl + 2 * nr + 2 * nl * nr + 1) * (<size_t> N * N) * size
+
+
+cdef int chart_alloc(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
+    cdef char* p = <char*> malloc(chart_bytes(size, N, nl, nr))
+    ch.block = p
+    if p == NULL:
+        return -1
+    chart_layout(ch, size, N, nl, nr)
+    return 0
+
+
+cdef void chart_layout(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
+    """Lay out the chart of N positions in ch.block (chart_bytes long at least)."""
+    cdef size_t nn = <size_t> N * N
+    cdef char* p = <char*> ch.block
+    ch.N, ch.nl, ch.nr = N, nl, nr
+    ch.Lf = p
+    ch.Lb = p + nl * nn * size
+    ch.Rf = p + 2 * nl * nn * size
+    ch.Rb = p + (2 * nl + nr) * nn * size
+    ch.IL = p + (2 * nl + 2 * nr) * nn * size
+    ch.IR = p + (2 * nl + 2 * nr + nl * nr) * nn * size
+    ch.W = p + (2 * nl + 2 * nr + 2 * nl * nr) * nn * size
+
+
+cdef void chart_free(Chart* ch) noexcept nogil:
+    free(ch.block)
+
+
+cdef bint plain_rescale(Chart* ch, const Rules* g, int width, double shift) noexcept nogil:
+    """Multiply a Plain chart's weights by exp(shift), and its entries of
+    widths 1..width by exp(shift) to the power of their width, as if the
+    weights had been so from the start; False when an entry or a weight
+    leaves the range where the chart is exact."""
+    cdef int N = ch.N, nl = ch.nl, nr = ch.nr, s, i, j, b, c, q
+    cdef size_t NN = <size_t> N * N
+    cdef Plain* Lf = <Plain*> ch.Lf
+    cdef Plain* Lb = <Plain*> ch.Lb
+    cdef Plain* Rf = <Plain*> ch.Rf
+    cdef Plain* Rb = <Plain*> ch.Rb
+    cdef Plain* IL = <Plain*> ch.IL
+    cdef Plain* IR = <Plain*> ch.IR
+    cdef double f, lo = INFINITY, hi = 0.0
+    for s in range(1, width + 1):
+        f = exp(shift * s)
+        for i in range(N - s):
+            j = i + s
+            for b in range(nl):
+                Lf[b * NN + i * N + j].p *= f
+                Lb[b * NN + j * N + i].p *= f
+                track(Lf[b * NN + i * N + j].p, &lo, &hi)
+            for c in range(nr):
+                Rf[c * NN + i * N + j].p *= f
+                Rb[c * NN + j * N + i].p *= f
+                track(Rf[c * NN + i * N + j].p, &lo, &hi)
+            for q in range(g.npairs):  # (b, c) pairs are distinct
+                b, c = g.pairs[4 * q], g.pairs[4 * q + 1]
+                if g.pairs[4 * q + 2]:
+                    IL[(b * nr + c) * NN + j * N + i].p *= f
+                    track(IL[(b * nr + c) * NN + j * N + i].p, &lo, &hi)
+                if g.pairs[4 * q + 3]:
+                    IR[(b * nr + c) * NN + i * N + j].p *= f
+                    track(IR[(b * nr + c) * NN + i * N + j].p, &lo, &hi)
+    ch.log_scale -= shift * (N - 1)
+    return in_range(lo, hi) and plain_rescale_weights(<Plain*> ch.W, N, exp(shift))
+
+
+cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
+            const double* w, uint64_t p) noexcept nogil:
+    """Fill the chart bottom-up and return the value of the whole input.
+
+    A Plain chart holds scaled values (``ch.log_scale``), rescales them when
+    a width's entries drift toward the limits of the range where they are
+    exact, and returns NaN as soon as they leave it."""
+    cdef int N = ch.N, nl = ch.nl, nr = ch.nr
+    cdef size_t NN = <size_t> N * N
+    cdef V* Lf = <V*> ch.Lf
+    cdef V* Lb = <V*> ch.Lb
+    cdef V* Rf = <V*> ch.Rf
+    cdef V* Rb = <V*> ch.Rb
+    cdef V* IL = <V*> ch.IL
+    cdef V* IR = <V*> ch.IR
+    cdef V* W = <V*> ch.W
+    cdef V zero = v_zero(tag), one = v_one(tag), acc
+    cdef const V* row1
+    cdef const V* row2
+    cdef int span, i, j, k, d, q, b, c, b2, c2, bd, cd
+    cdef size_t x
+    cdef double lo = INFINITY, hi = 0.0
+
+    # Only entries that are read are initialized: the diagonal here, each
+    # L/R item when its span is reached; attachment items are always written
+    # before they are read.
+    if V is Plain:
+        ch.log_scale = plain_weights(w, W, N)
+        if ch.log_scale != ch.log_scale:
+            acc.p = ch.log_scale
+            return acc
+    else:
+        ch.log_scale = 0.0
+        for x in range(NN):
+            W[x] = v_edge(tag, w[x])
+    for i in range(N):
+        for b in range(nl):
+            Lf[b * NN + i * N + i] = Lb[b * NN + i * N + i] = zero
+        for c in range(nr):
+            Rf[c * NN + i * N + i] = Rb[c * NN + i * N + i] = zero
+        Lf[pl[i] * NN + i * N + i] = one
+        Lb[pl[i] * NN + i * N + i] = one
+        Rf[pr[i] * NN + i * N + i] = one
+        Rb[pr[i] * NN + i * N + i] = one
+
+    for span in range(1, N):
+        if V is Plain:
+            lo, hi = INFINITY, 0.0
+        for i in range(N - span):
+            j = i + span
+            # attachment items: sum_k R[c][i][k] * L[b][k+1][j], times the edge
+            for q in range(g.npairs):
+                b = g.pairs[4 * q]
+                c = g.pairs[4 * q + 1]
+                row1 = Rf + c * NN + i * N
+                row2 = Lb + b * NN + j * N
+                if V is Scaled:
+                    acc = scaled_dot(row1 + i, row2 + i + 1, j - i)
+                elif V is Plain:
+                    acc = plain_dot(row1 + i, row2 + i + 1, j - i)
+                elif V is MaxPlus:
+                    acc = maxplus_dot(row1 + i, row2 + i + 1, j - i)
+                else:
+                    acc = zero
+                    for k in range(i, j):
+                        acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
+                if g.pairs[4 * q + 2]:
+                    IL[(b * nr + c) * NN + j * N + i] = v_times(acc, W[j * N + i], p)
+                    if V is Plain:
+                        track(IL[(b * nr + c) * NN + j * N + i].p, &lo, &hi)
+                if g.pairs[4 * q + 3]:
+                    IR[(b * nr + c) * NN + i * N + j] = v_times(acc, W[i * N + j], p)
+                    if V is Plain:
+                        track(IR[(b * nr + c) * NN + i * N + j].p, &lo, &hi)
+            # left items: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]
+            for b2 in range(nl):
+                Lf[b2 * NN + i * N + j] = zero
+            for q in range(g.nlc):
+                b2 = g.lc[4 * q]
+                bd = g.lc[4 * q + 1]
+                b = g.lc[4 * q + 2]
+                cd = g.lc[4 * q + 3]
+                row1 = Lf + bd * NN + i * N
+                row2 = IL + (b * nr + cd) * NN + j * N
+                if V is Scaled:
+                    acc = scaled_dot(row1 + i, row2 + i, j - i)
+                elif V is Plain:
+                    acc = plain_dot(row1 + i, row2 + i, j - i)
+                elif V is MaxPlus:
+                    acc = maxplus_dot(row1 + i, row2 + i, j - i)
+                else:
+                    acc = zero
+                    for d in range(i, j):
+                        acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
+                Lf[b2 * NN + i * N + j] = v_plus(Lf[b2 * NN + i * N + j], acc, p)
+            for b2 in range(nl):
+                Lb[b2 * NN + j * N + i] = Lf[b2 * NN + i * N + j]
+                if V is Plain:
+                    track(Lf[b2 * NN + i * N + j].p, &lo, &hi)
+            # right items: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]
+            for c2 in range(nr):
+                Rf[c2 * NN + i * N + j] = zero
+            for q in range(g.nrc):
+                c2 = g.rc[4 * q]
+                c = g.rc[4 * q + 1]
+                bd = g.rc[4 * q + 2]
+                cd = g.rc[4 * q + 3]
+                row1 = IR + (bd * nr + c) * NN + i * N
+                row2 = Rb + cd * NN + j * N
+                if V is Scaled:
+                    acc = scaled_dot(row1 + i + 1, row2 + i + 1, j - i)
+                elif V is Plain:
+                    acc = plain_dot(row1 + i + 1, row2 + i + 1, j - i)
+                elif V is MaxPlus:
+                    acc = maxplus_dot(row1 + i + 1, row2 + i + 1, j - i)
+                else:
+                    acc = zero
+                    for d in range(i + 1, j + 1):
+                        acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
+                Rf[c2 * NN + i * N + j] = v_plus(Rf[c2 * NN + i * N + j], acc, p)
+            for c2 in range(nr):
+                Rb[c2 * NN + j * N + i] = Rf[c2 * NN + i * N + j]
+                if V is Plain:
+                    track(Rf[c2 * NN + i * N + j].p, &lo, &hi)
+        if V is Plain:
+            if not in_range(lo, hi) or (drifted(lo, hi) and not plain_rescale(
+                    ch, g, span, recentring(lo, hi, span))):
+                acc.p = NAN
+                return acc
+
+    acc = zero
+    for q in range(g.nroot):
+        acc = v_plus(acc, v_times(Lf[g.root[2 * q] * NN], Rf[g.root[2 * q + 1] * NN + N - 1], p), p)
+    return acc
+
+
+# --- backtrace -----------------------------------------------------------------
+# Over a max-plus chart (first best derivation), or a chart of best scores with
+# their counts (a best derivation sampled in proportion to counts): counts as
+# doubles while the total count fits one, else as logs.  In a log chart each
+# choice weighs its alternatives relative to a reference log count (that of
+# the item being expanded), so weights stay in [0, 1] however many
+# derivations there are.  In a max-plus chart every finite entry stands for
+# at least one derivation, so each alternative weighs 1.
+
+ctypedef fused BV:
+    MaxPlus
+    MaxCountF
+    MaxLogCount
+
+# Mass drawn in a choice, as a share of its total: keeps the cumulative walk
+# of `pick` inside the total despite rounding (a bias below 1e-12).
+cdef double SHRINK = 1.0 - 1e-12
+
+
+cdef inline double weight(BV x, BV y, double ref) noexcept nogil:
+    """Number of derivations of the product x * y (relative to exp(ref) in a
+    log chart)."""
+    if BV is MaxPlus:
+        return 1.0 if x.s > -INFINITY and y.s > -INFINITY else 0.0
+    elif BV is MaxCountF:
+        return x.c * y.c
+    else:
+        if x.c == -INFINITY or y.c == -INFINITY:
+            return 0.0
+        return exp((x.c + y.c) - ref)
+
+
+cdef inline double log_count(BV x) noexcept nogil:
+    """The reference for `weight` (only a log chart needs one)."""
+    if BV is MaxLogCount:
+        return x.c
+    else:
+        return 0.0
+
+cdef enum:
+    ITEM_L, ITEM_R, ITEM_IL, ITEM_IR
+
+
+cdef inline bint pick(double s, double c, double target, double* r, bint sample) noexcept nogil:
+    """Decide whether this decomposition (score s, count c) is the one taken.
+
+    First mode: the first that reaches the target score.  Sample mode: walk
+    the cumulative count among those reaching it; ``r`` holds the remaining
+    mass (u times their total count).
+    """
+    if s != target or c <= 0:
+        return False
+    if not sample:
+        return True
+    if r[0] < c:
+        return True
+    r[0] -= c
+    return False
+
+
+cdef double mass(const BV* a, const BV* b, int n, double extra,
+                 double target, double ref) noexcept nogil:
+    """Total weight of the n products a[x] * b[x] (* extra score) reaching target."""
+    cdef int x
+    cdef double t = 0
+    for x in range(n):
+        if (a[x].s + b[x].s) + extra == target:
+            t += weight(a[x], b[x], ref)
+    return t
+
+
+cdef inline void push(int* stack, int* top, int kind, int a, int b, int i, int j) noexcept nogil:
+    cdef int* f = stack + 5 * top[0]
+    f[0], f[1], f[2], f[3], f[4] = kind, a, b, i, j
+    top[0] += 1
+
+
+cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* u,
+                   bint sample) noexcept nogil:
+    """Write a best tree (first or sampled) into heads; -1 if there is none."""
+    cdef int N = ch.N, nr = ch.nr
+    cdef size_t NN = <size_t> N * N
+    cdef BV* Lf = <BV*> ch.Lf
+    cdef BV* Lb = <BV*> ch.Lb
+    cdef BV* Rf = <BV*> ch.Rf
+    cdef BV* Rb = <BV*> ch.Rb
+    cdef BV* IL = <BV*> ch.IL
+    cdef BV* IR = <BV*> ch.IR
+    cdef BV* W = <BV*> ch.W
+    cdef int cap = 8 * N + 8
+    cdef int* stack = <int*> malloc(5 * cap * sizeof(int))
+    cdef int top = 0, n_u = 0, kind, a, b, i, j, k, d, q, bd, cd, found = 1
+    cdef double target, extra, r, ref
+    cdef BV x, y
+    cdef double best_s, best_c
+    cdef const BV* row1
+    cdef const BV* row2
+    if stack == NULL:
+        return -1
+
+    # The root: the best of L[B][0][0] * R[C][0][N-1] over start rules (B, C),
+    # weighed relative to the largest log count among them.
+    best_s, ref = -INFINITY, -INFINITY
+    for q in range(g.nroot):
+        x = Lf[g.root[2 * q] * NN]
+        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        if x.s > -INFINITY and y.s > -INFINITY and x.s + y.s >= best_s:
+            if x.s + y.s > best_s:
+                best_s, ref = x.s + y.s, -INFINITY
+            if log_count(x) + log_count(y) > ref:
+                ref = log_count(x) + log_count(y)
+    if best_s == -INFINITY:
+        free(stack)
+        return -1
+    best_c = 0
+    for q in range(g.nroot):
+        x = Lf[g.root[2 * q] * NN]
+        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        if x.s + y.s == best_s:
+            best_c += weight(x, y, ref)
+    r = u[n_u] * best_c * SHRINK
+    n_u += 1
+    for q in range(g.nroot):
+        x = Lf[g.root[2 * q] * NN]
+        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        if pick(x.s + y.s, weight(x, y, ref), best_s, &r, sample):
+            push(stack, &top, ITEM_R, g.root[2 * q + 1], 0, 0, N - 1)
+            break
+
+    heads[0] = -1
+    while top > 0:
+        top -= 1
+        kind, a, b, i, j = stack[5 * top], stack[5 * top + 1], stack[5 * top + 2], \
+            stack[5 * top + 3], stack[5 * top + 4]
+        if i == j and (kind == ITEM_L or kind == ITEM_R):
+            continue
+        if top + 2 >= cap:
+            break
+        found = 0
+        if kind == ITEM_IL or kind == ITEM_IR:
+            # sum_k R[b][i][k] * L[a][k+1][j], times the (fixed) edge
+            if kind == ITEM_IL:
+                heads[i] = j
+                x = IL[(a * nr + b) * NN + j * N + i]
+                extra = W[j * N + i].s
+            else:
+                heads[j] = i
+                x = IR[(a * nr + b) * NN + i * N + j]
+                extra = W[i * N + j].s
+            target, ref = x.s, log_count(x)
+            row1 = Rf + b * NN + i * N
+            row2 = Lb + a * NN + j * N + 1
+            if sample:
+                r = u[n_u] * mass(row1 + i, row2 + i, j - i, extra, target, ref) * SHRINK
+                n_u += 1
+            for k in range(i, j):
+                if pick((row1[k].s + row2[k].s) + extra, weight(row1[k], row2[k], ref), target, &r, sample):
+                    push(stack, &top, ITEM_R, b, 0, i, k)
+                    push(stack, &top, ITEM_L, a, 0, k + 1, j)
+                    found = 1
+                    break
+        elif kind == ITEM_L:
+            x = Lf[a * NN + i * N + j]
+            target, ref = x.s, log_count(x)
+            if sample:
+                r = 0
+                for q in range(g.nlc):
+                    if g.lc[4 * q] == a:
+                        r += mass(Lf + g.lc[4 * q + 1] * NN + i * N + i,
+                                  IL + (g.lc[4 * q + 2] * nr + g.lc[4 * q + 3]) * NN + j * N + i,
+                                  j - i, 0, target, ref)
+                r *= u[n_u] * SHRINK
+                n_u += 1
+            for q in range(g.nlc):
+                if g.lc[4 * q] != a:
+                    continue
+                bd, b, cd = g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
+                row1 = Lf + bd * NN + i * N
+                row2 = IL + (b * nr + cd) * NN + j * N
+                for d in range(i, j):
+                    if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
+                        push(stack, &top, ITEM_L, bd, 0, i, d)
+                        push(stack, &top, ITEM_IL, b, cd, d, j)
+                        found = 1
+                        break
+                if found:
+                    break
+        else:
+            x = Rf[a * NN + i * N + j]
+            target, ref = x.s, log_count(x)
+            if sample:
+                r = 0
+                for q in range(g.nrc):
+                    if g.rc[4 * q] == a:
+                        r += mass(IR + (g.rc[4 * q + 2] * nr + g.rc[4 * q + 1]) * NN + i * N + i + 1,
+                                  Rb + g.rc[4 * q + 3] * NN + j * N + i + 1, j - i, 0, target, ref)
+                r *= u[n_u] * SHRINK
+                n_u += 1
+            for q in range(g.nrc):
+                if g.rc[4 * q] != a:
+                    continue
+                b, bd, cd = g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
+                row1 = IR + (bd * nr + b) * NN + i * N
+                row2 = Rb + cd * NN + j * N
+                for d in range(i + 1, j + 1):
+                    if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
+                        push(stack, &top, ITEM_IR, bd, b, i, d)
+                        push(stack, &top, ITEM_R, cd, 0, d, j)
+                        found = 1
+                        break
+                if found:
+                    break
+        if not found:
+            break
+    free(stack)
+    return 0 if top == 0 and found else -1
+
+
+# --- outside pass -----------------------------------------------------------------
+# Over a filled max-plus or log (plain or scaled) chart, from the largest spans
+# down, each item hands its adjoint to the two factors of every term of its sum
+# (`share` and `back_rows`, in semiparse/chart/_adjoint.pxd).
+# In a log chart the adjoint is the item's posterior (the share of the total
+# through it): a term t of an item y receives post(y) * t / y.  In a max-plus
+# chart it is the item's max-marginal (the best score of a tree through it):
+# the term receives mm(y) - y + t.  Both are the outside pass of the semiring
+# with the inside value folded in, so every adjoint is a probability or a
+# tree score and never overflows.  Left/right items get adjoints from two
+# directions (as a row by start and as a row by end), kept in the by-start
+# and by-end arrays and combined when the item's own cell is reached.
+
+cdef inline double adj_zero(OV tag) noexcept nogil:
+    if OV is MaxPlus:
+        return -INFINITY
+    else:
+        return 0.0
+
+
+cdef inline double adj_plus(OV tag, double a, double b) noexcept nogil:
+    if OV is MaxPlus:
+        return a if a >= b else b
+    else:
+        return a + b
+
+
+cdef void outside(OV tag, Chart* ch, Chart* ad, const Rules* g, OV total,
+                  double* edges) noexcept nogil:
+    """Fill ``edges[h * N + d]`` with the posterior (log) or max-marginal
+    (max-plus) of the edge h -> d, from a filled chart ``ch`` whose value is
+    ``total`` (not zero); ``ad`` holds the adjoints, in the same layout."""
+    cdef int N = ch.N, nl = ch.nl, nr = ch.nr
+    cdef size_t NN = <size_t> N * N, x, n_all = (2 * nl + 2 * nr + 2 * nl * nr) * NN
+    cdef const OV* Lf = <const OV*> ch.Lf
+    cdef const OV* Lb = <const OV*> ch.Lb
+    cdef const OV* Rf = <const OV*> ch.Rf
+    cdef const OV* Rb = <const OV*> ch.Rb
+    cdef const OV* IL = <const OV*> ch.IL
+    cdef const OV* IR = <const OV*> ch.IR
+    cdef const OV* W = <const OV*> ch.W
+    cdef double* gLf = <double*> ad.Lf
+    cdef double* gLb = <double*> ad.Lb
+    cdef double* gRf = <double*> ad.Rf
+    cdef double* gRb = <double*> ad.Rb
+    cdef double* gIL = <double*> ad.IL
+    cdef double* gIR = <double*> ad.IR
+    cdef double* all_adj = <double*> ad.Lf
+    cdef double zero = adj_zero(tag), adj, e, c, base
+    cdef OV one = v_one(tag), y, edge
+    cdef int span, i, j, q, b, c1, b2, c2, bd, cd
+
+    for x in range(n_all):
+        all_adj[x] = zero
+    for x in range(NN):
+        edges[x] = zero
+    if OV is MaxPlus:
+        share(total, one, total.s, &c, &base)
+    else:
+        share(total, one, 1.0, &c, &base)
+    for q in range(g.nroot):
+        b, c1 = g.root[2 * q], g.root[2 * q + 1]
+        back_rows(Lf + b * NN, Rf + c1 * NN + N - 1, c, base,
+                  gLf + b * NN, gRf + c1 * NN + N - 1, 1)
+
+    for span in range(N - 1, 0, -1):
+        for i in range(N - span):
+            j = i + span
+            # right items: R[c2][i][j] = sum_d IR[bd][c][i][d] * R[cd][d][j]
+            for c2 in range(nr):
+                gRf[c2 * NN + i * N + j] = adj_plus(tag, gRf[c2 * NN + i * N + j],
+                                                    gRb[c2 * NN + j * N + i])
+            for q in range(g.nrc):
+                c2, c1, bd, cd = g.rc[4 * q], g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
+                if share(Rf[c2 * NN + i * N + j], one, gRf[c2 * NN + i * N + j], &c, &base):
+                    back_rows(IR + (bd * nr + c1) * NN + i * N + i + 1,
+                              Rb + cd * NN + j * N + i + 1, c, base,
+                              gIR + (bd * nr + c1) * NN + i * N + i + 1,
+                              gRb + cd * NN + j * N + i + 1, j - i)
+            # left items: L[b2][i][j] = sum_d L[bd][i][d] * IL[b][cd][j][d]
+            for b2 in range(nl):
+                gLf[b2 * NN + i * N + j] = adj_plus(tag, gLf[b2 * NN + i * N + j],
+                                                    gLb[b2 * NN + j * N + i])
+            for q in range(g.nlc):
+                b2, bd, b, cd = g.lc[4 * q], g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
+                if share(Lf[b2 * NN + i * N + j], one, gLf[b2 * NN + i * N + j], &c, &base):
+                    back_rows(Lf + bd * NN + i * N + i, IL + (b * nr + cd) * NN + j * N + i,
+                              c, base, gLf + bd * NN + i * N + i,
+                              gIL + (b * nr + cd) * NN + j * N + i, j - i)
+            # attachments: sum_k R[c][i][k] * L[b][k+1][j], times the edge; the
+            # two attachments of a pair share that sum, so they hand down together
+            for q in range(g.npairs):
+                b, c1 = g.pairs[4 * q], g.pairs[4 * q + 1]
+                adj = zero
+                if g.pairs[4 * q + 2]:  # head j, child i
+                    e = gIL[(b * nr + c1) * NN + j * N + i]
+                    if e != zero:
+                        edges[j * N + i] = adj_plus(tag, edges[j * N + i], e)
+                        adj = adj_plus(tag, adj, e)
+                        y, edge = IL[(b * nr + c1) * NN + j * N + i], W[j * N + i]
+                if g.pairs[4 * q + 3]:  # head i, child j
+                    e = gIR[(b * nr + c1) * NN + i * N + j]
+                    if e != zero:
+                        edges[i * N + j] = adj_plus(tag, edges[i * N + j], e)
+                        adj = adj_plus(tag, adj, e)
+                        y, edge = IR[(b * nr + c1) * NN + i * N + j], W[i * N + j]
+                if adj != zero and share(y, edge, adj, &c, &base):
+                    back_rows(Rf + c1 * NN + i * N + i, Lb + b * NN + j * N + i + 1, c, base,
+                              gRf + c1 * NN + i * N + i, gLb + b * NN + j * N + i + 1, j - i)
+
+
+# --- Python entry points ----------------------------------------------------
+
+cdef class CompiledRules:
+    """A grammar's integer tables held as C pointers, built once per grammar."""
+
+    cdef Rules g
+    cdef int n_left, n_right
+    cdef object arrays  # keeps the numpy arrays behind the pointers alive
+
+    def __cinit__(self, tables):
+        cdef const int[:, ::1] lc = tables.left_combos
+        cdef const int[:, ::1] rc = tables.right_combos
+        cdef const int[:, ::1] pairs = tables.pairs
+        cdef const int[:, ::1] root = tables.root
+        self.arrays = (tables.left_combos, tables.right_combos, tables.pairs, tables.root)
+        self.n_left, self.n_right = tables.n_left, tables.n_right
+        # the kernels index the chart with these states unchecked
+        L, R = self.n_left, self.n_right
+        for name, table, limits in (("left_combos", lc, (L, L, L, R)),
+                                    ("right_combos", rc, (R, R, L, R)),
+                                    ("pairs", pairs, (L, R, 2, 2)), ("root", root, (L, R))):
+            if table.shape[0] and (table.shape[1] != len(limits) or not all(
+                    0 <= x < limit for row in np.asarray(table).tolist()
+                    for x, limit in zip(row, limits))):
+                raise ValueError(f"grammar tables: {name} must have {len(limits)} columns of "
+                                 f"states below {limits} (left states {L}, right states {R})")
+        self.g.nlc, self.g.nrc = lc.shape[0], rc.shape[0]
+        self.g.npairs, self.g.nroot = pairs.shape[0], root.shape[0]
+        self.g.lc = &lc[0, 0] if self.g.nlc else NULL
+        self.g.rc = &rc[0, 0] if self.g.nrc else NULL
+        self.g.pairs = &pairs[0, 0] if self.g.npairs else NULL
+        self.g.root = &root[0, 0] if self.g.nroot else NULL
+
+
+cdef int check_input(CompiledRules rules, const int[::1] pl, const int[::1] pr,
+                     const double[:, ::1] w) except -1:
+    """ValueError unless ``pl``, ``pr`` (the left and right start states of
+    the positions) and ``w`` describe an input of N >= 1 positions for these
+    rules: the kernels index the chart with them unchecked."""
+    cdef Py_ssize_t N, i
+    if pl is None or pr is None or w is None:
+        raise ValueError("kernel input: start states and weights must be arrays, got None")
+    N = w.shape[0]
+    if N < 1 or w.shape[1] != N or pl.shape[0] != N or pr.shape[0] != N:
+        raise ValueError(f"kernel input: weights of shape ({w.shape[0]}, {w.shape[1]}) and "
+                         f"{pl.shape[0]} and {pr.shape[0]} start states: expected (N, N) "
+                         f"weights and N start states of each side, N >= 1")
+    for i in range(N):
+        if not (0 <= pl[i] < rules.n_left and 0 <= pr[i] < rules.n_right):
+            raise ValueError(f"kernel input: position {i} starts in states ({pl[i]}, {pr[i]}): "
+                             f"expected left states below {rules.n_left}, right states below "
+                             f"{rules.n_right}")
+    return 0
+
+
+cdef uint64_t check_prime(str kernel, object p) except 0:
+    """The modulus of a counting kernel modulo p: 2 <= p < 2**32, so that a
+    product of two residues fits in 64 bits."""
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 2 <= p < 2 ** 32:
+        raise ValueError(f"kernel {kernel!r} counts modulo p: expected an int 2 <= p < 2**32, "
+                         f"got {p!r}")
+    return p
+
+
+cdef V run(V tag, CompiledRules rules, const int[::1] pl, const int[::1] pr,
+           const double[:, ::1] w, uint64_t p) except *:
+    cdef int N = w.shape[0]
+    cdef Chart ch
+    cdef V value
+    if chart_alloc(&ch, sizeof(V), N, rules.n_left, rules.n_right) < 0:
+        chart_free(&ch)
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        value = fill(tag, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], p)
+    chart_free(&ch)
+    return value
+
+
+cdef enum:
+    KERNEL_MAXPLUS
+    KERNEL_LOG        # plain probabilities, scaled numbers where they are not exact
+    KERNEL_LOGPLAIN   # plain probabilities only (NaN where they are not exact)
+    KERNEL_LOGSCALED  # scaled numbers only
+
+
+cdef double log_inside(int kernel, Chart* ch, const Rules* g, const int* pl, const int* pr,
+                       const double* w, bint* plain, Plain* pv, Scaled* sl) noexcept nogil:
+    """log Z from a chart of plain probabilities (value in ``pv``) or of
+    scaled numbers (value in ``sl``), as the log kernel ``kernel`` says;
+    ``ch`` (room for Scaled values) keeps the chart that gave the value, and
+    ``plain[0]`` says which it is."""
+    plain[0] = kernel != KERNEL_LOGSCALED
+    if plain[0]:
+        chart_layout(ch, sizeof(Plain), ch.N, ch.nl, ch.nr)
+        pv[0] = fill(pv[0], ch, g, pl, pr, w, 0)
+        if pv.p == pv.p:
+            return log(pv.p) + ch.log_scale if pv.p > 0.0 else -INFINITY
+        if kernel == KERNEL_LOGPLAIN:
+            return NAN
+        plain[0] = False
+    chart_layout(ch, sizeof(Scaled), ch.N, ch.nl, ch.nr)
+    sl[0] = fill(sl[0], ch, g, pl, pr, w, 0)
+    return to_log(sl[0])
+
+
+cdef double run_log(int kernel, CompiledRules rules, const int[::1] pl, const int[::1] pr,
+                    const double[:, ::1] w) except *:
+    cdef int N = w.shape[0]
+    cdef Chart ch
+    cdef double value
+    cdef Plain pv
+    cdef Scaled sl
+    cdef bint plain
+    if chart_alloc(&ch, sizeof(Scaled), N, rules.n_left, rules.n_right) < 0:
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        value = log_inside(kernel, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], &plain, &pv, &sl)
+    chart_free(&ch)
+    return value
+
+
+def inside(str kernel, CompiledRules rules not None, const int[::1] pl not None,
+           const int[::1] pr not None, const double[:, ::1] w not None, p=0):
+    """Value of the whole input in a numeric kernel.
+
+    kernel: ``maxplus``, ``log``, ``countf`` (double), ``countmod`` (mod p),
+    ``maxcountf`` (score, double count), ``maxcountmod`` (score, count mod p).
+    For tests and benchmarks, ``logplain`` and ``logscaled`` are the two paths
+    of ``log`` alone: plain probabilities (NaN where they are not exact) and
+    scaled numbers.
+    """
+    cdef MaxPlus mp
+    cdef CountF cf
+    cdef CountMod cm
+    cdef MaxCountF mcf
+    cdef MaxCountMod mcm
+    cdef uint64_t prime = 0
+    check_input(rules, pl, pr, w)
+    if kernel.endswith("mod"):
+        prime = check_prime(kernel, p)
+    if kernel == "maxplus":
+        return run(mp, rules, pl, pr, w, 0).s
+    if kernel.startswith("log"):
+        return run_log(check_kernel(kernel), rules, pl, pr, w)
+    if kernel == "countf":
+        return run(cf, rules, pl, pr, w, 0).c
+    if kernel == "countmod":
+        return run(cm, rules, pl, pr, w, prime).c
+    if kernel == "maxcountf":
+        mcf = run(mcf, rules, pl, pr, w, 0)
+        return (mcf.s, mcf.c)
+    if kernel == "maxcountmod":
+        mcm = run(mcm, rules, pl, pr, w, prime)
+        return (mcm.s, mcm.c)
+    raise ValueError(f"unknown kernel {kernel!r}")
+
+
+def best_tree(CompiledRules rules not None, const int[::1] pl not None,
+              const int[::1] pr not None, const double[:, ::1] w not None,
+              const double[::1] uniforms=None, bint log_counts=False):
+    """``(score, heads)`` of a best tree; ``heads`` is None when there is none.
+
+    Without ``uniforms`` the first best derivation in chart order is returned
+    (the one the generic Viterbi semiring keeps), from a max-plus chart; with
+    ``uniforms`` (at least ``8 * N + 8`` numbers in [0, 1)) a best tree is
+    drawn from a chart of best scores and their counts with probability
+    proportional to derivation counts, i.e. uniformly among best derivations:
+    counts are doubles while the total fits one, else logs (any length;
+    ``log_counts`` takes logs at once, so tests can compare both ways).
+    """
+    cdef int N = w.shape[0], status
+    cdef Chart ch
+    cdef MaxPlus mp, mp_value
+    cdef MaxCountF mc, mc_value
+    cdef MaxLogCount ml
+    cdef double score
+    cdef int[::1] heads = np.full(N, -1, dtype=np.intc)
+    cdef bint sample = uniforms is not None
+    cdef const double* u
+    cdef double[::1] zeros
+    check_input(rules, pl, pr, w)
+    if not sample:
+        zeros = np.zeros(8 * N + 8)
+        u = &zeros[0]
+    else:
+        if uniforms.shape[0] < 8 * N + 8 or not all(0.0 <= x < 1.0 for x in uniforms):
+            raise ValueError("best_tree needs 8 * N + 8 uniforms in [0, 1)")
+        u = &uniforms[0]
+    if chart_alloc(&ch, sizeof(MaxCountF) if sample else sizeof(MaxPlus),  # MaxLogCount: same size
+                   N, rules.n_left, rules.n_right) < 0:
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        if sample:
+            mc_value = fill(mc, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+            score = mc_value.s
+            if score == -INFINITY:
+                status = -1
+            elif mc_value.c < INFINITY and not log_counts:
+                status = backtrace(mc, &ch, &rules.g, &heads[0], u, True)
+            else:  # too many best trees for a double: count again in logs
+                fill(ml, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+                status = backtrace(ml, &ch, &rules.g, &heads[0], u, True)
+        else:
+            mp_value = fill(mp, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+            score = mp_value.s
+            status = backtrace(mp, &ch, &rules.g, &heads[0], u, False) if score > -INFINITY else -1
+    chart_free(&ch)
+    if status < 0:
+        return score, None
+    return score, np.asarray(heads)
+
+
+cdef double marginals_one(int kernel, Chart* ch, Chart* ad, const Rules* g, const int* pl,
+                          const int* pr, const double* w, double* edges) noexcept nogil:
+    """The inside value of one input, and its edge posteriors or
+    max-marginals written to ``edges`` when it has a tree (charts allocated)."""
+    cdef MaxPlus mp
+    cdef Plain pv
+    cdef Scaled sl
+    cdef double total
+    cdef bint plain
+    if kernel != KERNEL_MAXPLUS:
+        total = log_inside(kernel, ch, g, pl, pr, w, &plain, &pv, &sl)
+        if total > -INFINITY:
+            if plain:
+                outside(pv, ch, ad, g, pv, edges)
+            else:
+                outside(sl, ch, ad, g, sl, edges)
+    else:
+        mp = fill(mp, ch, g, pl, pr, w, 0)
+        total = mp.s
+        if total > -INFINITY:
+            outside(mp, ch, ad, g, mp, edges)
+    return total
+
+
+def largest_score(const double[:, ::1] w not None):
+    """The largest absolute value among the scores above -inf (0.0 if there
+    is none), in one pass without the GIL."""
+    cdef Py_ssize_t i, m = w.shape[0] * w.shape[1]
+    cdef const double* p = &w[0, 0] if m else NULL
+    cdef double x, big = 0.0
+    with nogil:
+        for i in range(m):
+            x = p[i]
+            if x > -INFINITY and fabs(x) > big:
+                big = fabs(x)
+    return big
+
+
+def shift_columns(const double[:, ::1] w not None):
+    """``(shifted, shifts, total, overflow)`` for checked N x N scores (finite
+    or -inf): ``shifts[d]`` the largest finite score of an edge into ``d``
+    from another position (0.0 if none), ``shifted = w - shifts[d]`` in each
+    column ``d``, and -inf for the entries no derivation reads (edges into
+    the root, position 0, and self-loops).  Every derivation attaches each
+    position but the root exactly once, so the shift lowers every tree's
+    score by the same ``total``, the sum of ``shifts[1:]`` (compensated;
+    inf when a partial sum leaves the range of a double), and leaves the
+    distribution over trees, and which trees are best, unchanged.
+    ``overflow``: ``(h, d)`` of the first finite score whose difference from
+    its column's largest overflows to -inf, else None.  Without the GIL."""
+    cdef Py_ssize_t N = w.shape[0], h, d, bad_h = -1, bad_d = -1
+    cdef double x, t, total = 0.0, carry = 0.0
+    if w.shape[1] != N:
+        raise ValueError(f"shift_columns: expected square scores, got shape "
+                         f"({w.shape[0]}, {w.shape[1]})")
+    shifted_array, shifts_array = np.empty((N, N)), np.zeros(N)
+    cdef double[:, ::1] out = shifted_array
+    cdef double[::1] shifts = shifts_array
+    with nogil:
+        for d in range(N):
+            shifts[d] = -INFINITY
+        for h in range(N):
+            for d in range(1, N):
+                if h != d and w[h, d] > shifts[d]:
+                    shifts[d] = w[h, d]
+        for d in range(N):
+            if shifts[d] == -INFINITY:
+                shifts[d] = 0.0
+            if d > 0:  # Neumaier's compensated sum
+                t = total + shifts[d]
+                if fabs(total) >= fabs(shifts[d]):
+                    carry += (total - t) + shifts[d]
+                else:
+                    carry += (shifts[d] - t) + total
+                total = t
+        total = total + carry
+        if total - total != 0.0:  # a partial sum or the total left the range
+            total = INFINITY
+        for h in range(N):
+            out[h, 0] = -INFINITY
+            for d in range(1, N):
+                x = w[h, d]
+                if h == d or x == -INFINITY:
+                    out[h, d] = -INFINITY
+                else:
+                    out[h, d] = x - shifts[d]
+                    if out[h, d] == -INFINITY and bad_h < 0:
+                        bad_h, bad_d = h, d
+    return shifted_array, shifts_array, total, (None if bad_h < 0 else (bad_h, bad_d))
+
+
+cdef int check_kernel(str kernel) except -1:
+    """The marginals kernel named ``kernel`` (ValueError unless max-plus or
+    one of the log kernels of :func:`inside`)."""
+    if kernel == "maxplus":
+        return KERNEL_MAXPLUS
+    if kernel == "log":
+        return KERNEL_LOG
+    if kernel == "logplain":
+        return KERNEL_LOGPLAIN
+    if kernel == "logscaled":
+        return KERNEL_LOGSCALED
+    raise ValueError(f"unknown kernel {kernel!r}: expected 'log' or 'maxplus'")
+
+
+def edge_marginals(str kernel, CompiledRules rules not None, const int[::1] pl not None,
+                   const int[::1] pr not None, const double[:, ::1] w not None):
+    """``(value, edges)``: the inside value of the whole input and the N x N
+    array of edge posteriors (``kernel="log"``) or edge max-marginals
+    (``"maxplus"``: the best score of a tree containing the edge, -inf if
+    none); ``edges`` is None when the input has no tree.  ``"logplain"`` and
+    ``"logscaled"`` are the two paths of ``"log"`` alone (see :func:`inside`;
+    ``logplain`` gives NaN and None where it is not exact).  Runs without the
+    GIL, so calls on several threads run in parallel."""
+    cdef int N = w.shape[0]
+    cdef Chart ch, ad
+    cdef double total
+    cdef int kernel_kind = check_kernel(kernel)
+    check_input(rules, pl, pr, w)
+    edges_array = np.empty((N, N))
+    cdef double[:, ::1] edges = edges_array
+    if chart_alloc(&ch, sizeof(MaxPlus) if kernel_kind == KERNEL_MAXPLUS else sizeof(Scaled), N,
+                   rules.n_left, rules.n_right) < 0:
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    if chart_alloc(&ad, sizeof(double), N, rules.n_left, rules.n_right) < 0:
+        chart_free(&ch)
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        total = marginals_one(kernel_kind, &ch, &ad, &rules.g, &pl[0], &pr[0], &w[0, 0], &edges[0, 0])
+    chart_free(&ch)
+    chart_free(&ad)
+    return total, (edges_array if total > -INFINITY else None)
+
+
+def edge_marginals_batch(str kernel, CompiledRules rules not None, list items not None):
+    """:func:`edge_marginals` of each ``(pl, pr, w)`` in ``items`` (contiguous
+    int32, int32 and float64 arrays), as a list.  The GIL is released once for
+    all the items rather than once per item, so that threads running batches
+    do not wait for each other between items."""
+    cdef int kernel_kind = check_kernel(kernel)
+    cdef Py_ssize_t n = len(items), x
+    cdef const int[::1] pl
+    cdef const int[::1] pr
+    cdef const double[:, ::1] w
+    cdef double[:, ::1] edges
+    cdef const int** pls = <const int**> malloc(max(n, 1) * sizeof(void*))
+    cdef const int** prs = <const int**> malloc(max(n, 1) * sizeof(void*))
+    cdef const double** ws = <const double**> malloc(max(n, 1) * sizeof(void*))
+    cdef double** outs = <double**> malloc(max(n, 1) * sizeof(void*))
+    cdef int* sizes = <int*> malloc(max(n, 1) * sizeof(int))
+    cdef double* totals = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef Chart ch, ad
+    cdef size_t value_size = sizeof(MaxPlus) if kernel_kind == KERNEL_MAXPLUS else sizeof(Scaled)
+    cdef int largest = 0
+    arrays = []  # the results, and the inputs whose buffers the pointers address
+    try:
+        if not (pls and prs and ws and outs and sizes and totals):
+            raise MemoryError("no memory for the batch's pointers")
+        for x in range(n):
+            pl, pr, w = items[x]
+            check_input(rules, pl, pr, w)
+            out = np.empty((w.shape[0], w.shape[0]))
+            edges = out
+            arrays.append((items[x], out))
+            pls[x], prs[x], ws[x], outs[x] = &pl[0], &pr[0], &w[0, 0], &edges[0, 0]
+            sizes[x] = w.shape[0]
+            largest = max(largest, sizes[x])
+        # one pair of charts for the whole batch, laid out anew for each input:
+        # a fresh allocation per input costs page faults that threads contend for
+        if n and (chart_alloc(&ch, value_size, largest, rules.n_left, rules.n_right) < 0
+                  or chart_alloc(&ad, sizeof(double), largest, rules.n_left, rules.n_right) < 0):
+            chart_free(&ch)
+            raise MemoryError(f"chart for {largest} positions does not fit in memory")
+        with nogil:
+            for x in range(n):
+                chart_layout(&ch, value_size, sizes[x], rules.n_left, rules.n_right)
+                chart_layout(&ad, sizeof(double), sizes[x], rules.n_left, rules.n_right)
+                totals[x] = marginals_one(kernel_kind, &ch, &ad, &rules.g, pls[x], prs[x], ws[x],
+                                          outs[x])
+        if n:
+            chart_free(&ch)
+            chart_free(&ad)
+        return [(totals[x], arrays[x][1] if totals[x] > -INFINITY else None)
+                for x in range(n)]
+    finally:
+        free(pls)
+        free(prs)
+        free(ws)
+        free(outs)
+        free(sizes)
+        free(totals)

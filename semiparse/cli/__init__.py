@@ -1,0 +1,144 @@
+"""The ``semiparse`` command line.
+
+Every module in :mod:`semiparse.cli` that defines ``add_parser(subparsers)``
+contributes one sub-command; the parser it returns must set ``func`` (a
+callable taking the parsed arguments and returning an exit code).  Benchmarks
+plug into ``semiparse bench`` the same way from :mod:`semiparse.bench`.
+"""
+import argparse
+import importlib
+import math
+import os
+import pkgutil
+import signal
+import sys
+import threading
+
+from semiparse import __version__
+
+
+class UserError(Exception):
+    """A mistake in the user's input: reported as one line, without a traceback."""
+
+
+def int_range(low, high=None):
+    """An argparse type: an integer from ``low`` to ``high`` (no upper
+    bound when None); anything else is refused on one line (status 2)."""
+    expected = f"an integer from {low} to {high}" if high is not None else (
+        "a positive integer" if low == 1 else f"an integer >= {low}")
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return parse
+
+
+def seconds(high):
+    """An argparse type: a finite number of seconds above 0 and at most ``high``."""
+
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not 0 < value <= high:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most {high}, got {text!r}")
+        return value
+
+    return parse
+
+
+def pyplot():
+    """``matplotlib.pyplot`` drawing to files (the Agg backend), or a
+    UserError naming the extra that installs it (``--plot`` options call it
+    before their work, so a missing matplotlib costs no run)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise UserError("--plot needs matplotlib: pip install 'semiparse[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _plugins(package):
+    pkg = importlib.import_module(package)
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            module = importlib.import_module(f"{package}.{info.name}")
+            if hasattr(module, "add_parser"):
+                yield module
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="semiparse",
+        description="Dynamic oracles, optimal projectivization and tree counting "
+        "with semiring split-bilexical parsing.",
+    )
+    parser.add_argument("--version", action="version", version=f"semiparse {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for module in _plugins("semiparse.cli"):
+        module.add_parser(sub)
+    bench = sub.add_parser("bench", help="speed benchmarks, each against a baseline in the same run")
+    bench_sub = bench.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    bench_sub.required = True
+    for module in _plugins("semiparse.bench"):
+        module.add_parser(bench_sub)
+    return parser
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main process so that ``finally`` blocks (and
+    the removal of temporary output files) run as they do on Ctrl-C."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
+def main(argv=None):
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return
+    its exit status.  Signals are handled from the start: building the
+    parser imports every sub-command, the longest part of start-up."""
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
+    name = "semiparse"
+    try:
+        args = build_parser().parse_args(argv)
+        name = " ".join(["semiparse", args.command] + ([args.benchmark] if args.command == "bench" else []))
+        return args.func(args) or 0
+    except (UserError, ValueError, OSError) as exc:
+        if isinstance(exc, BrokenPipeError):
+            return _reader_gone()
+        # Mistakes in the input (bad files, bad values) are reported, not traced.
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
+    except Terminated:
+        return 128 + signal.SIGTERM
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _reader_gone():
+    """Standard output's reader went away (``| head``): stop quietly with the
+    status of a process ended by SIGPIPE, as Unix tools do.  Standard output
+    is pointed at /dev/null so that Python's final flush stays silent."""
+    with open(os.devnull, "wb") as null:
+        os.dup2(null.fileno(), sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

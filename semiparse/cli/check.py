@@ -1,0 +1,158 @@
+"""``semiparse check SYSTEM``: prove an oracle right against exhaustive search.
+
+For the dependency systems (shipped or registered names, a ``.toml`` file or
+``module:attr``) hypothesis draws gold trees (projective and not),
+configurations reachable from the initial one and every strategy, and
+compares the grammar oracle (or
+``--method M``) with the exhaustive search over all computations.  A mismatch
+is shrunk and printed; the exit status is then 1.  ``top_down`` and
+``in_order`` are the constituent systems, checked by
+:mod:`semiparse.constituency.checking`.  ``--all`` checks every shipped
+system (docs/systems.md), each with its completion grammar and every
+registered oracle method, then the constituent systems.
+"""
+import sys
+import time
+
+CONSTITUENT_SYSTEMS = ("top_down", "in_order")
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "check", help="compare a transition system's oracle with exhaustive search",
+        description=__doc__.split("\n\n")[1].replace("\n", " "))
+    p.add_argument("system", metavar="SYSTEM", nargs="?",
+                   help="arc_standard, arc_hybrid, arc_eager, a registered system, a .toml "
+                        "file, MODULE:ATTR (a system object in a Python module), or top_down / "
+                        "in_order")
+    p.add_argument("--system", dest="system_option", metavar="SYSTEM",
+                   help="the same as the positional SYSTEM")
+    p.add_argument("--all", action="store_true",
+                   help="check every shipped and registered system: its completion grammar and "
+                        "every registered oracle method of it, then top_down and in_order; exit "
+                        "status 1 if any fails")
+    p.add_argument("--grammar", metavar="FILE",
+                   help="completion grammar to check instead of the system's own")
+    p.add_argument("--examples", type=int, default=2000, metavar="N",
+                   help="examples per strategy (default 2000)")
+    p.add_argument("--max-n", type=int, default=8, metavar="N",
+                   help="largest sentence length (default 8)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.add_argument("--strategy", action="append", metavar="NAME",
+                   help="check only this strategy (repeatable; default: all of the system's)")
+    p.add_argument("--method", metavar="M",
+                   help="oracle method to check: grammar (the default when the system has a "
+                        "completion grammar, else every registered method) or a registered "
+                        "fast method")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args):
+    if args.all:
+        return run_all(args)
+    if (args.system is None) == (args.system_option is None):
+        raise ValueError("give the system to check once: SYSTEM or --system SYSTEM (or --all)")
+    args.system = args.system or args.system_option
+    if args.system in CONSTITUENT_SYSTEMS:
+        from semiparse.constituency import checking
+
+        return checking.run(args.system, examples=args.examples, max_n=args.max_n, seed=args.seed)
+    from semiparse.transitions import get_system
+    from semiparse.transitions.registry import system_methods
+
+    start = time.perf_counter()
+    chosen = [args.method]
+    if args.method is None:
+        system = get_system(args.system)
+        chosen = ["grammar"] if system.grammar is not None or args.grammar else [
+            m.name for m in system_methods(system)]
+        if not chosen:
+            reason = getattr(system, "not_split", None)
+            where = f"{system.path}: " if hasattr(system, "path") else ""
+            raise ValueError(f"{where}transition system {system.name!r} has neither a completion "
+                             f"grammar nor a registered oracle method to check"
+                             + (f"; no split grammar can describe it: {reason}" if reason else ""))
+    results = _check(args, args.system, chosen)
+    status = _report(results)
+    print(f"{sum(r.ok for r in results)}/{len(results)} strategies passed in "
+          f"{time.perf_counter() - start:.1f} s")
+    return status
+
+
+def run_all(args):
+    """``check --all``: every system of :func:`available_systems` with its
+    grammar (if any) and every registered method, then the constituent
+    systems; one summary line, status 1 if anything failed."""
+    from semiparse.constituency import checking
+    from semiparse.transitions import get_system
+    from semiparse.testing.checking import check
+    from semiparse.transitions.registry import system_methods
+    from semiparse.transitions.system import available_systems
+
+    given = [name for name, value in (("SYSTEM", args.system or args.system_option),
+                                      ("--grammar", args.grammar), ("--method", args.method),
+                                      ("--strategy", args.strategy)) if value]
+    if given:
+        raise ValueError(f"--all checks every system with its own grammar, methods and "
+                         f"strategies: drop {', '.join(given)}")
+    start = time.perf_counter()
+    failed, count, passed = [], 0, 0
+    for name in available_systems():
+        system = get_system(name)
+        # (method, strategies): the grammar under all, a method under those it supports
+        methods = [("grammar", None)] * (system.grammar is not None)
+        methods += [(m.name, [s for s in system.strategies if s in m.strategies])
+                    for m in system_methods(system)]
+        results = []
+        for method, strategies in methods:
+            results += check(name, strategies, args.examples, args.max_n, args.seed, method)
+        count, passed = count + len(results), passed + sum(r.ok for r in results)
+        if _report(results):
+            failed.append(name)
+    for name in CONSTITUENT_SYSTEMS:
+        count += 1
+        if checking.run(name, examples=args.examples, max_n=args.max_n, seed=args.seed):
+            failed.append(name)
+        else:
+            passed += 1
+    print(f"check --all: {passed}/{count} checks passed in {time.perf_counter() - start:.1f} s"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+def _check(args, system, methods):
+    """The :class:`CheckResult` of every strategy for each of ``methods``."""
+    from semiparse.testing.checking import check
+
+    results = []
+    for method in methods:
+        results += check(system, args.strategy, args.examples, args.max_n, args.seed,
+                         method, args.grammar)
+    return results
+
+
+def _report(results):
+    """Print one line per result (and the dead-end warning); 1 if any failed."""
+    status = 0
+    for r in results:
+        what = f"{r.system} strategy={r.strategy} method={r.method}"
+        if r.method == "grammar":
+            what += f" grammar={r.grammar}"
+        notes = "".join(f"; {note}" for note in r.notes)
+        if r.ok:
+            print(f"ok    {what}: {r.examples} examples (n <= {r.max_n}, seed {r.seed}{notes}) "
+                  f"agree with the exhaustive search")
+        else:
+            status = 1
+            print(f"FAIL  {what}: {r.method} and the exhaustive search differ{notes}; "
+                  f"shrunk counterexample:")
+            print("      " + r.mismatch.describe(r.method).replace("\n", "\n      "))
+        if r.dead_end is not None:
+            print(f"semiparse check: warning: {r.system}: {r.dead_ends} of the {r.calls} "
+                  f"examples of strategy {r.strategy} are at or one step before a dead end, a "
+                  f"configuration that is not final and has no legal transition, e.g. "
+                  f"{r.dead_end.describe()}; a parser that reaches one cannot finish "
+                  f"(docs/training.md says what training and parsing do then)",
+                  file=sys.stderr)
+    return status

@@ -1,0 +1,125 @@
+"""``semiparse parse``: parse CoNLL-U input with a trained model.
+
+The output is the input with each word's HEAD and DEPREL replaced by the
+model's; every other byte (comments, blocks of comments alone, multiword
+tokens, empty nodes, other columns, line endings) is copied as read.
+``--probabilities`` sets the ``semiparse_system`` and ``semiparse_steps``
+comments of each sentence (replacing those of an earlier parse).  Models of
+``semiparse train --model bilstm`` (``semiparse.neural``) are parsed in
+batches by greedy decoding.
+"""
+import sys
+
+from semiparse.cli import UserError
+from semiparse.neural.io import is_neural_model
+from semiparse.treebank.outputs import check_output, open_output
+from semiparse.train import Model, ModelError, read_trees
+from semiparse.train.evaluate import steps_metadata
+from semiparse.train.model import check_beam
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("parse", help="parse CoNLL-U input with a model from 'semiparse train'")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("input", metavar="IN.conllu", help="words and tags; HEAD/DEPREL are replaced")
+    p.add_argument("-o", "--output", metavar="OUT.conllu", help="default: standard output")
+    p.add_argument("--system", metavar="NAME|FILE.toml|MODULE:ATTR",
+                   help="fail unless the model is for this transition system (the same name and "
+                   "definition); by default the definition recorded in the model is used")
+    p.add_argument("--beam", type=int, help="beam size (default: the model's)")
+    p.add_argument("--probabilities", action="store_true",
+                   help="record each decision and its probability in a comment (greedy decoding; "
+                   "for 'semiparse evaluate --calibration')")
+    p.add_argument("--strict-labels", action="store_true",
+                   help="fail (instead of warning) when the input's DEPREL column holds a label "
+                   "unseen in training")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args):
+    from tqdm import tqdm
+
+    check_output(args.output, [args.model, args.input])
+    if args.beam is not None:
+        check_beam(args.beam)
+    model = load_model(args)
+    # Blocks without words (comments alone) are kept, to be copied as read.
+    trees = read_trees(args.input, need_heads=False, keep_empty=True)
+    reported = set()
+    for tree in trees:
+        for message in model.unseen_labels(tree):
+            label = message.split("'")[1]
+            if args.strict_labels:
+                raise ModelError(message)
+            if label not in reported:
+                reported.add(label)
+                print(f"semiparse parse: warning: {message}", file=sys.stderr)
+    first_dead_end = None
+    with open_output(args.output, binary=True) as out:
+        if isinstance(model, Model):
+            parses = perceptron_parses(model, trees, args)
+        else:
+            parses = neural_parses(model, trees)
+        for tree, parse in zip(trees, tqdm(parses, total=len(trees), desc="parse", unit="sent",
+                                           disable=args.quiet, file=sys.stderr)):
+            if parse is None:
+                out.write(tree.source.raw)
+                continue
+            heads, labels, metadata, dead_end = parse
+            if dead_end and first_dead_end is None:
+                first_dead_end = tree.where
+            out.write(tree.source.relabeled(heads, labels, metadata))
+    if model.dead_ends:
+        print(f"semiparse parse: warning: {model.dead_ends} sentence(s) reached a dead end of "
+              f"{model.system} (a configuration that is not final and has no legal transition), "
+              f"the first at {first_dead_end}; their words left without a head were attached "
+              f"to the root (docs/training.md)", file=sys.stderr)
+    return 0
+
+
+def load_model(args):
+    """The perceptron or neural model in ``args.model``; neural models take
+    neither ``--beam`` nor ``--probabilities``."""
+    if not is_neural_model(args.model):
+        return Model.load(args.model, system=args.system)
+    for option, given in (("--beam", args.beam is not None), ("--probabilities", args.probabilities)):
+        if given:
+            raise UserError(f"{args.model}: {option} is for perceptron models; this is a neural "
+                            "model (greedy batched decoding)")
+    import semiparse.neural
+
+    try:
+        return semiparse.neural.load(args.model, system=args.system)
+    except ImportError as exc:
+        raise UserError(f"{args.model}: {exc}") from None
+
+
+def perceptron_parses(model, trees, args):
+    """``(heads, labels, metadata, reached a dead end)`` of each tree, one at a
+    time (``None`` for a block without words)."""
+    for tree in trees:
+        if not len(tree):
+            yield None
+            continue
+        before = model.dead_ends
+        heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)
+        metadata = steps_metadata(model.system, steps) if args.probabilities else None
+        yield heads, labels, metadata, model.dead_ends > before
+
+
+def neural_parses(model, trees, batch_size=64):
+    """The same for a neural model, decoded in batches of ``batch_size`` trees."""
+    import semiparse.neural
+
+    for start in range(0, len(trees), batch_size):
+        chunk = trees[start:start + batch_size]
+        parsed = iter(semiparse.neural.parse_sentences(
+            model, [tree for tree in chunk if len(tree)], batch_size, with_dead_ends=True))
+        for tree in chunk:
+            if not len(tree):
+                yield None
+            else:
+                heads, labels, dead_end = next(parsed)
+                yield heads, labels, None, dead_end

@@ -1,1 +1,0 @@
-"""Sub-commands of the ``semiparse`` CLI: one module each, see :mod:`semiparse.cli`."""

@@ -1,0 +1,184 @@
+"""Proving an oracle right: hypothesis against the exhaustive search.
+
+:func:`check` draws gold trees (projective and not), configurations
+reachable from the initial one (by random transitions mixed with steps that
+follow the oracle under test) and, per strategy, compares the oracle's scores
+with :meth:`Oracle.scores_exhaustive`.  A mismatch is shrunk by hypothesis to
+a small counterexample.  ``semiparse check`` is the command-line front end.
+
+Along the way it notes dead ends: drawn configurations, or their
+successors, that are not final and have no legal transition (a parser that
+reaches one cannot finish; see docs/training.md).  The oracles agree with
+the exhaustive search there, so these are reported beside the result, not as
+a mismatch.
+"""
+import copy
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+
+from semiparse.grammar import load_grammar
+from semiparse.transitions.oracle import Oracle
+from semiparse.transitions.registry import system_methods
+from semiparse.transitions.system import load_system
+
+
+@dataclass
+class Mismatch:
+    """A configuration where the checked method and the exhaustive search differ."""
+
+    heads: list
+    strategy: str
+    stack: tuple
+    buffer: tuple
+    arcs: tuple
+    transitions: list
+    got: dict
+    expected: dict
+    error: str = None
+
+    def describe(self, method):
+        arcs = "" if self.arcs is None else f"  arcs {list(self.arcs)}"
+        lines = [
+            f"gold heads:      {self.heads}",
+            f"strategy:        {self.strategy}",
+            f"configuration:   stack {list(self.stack)}  buffer {list(self.buffer)}{arcs}",
+            f"reached by:      {' '.join(self.transitions) or '(initial configuration)'}",
+        ]
+        if self.error:
+            lines.append(f"{method} raised: {self.error}")
+        else:
+            lines.append(f"{method + ' sigma:':<17}{self.got}")
+            lines.append(f"{'exhaustive:':<17}{self.expected}")
+            diff = sorted(t for t in set(self.got) | set(self.expected)
+                          if self.got.get(t) != self.expected.get(t))
+            lines.append(f"{'differ at:':<17}{', '.join(diff)}")
+        return "\n".join(lines)
+
+
+@dataclass
+class DeadEnd:
+    """A configuration that is not final and has no legal transition."""
+
+    stack: tuple
+    buffer: tuple
+    arcs: tuple
+    transitions: list
+
+    def describe(self):
+        arcs = "" if self.arcs is None else f" arcs {list(self.arcs)}"
+        return (f"stack {list(self.stack)} buffer {list(self.buffer)}{arcs}, reached by "
+                f"{' '.join(self.transitions) or '(initial configuration)'}")
+
+
+def dead_end(system, stack, buffer, arcs, transitions):
+    """The :class:`DeadEnd` at the configuration or one step after it, or None."""
+    steps = [((stack, buffer, arcs), transitions)]
+    if not system.is_final(stack, buffer, arcs):
+        steps += [(tuple(system.apply(stack, buffer, arcs, t)[:3]), transitions + [t])
+                  for t in system.legal(stack, buffer, arcs)]
+    for config, path in steps:
+        if not system.is_final(*config) and not system.legal(*config):
+            return DeadEnd(*config, path)
+    return None
+
+
+@dataclass
+class CheckResult:
+    system: str
+    strategy: str
+    method: str
+    examples: int
+    max_n: int
+    seed: int
+    calls: int = 0
+    mismatch: Mismatch = None
+    grammar: str = None
+    notes: list = field(default_factory=list)
+    dead_ends: int = 0  # examples at or one step before a dead end
+    dead_end: DeadEnd = None  # the first of them
+
+    @property
+    def ok(self):
+        return self.mismatch is None
+
+
+def with_grammar(system, path):
+    """A copy of a declared system whose completion grammar is read from ``path``."""
+    system = load_system(system)
+    if system.grammar is None:
+        raise ValueError(f"transition system {system.name!r} has no completion grammar to replace")
+    grammar = load_grammar(path)
+    missing = [t for _, _, t in system._term_rules if t not in grammar.terminals]
+    missing += [t for t in system._prefix if t not in grammar.terminals]
+    if missing:
+        raise ValueError(f"{path}: grammar lacks terminal(s) {', '.join(sorted(set(missing)))} "
+                         f"that {system.name} puts in the completion string")
+    clone = copy.copy(system)
+    clone.grammar, clone.grammar_name = grammar, str(path)
+    ids = grammar.terminal_ids
+    clone._prefix_ids = [int(i) for i in ids(list(system._prefix))] if system._prefix else []
+    clone._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in system._term_rules]
+    clone._build_terminal_table()
+    return clone
+
+
+def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="grammar",
+          grammar=None):
+    """Compare ``method`` with the exhaustive search; one :class:`CheckResult` per strategy.
+
+    system: name, TOML path or system object; grammar: optional path of a
+    completion grammar to use instead of the system's own.
+    """
+    from semiparse.testing.strategies import oracle_examples
+
+    system = load_system(system)
+    if grammar is not None:
+        system = with_grammar(system, grammar)
+    if examples < 1 or max_n < 1:
+        raise ValueError(f"check needs examples >= 1 and max_n >= 1, got {examples} and {max_n}")
+    projective_only = any(m.name == method and m.projective_only
+                          for m in system_methods(system))
+    results = []
+    for strategy in strategies or system.strategies:
+        checked = Oracle(system, strategy, method)
+        exhaustive = Oracle(system, strategy, "exhaustive")
+        result = CheckResult(system.name, strategy, method, examples, max_n, seed,
+                             grammar=getattr(system, "grammar_name", None))
+        if projective_only:
+            result.notes.append("projective gold trees only (the method is exact only for those)")
+        found = {}
+
+        @hypothesis_seed(seed)
+        @settings(max_examples=examples, database=None, deadline=None, print_blob=False,
+                  suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
+        @given(oracle_examples(system, max_n, [strategy], {strategy: checked},
+                               projective=True if projective_only else None))
+        def prop(ex):
+            result.calls += 1
+            c = ex.computation
+            seen = dead_end(system, c.stack, c.buffer, c.arcs, list(c.transitions))
+            if seen is not None:
+                result.dead_ends += 1
+                result.dead_end = result.dead_end or seen
+            expected = exhaustive.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs)
+            try:
+                got = checked.scores(c.stack, c.buffer, ex.heads, c.arcs)
+            except Exception as exc:  # a crashing method is a counterexample too
+                found["m"] = Mismatch(ex.heads, strategy, c.stack, c.buffer, c.arcs,
+                                      c.transitions, {}, expected, f"{type(exc).__name__}: {exc}")
+                raise
+            if got != expected:
+                found["m"] = Mismatch(ex.heads, strategy, c.stack, c.buffer, c.arcs,
+                                      c.transitions, got, expected)
+                raise AssertionError("oracle scores differ from the exhaustive search")
+
+        try:
+            prop()
+        except Exception:
+            if "m" not in found:
+                raise
+            result.mismatch = found["m"]
+        results.append(result)
+    return results

@@ -1,0 +1,189 @@
+"""The package's import graph, its layers, and the check that they hold.
+
+``python -m semiparse.testing.imports`` prints every module's imports of
+other semiparse modules (``--graph``), then each import that goes up a layer
+and each import cycle, and exits with status 1 if there is any.  Imports
+inside functions count as well: a lazy import still ties the two modules.
+
+Layers, lowest first; a module may import its own layer and those below:
+
+1. basics: ``heads`` (and ``_heads``), ``semiring``, ``grammar``,
+   ``resources``, ``_moved``, ``_vendor``
+2. ``chart``: the engine
+3. ``queries``: marginals, expectations, samples, labels
+4. ``treebank``: CoNLL-U, projectivization, encodings, outputs
+5. ``transitions``: configurations, systems, oracles
+6. parsers: ``train``, ``constituency``, ``neural``, ``torch``
+7. tools: ``cli``, ``bench``, ``experiments``, ``testing``, ``__main__``
+
+``semiparse`` itself (``__init__``) only names the public API lazily; the
+tools may import it (``semiparse.__version__``, ``semiparse.parse``), as a
+user's program does.
+"""
+import argparse
+import ast
+import re
+import sys
+from pathlib import Path
+
+LAYERS = (
+    ("basics", ("heads", "_heads", "semiring", "grammar", "resources", "_moved", "_vendor")),
+    ("chart", ("chart",)),
+    ("queries", ("queries",)),
+    ("treebank", ("treebank",)),
+    ("transitions", ("transitions",)),
+    ("parsers", ("train", "constituency", "neural", "torch")),
+    ("tools", ("cli", "bench", "experiments", "testing", "__main__")),
+)
+TOP = "semiparse"
+CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\s+([\w, ()]+)|c?import\s+([\w.]+))", re.M)
+
+
+def layer_of(module):
+    """``(rank, name)`` of a dotted module name's layer."""
+    if module == TOP:
+        return len(LAYERS), "semiparse"
+    first = module.split(".")[1]
+    for rank, (name, members) in enumerate(LAYERS):
+        if first in members:
+            return rank, name
+    raise ValueError(f"{module}: in no layer (add its folder to LAYERS in {__name__})")
+
+
+def module_name(path, root):
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(name, modules):
+    """The longest prefix of ``name`` that is a module of the package."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imported(path, name, modules):
+    """The semiparse modules that the file at ``path`` imports."""
+    text = path.read_text(encoding="utf-8")
+    package = name if path.stem == "__init__" else name.rpartition(".")[0]
+    found = set()
+
+    def add(target, names=()):
+        if not target.startswith(TOP):
+            return
+        for leaf in names:  # "from semiparse.chart import _cky" imports a module
+            if f"{target}.{leaf}" in modules:
+                found.add(f"{target}.{leaf}")
+                break
+        else:
+            hit = _resolve(target, modules)
+            if hit:
+                found.add(hit)
+
+    if path.suffix == ".py":
+        for node in ast.walk(ast.parse(text, str(path))):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    add(alias.name)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                for alias in node.names:
+                    add(base, [alias.name])
+    else:  # Cython: import and cimport lines
+        for m in CIMPORT.finditer(text):
+            if m.group(1):
+                names = [x.strip() for x in m.group(2).replace("(", "").replace(")", "").split(",")]
+                for leaf in names:
+                    add(m.group(1), [leaf.split()[0]] if leaf else [])
+            else:
+                add(m.group(3))
+    found.discard(name)
+    return found
+
+
+def graph(root):
+    """``{module: set of imported modules}`` of every module under ``root``."""
+    files = {}
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".pyx", ".pxd") and "__pycache__" not in path.parts:
+            files.setdefault(module_name(path, root), []).append(path)
+    modules = set(files)
+    return {name: set().union(*(imported(p, name, modules) for p in paths))
+            for name, paths in files.items()}
+
+
+def upward(edges):
+    """``(importer, imported)`` pairs that go up a layer (the tools may use
+    the public API, ``semiparse`` itself)."""
+    tools = len(LAYERS) - 1
+    return [(a, b) for a in sorted(edges) for b in sorted(edges[a])
+            if layer_of(b)[0] > layer_of(a)[0] and not (b == TOP and layer_of(a)[0] == tools)]
+
+
+def cycles(edges):
+    """The strongly connected components of more than one module (Tarjan),
+    each sorted; a package importing its own submodules is no cycle."""
+    def tie(a, b):  # a module and its parent package are one unit
+        return not (b.startswith(a + ".") or a.startswith(b + "."))
+
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if not tie(v, w):
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m semiparse.testing.imports",
+                                     description="Check semiparse's import layers and cycles.")
+    parser.add_argument("--graph", action="store_true", help="print every module's imports first")
+    args = parser.parse_args(argv)
+    root = Path(__file__).resolve().parent.parent
+    edges = graph(root)
+    if args.graph:
+        for name in sorted(edges):
+            print(f"{name} [{layer_of(name)[1]}] -> {', '.join(sorted(edges[name])) or '-'}")
+    up, loops = upward(edges), cycles(edges)
+    for a, b in up:
+        print(f"upward import: {a} [{layer_of(a)[1]}] imports {b} [{layer_of(b)[1]}]")
+    for loop in loops:
+        print(f"import cycle: {' <-> '.join(loop)}")
+    print(f"{len(edges)} modules, {sum(map(len, edges.values()))} imports, "
+          f"{len(up)} upward, {len(loops)} cycles")
+    return 1 if up or loops else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

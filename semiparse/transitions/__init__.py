@@ -1,0 +1,29 @@
+"""Dynamic oracles for transition-based dependency parsing.
+
+A transition system is declared as data (``systems/*.toml``: stack/buffer
+rewrites, how a configuration becomes the input of its completion grammar,
+strategies) or written in Python (:class:`TransitionSystem`, registered with
+:func:`register_system`).  Its oracle is the completion grammar parsed with
+the max-plus semiring (:func:`oracle`); :meth:`Oracle.scores_exhaustive`
+gives the same scores by exhaustive search, and ``semiparse check`` compares
+the two.  Fast methods plug in through :func:`register_method`.
+:func:`system` gives configurations to step through by name, for users' own
+training loops, scored one by one or in batches (:meth:`Oracle.scores_batch`).
+"""
+from semiparse.transitions._configuration import Configuration
+from semiparse.transitions.api import System, system
+from semiparse.transitions.oracle import Oracle, best_of, oracle
+from semiparse.transitions.registry import GRAMMAR_RANK, methods, register_method, register_system
+from semiparse.transitions.interface import TransitionSystem
+from semiparse.transitions.system import available_systems, load_system
+from semiparse.transitions.system_file import SystemFileError
+
+
+def get_system(spec):
+    """The transition system ``spec`` names: see :func:`load_system` (a
+    registered or shipped name, a TOML path or ``module:attr``)."""
+    return load_system(spec)
+
+
+__all__ = ["oracle", "Oracle", "best_of", "system", "System", "Configuration", "get_system", "available_systems", "register_method",
+           "register_system", "methods", "TransitionSystem", "GRAMMAR_RANK", "SystemFileError"]

@@ -1,0 +1,361 @@
+# cython: language_level=3
+"""Configurations of a transition system for users' own parsers and for the
+trainer: one C state (``semiparse/transitions/_state.pxd``) run by the system's compiled
+machine (``_machine.pxd``).
+
+The public face works with transition names and never changes a
+configuration (:meth:`Configuration.apply` returns a new one); the trainer
+and the batched oracle use the move codes of the machine and :meth:`do`,
+which changes it in place.
+"""
+from libc.math cimport INFINITY, NAN
+from libc.stdlib cimport free, malloc
+
+import operator
+
+import numpy as np
+
+from semiparse.transitions._state cimport StateC, state_copy, state_free, state_init, state_new
+from semiparse.transitions._machine cimport (MachineC, machine_apply, machine_arc, machine_is_final,
+                                         machine_legal)
+from semiparse.transitions._rows cimport KernelWork, RowKernel, row_fn
+
+
+# The most words a configuration takes: every size the C state computes
+# (10 * (n + 1) ints) stays far inside an int.
+MAX_WORDS = 2 ** 24
+
+
+cdef object _integer(value, str what, low, high):
+    """``value`` as a Python int in [low, high], or ValueError naming ``what``
+    (bools, floats and strings are refused rather than read as numbers)."""
+    if type(value) is not int:
+        try:
+            if isinstance(value, (bool, np.bool_)):
+                raise TypeError
+            value = operator.index(value)
+        except TypeError:
+            raise ValueError(f"{what} must be an integer, got {value!r:.60} "
+                             f"({type(value).__name__})") from None
+    if not low <= value <= high:
+        raise ValueError(f"{what} must be an integer from {low} to {high}, got {value}")
+    return value
+
+
+cdef class Configuration:
+    """A configuration: ``stack`` (bottom first), ``buffer`` (front first),
+    ``arcs`` (the head built so far for each position 0..n, -1 if none) and
+    ``labels`` (the label ids given with them, -1 if none).
+
+    Make the initial one with ``semiparse.system(name).initial(n)``; one made
+    otherwise (``Configuration()``) has no state, and every use of it is a
+    ValueError.
+    """
+
+    def __cinit__(self, *args, **kwargs):
+        self.c = NULL
+
+    def __dealloc__(self):
+        state_free(self.c)
+
+    cdef int _start(self, Machine machine, int n) except -1:
+        self.machine = machine
+        self.c = state_new(n)
+        if self.c is NULL:
+            raise MemoryError()
+        state_init(self.c, machine.c.root)
+        return 0
+
+    cdef inline int _ready(self) except -1:
+        if self.c is NULL:
+            raise ValueError("this Configuration has no state: make configurations with "
+                             "semiparse.system(name).initial(n)")
+        return 0
+
+    @staticmethod
+    def initial(Machine machine not None, n):
+        """The initial configuration of ``machine``'s system for ``n`` words
+        (an integer from 0 to :data:`MAX_WORDS`)."""
+        n = _integer(n, "a sentence's number of words n", 0, MAX_WORDS)
+        cdef Configuration config = Configuration.__new__(Configuration)
+        config._start(machine, n)
+        return config
+
+    cpdef Configuration copy(self):
+        """An independent copy."""
+        self._ready()
+        cdef Configuration other = Configuration.__new__(Configuration)
+        other._start(self.machine, self.c.n)
+        state_copy(other.c, self.c)
+        return other
+
+    @property
+    def system(self):
+        """The transition system (definition) this configuration belongs to."""
+        self._ready()
+        return self.machine.system
+
+    @property
+    def n(self):
+        """The number of words (positions 1..n; 0 is the root)."""
+        self._ready()
+        return self.c.n
+
+    @property
+    def stack(self):
+        self._ready()
+        return tuple(self.c.stack[i] for i in range(self.c.stack_len))
+
+    @property
+    def buffer(self):
+        self._ready()
+        return tuple(self.c.buffer[i] for i in range(self.c.buffer_len - 1, -1, -1))
+
+    @property
+    def arcs(self):
+        """Head of each position 0..n built so far (-1 if none)."""
+        self._ready()
+        return tuple(self.c.head[i] for i in range(self.c.n + 1))
+
+    @property
+    def labels(self):
+        """Label id of the arc into each position (-1 if none or not given)."""
+        self._ready()
+        return tuple(self.c.label[i] for i in range(self.c.n + 1))
+
+    # -- by transition name ----------------------------------------------------
+
+    def is_final(self):
+        self._ready()
+        return machine_is_final(&self.machine.c, self.c)
+
+    def legal(self):
+        """Names of the transitions that apply (none if final), in code order."""
+        return [self.machine.name(t) for t in self.legal_codes()]
+
+    def apply(self, name, label=-1):
+        """The configuration after transition ``name`` (this one is unchanged);
+        an edge it adds gets label id ``label`` (an integer, -1 for none).
+        ValueError if the transition is unknown or does not apply, or for an
+        argument of the wrong type."""
+        self._ready()
+        if not isinstance(name, str):
+            raise ValueError(f"apply(name): name must be a transition name (a string, one of "
+                             f"{', '.join(self.machine.transitions)}), got {name!r} "
+                             f"({type(name).__name__})")
+        cdef int lab = _integer(label, "label", -1, 2 ** 31 - 1)
+        cdef int t = self.machine.code(name)
+        if not machine_legal(&self.machine.c, self.c, t):
+            raise ValueError(f"transition {name!r} does not apply to {self!r}")
+        cdef Configuration other = self.copy()
+        machine_apply(&other.machine.c, other.c, t, lab)
+        return other
+
+    def __repr__(self):
+        if self.c is NULL:
+            return "<Configuration without state>"
+        return (f"<Configuration {self.machine.system_name} stack={list(self.stack)} "
+                f"buffer={list(self.buffer)}>")
+
+    # -- by move code (the trainer, batches) ----------------------------------------
+
+    def legal_codes(self):
+        """Codes of the legal transitions, in increasing order."""
+        self._ready()
+        return [t for t in range(self.machine.max_code(self.c.n))
+                if machine_legal(&self.machine.c, self.c, t)]
+
+    cdef int _move(self, move) except -2:
+        """``move`` as a C int for :func:`machine_legal` (which answers False
+        for any code it does not know), or ValueError for a non-integer; -1
+        for codes beyond an int, which are no move."""
+        self._ready()
+        if type(move) is not int:
+            move = _integer(move, "move", -2 ** 63, 2 ** 63)
+        return move if -1 <= move < 2 ** 31 else -1
+
+    def valid(self, move):
+        """Whether the move code ``move`` (an integer) applies."""
+        return machine_legal(&self.machine.c, self.c, self._move(move))
+
+    def do(self, move, label=-1):
+        """Apply the move code ``move`` in place; its edge gets label id
+        ``label`` (-1 for none).  ValueError if it does not apply."""
+        cdef int t = self._move(move)
+        cdef int lab = label if type(label) is int and -1 <= label < 2 ** 31 else \
+            _integer(label, "label", -1, 2 ** 31 - 1)
+        if not machine_legal(&self.machine.c, self.c, t):
+            raise ValueError(f"move {move} is not valid in this configuration")
+        machine_apply(&self.machine.c, self.c, t, lab)
+
+    def arc(self, move):
+        """(head, dependent) of the arc move would add, or None (also if move is not legal)."""
+        cdef int h, d, t = self._move(move)
+        if machine_legal(&self.machine.c, self.c, t) and machine_arc(
+                &self.machine.c, self.c, t, &h, &d):
+            return (h, d)
+        return None
+
+
+cdef object _UNSET = object()   # no gold tree seen yet
+
+
+cdef struct Job:
+    const MachineC* machine
+    const StateC* state
+    row_fn fn            # NULL: legality only, the values are filled in Python
+    void* work
+    int strategy
+    const int* columns   # output column of each kernel column
+    int n_columns
+
+
+def fill_rows(list configs not None, list golds not None, Machine machine not None, prepare, check,
+              double[:, ::1] out not None, int n_jobs=1):
+    """Write into ``out`` one row per configuration: -inf for the transitions
+    that do not apply, sigma for the others where the gold tree has a C kernel;
+    return the indices of the rows left to the caller (NaN where legal).
+
+    ``prepare(heads, i)`` is called once per distinct gold object and returns
+    ``(kernel, n)``: ``n`` the number of words and ``kernel`` either
+    ``(RowKernel, KernelWork, strategy code, int array of output columns)`` or
+    None (no kernel); ``check(config, i)`` is called for a configuration whose
+    machine is not ``machine`` and raises if it belongs to another system.  The
+    loop over the configurations runs without the GIL."""
+    cdef Py_ssize_t N = len(configs), i
+    cdef Job* jobs
+    cdef Configuration config
+    cdef RowKernel kernel
+    cdef int[::1] cols
+    cdef Job* job
+    cdef Job proto             # the kernel part of the jobs of the current gold tree
+    cdef int words = -1, g = -1
+    cdef object heads, last = _UNSET, found
+    cdef dict seen = {}
+    pending = []
+    group = np.empty(N, dtype=np.intp)   # index of each configuration's gold tree
+    cdef Py_ssize_t[::1] groups = group
+    proto.fn = NULL
+    if len(golds) != N:
+        raise ValueError(f"scores_batch: {N} configurations but {len(golds)} gold trees: "
+                         f"give one gold tree per configuration")
+    if out.shape[0] != N or out.shape[1] > 64:
+        raise ValueError(f"fill_rows: out has shape ({out.shape[0]}, {out.shape[1]}): expected "
+                         f"one row per configuration ({N}) and at most 64 columns")
+    jobs = <Job*>malloc(max(N, 1) * sizeof(Job))
+    if jobs is NULL:
+        raise MemoryError()
+    try:
+        for i in range(N):
+            if not isinstance(configs[i], Configuration):
+                raise ValueError(f"configs[{i}] is a {type(configs[i]).__name__}, not a "
+                                 f"Configuration (make them with semiparse.system(...).initial(n))")
+            config = configs[i]
+            config._ready()
+            if config.machine is not machine:
+                check(config, i)
+            heads = golds[i]
+            if heads is not last:
+                found = seen.get(id(heads))
+                if found is None or (<tuple>found)[0] is not heads:
+                    found = seen[id(heads)] = (heads,) + prepare(heads, i) + (len(seen),)
+                entry, words, g = (<tuple>found)[1], (<tuple>found)[2], (<tuple>found)[3]
+                proto.fn = NULL
+                if entry is not None:
+                    kernel, work, code, columns = entry
+                    cols = columns   # kept alive by seen
+                    if len(kernel.columns) > 64 or cols.shape[0] != len(kernel.columns) or any(
+                            not 0 <= c < out.shape[1] for c in cols):
+                        raise ValueError(f"{kernel!r}: at most 64 columns, each mapped to a "
+                                         f"column of out (0 to {out.shape[1] - 1})")
+                    proto.fn = kernel.fn
+                    proto.work = (<KernelWork>work).ptr
+                    proto.strategy = code
+                    proto.columns = &cols[0]
+                    proto.n_columns = len(kernel.columns)
+                last = heads
+            if config.c.n != words:
+                raise ValueError(f"configs[{i}] has {config.c.n} words but golds[{i}] has {words}")
+            groups[i] = g
+            job = &jobs[i]
+            job[0] = proto
+            job.machine = &config.machine.c
+            job.state = config.c
+            if proto.fn is NULL:
+                pending.append(i)
+        # from the last configuration to the first: when the configurations
+        # follow a computation, a kernel that remembers values (arc-standard's)
+        # has then scored each one's successor already
+        if n_jobs <= 1 or N < 2:
+            order = np.arange(N - 1, -1, -1, dtype=np.intc)
+            _run_jobs(jobs, order, out)
+        else:
+            _run_threads(jobs, group, n_jobs, out)
+    finally:
+        free(jobs)
+    return pending
+
+
+cdef void _run_jobs_nogil(Job* jobs, const int* order, Py_ssize_t count,
+                          double[:, ::1] out) noexcept nogil:
+    cdef Py_ssize_t k, i, t, T = out.shape[1]
+    cdef double tmp[64]
+    cdef int bstart, c
+    cdef Job* job
+    for k in range(count):
+        i = order[k]
+        job = &jobs[i]
+        for t in range(T):
+            out[i, t] = NAN if machine_legal(job.machine, job.state, <int>t) else -INFINITY
+        if job.fn is NULL or machine_is_final(job.machine, job.state):
+            continue
+        bstart = (job.state.buffer[job.state.buffer_len - 1] if job.state.buffer_len
+                  else job.state.n + 1)
+        job.fn(job.work, job.state.stack, job.state.stack_len, bstart, job.state.head,
+               job.strategy, tmp)
+        for c in range(job.n_columns):
+            t = job.columns[c]
+            if out[i, t] != out[i, t]:  # legal: take the kernel's value
+                out[i, t] = tmp[c] if tmp[c] == tmp[c] else -INFINITY
+
+
+cdef void _run_jobs(Job* jobs, const int[::1] order, double[:, ::1] out):
+    if order.shape[0]:
+        with nogil:
+            _run_jobs_nogil(jobs, &order[0], order.shape[0], out)
+
+
+cdef class _Share:
+    """One thread's part of a batch: the configurations at ``order``."""
+    cdef Job* jobs
+    cdef int[::1] order
+    cdef double[:, ::1] out
+
+    def run(self):
+        _run_jobs(self.jobs, self.order, self.out)
+
+
+cdef void _run_threads(Job* jobs, group, int n_jobs, double[:, ::1] out) except *:
+    """Split the configurations into n_jobs shares of whole gold-tree groups
+    (largest groups first, each to the least loaded share) and run them on
+    threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sizes = np.bincount(group)
+    load = [0] * n_jobs
+    owner = np.empty(len(sizes), dtype=np.intp)
+    for g in np.argsort(-sizes, kind="stable"):
+        k = load.index(min(load))
+        owner[g] = k
+        load[k] += sizes[g]
+    shares = []
+    cdef _Share share
+    for k in range(n_jobs):
+        share = _Share()
+        share.jobs = jobs
+        share.order = np.flatnonzero(owner[group] == k)[::-1].astype(np.intc)
+        share.out = out
+        shares.append(share)
+    with ThreadPoolExecutor(n_jobs) as pool:
+        for future in [pool.submit(s.run) for s in shares]:
+            future.result()

@@ -1,0 +1,169 @@
+# cython: language_level=3
+"""The compiled rewrite machine: the transitions of a declared system as data
+that C code runs on a :c:type:`StateC` (``semiparse/transitions/_state.pxd``).
+
+Each transition of a :class:`~semiparse.transitions.system.RewriteSystem` becomes a
+``RuleC``: the number of named stack / buffer elements of its pattern, its
+requirements (a named node is / is not the root, has a head / has none; the
+buffer is empty; the stack has at least K elements), the named
+nodes it pushes back onto the stack and the buffer front, and its edge.
+Transition ``t`` is the ``t``-th ``[[transition]]`` table.  LR-spine, whose
+stack elements are spines, keeps moves of its own behind the same functions
+(``kind == KIND_SPINE``); its codes are 0 for shift and ``1 + 4 (K - 1)`` /
+``2 + 4 (K - 1)`` for ``left_arc_K`` / ``right_arc_K``.
+
+The functions are inline, ``noexcept nogil``; :func:`machine_apply` and
+:func:`machine_arc` assume that :func:`machine_legal` holds.
+"""
+from semiparse.transitions._state cimport (StateC, add_arc, push_stack, pop_buffer_front,
+                               push_buffer_front, spine_at)
+
+cdef enum:
+    KIND_REWRITE = 0
+    KIND_SPINE = 1
+    MAX_NAMES = 16          # named pattern elements per transition
+    REQ_NOT_ROOT = 0
+    REQ_HEADED = 1
+    REQ_HEADLESS = 2
+    REQ_IS_ROOT = 3
+    FINAL_ANY = 0           # the order of system.FINAL_STACKS
+    FINAL_ROOT = 1
+    FINAL_ONE = 2
+
+
+cdef struct RuleC:
+    int ns                  # named stack elements (bottom to top)
+    int nb                  # named buffer elements (front first)
+    int stack_min           # least stack size (ns, or more by "stack size >= K")
+    bint buffer_empty       # "buffer empty"
+    int n_req
+    int req_node[4 * MAX_NAMES]   # index into the names: stack ones, then buffer ones
+    int req_kind[4 * MAX_NAMES]   # REQ_*
+    int n_stack_after
+    int stack_after[MAX_NAMES]    # names pushed onto the stack, bottom to top
+    int n_buffer_after
+    int buffer_after[MAX_NAMES]   # names put back at the buffer front, front first
+    int edge_head           # name index of the edge's head, -1 for no edge
+    int edge_dep
+
+
+cdef struct MachineC:
+    int kind
+    int n_rules
+    int final_stack         # final: empty buffer and any stack, only the root, one node (FINAL_*)
+    int root                # where the initial configuration puts the root (_state.pxd ROOT_*)
+    RuleC* rules
+
+
+cdef class Machine:
+    cdef MachineC c
+    cdef readonly str system_name
+    cdef readonly tuple transitions
+    cdef readonly object system
+
+
+cdef inline int rule_node(const RuleC* r, const StateC* s, int i) noexcept nogil:
+    """The node the rule's i-th name stands for in s."""
+    if i < r.ns:
+        return s.stack[s.stack_len - r.ns + i]
+    return s.buffer[s.buffer_len - 1 - (i - r.ns)]
+
+
+cdef inline bint machine_is_final(const MachineC* m, const StateC* s) noexcept nogil:
+    if s.buffer_len or m.final_stack == FINAL_ANY:
+        return s.buffer_len == 0
+    if m.final_stack == FINAL_ONE:
+        return s.stack_len <= 1
+    return s.stack_len == 1 and s.stack[0] == 0
+
+
+cdef inline bint _spine_legal(const StateC* s, int t) noexcept nogil:
+    cdef int L = s.stack_len, k = (t >> 2) + 1
+    if t == 0:
+        return s.buffer_len > 0
+    if L < 2:
+        return False
+    if (t & 3) == 1:
+        return s.stack[L - 2] != 0 and spine_at(s, s.stack[L - 1], True, k) >= 0
+    if (t & 3) == 2:
+        return spine_at(s, s.stack[L - 2], False, k) >= 0
+    return False
+
+
+cdef inline bint machine_legal(const MachineC* m, const StateC* s, int t) noexcept nogil:
+    """Whether transition t applies to s (never in a final configuration)."""
+    cdef const RuleC* r
+    cdef int k, x
+    if t < 0 or machine_is_final(m, s):
+        return False
+    if m.kind == KIND_SPINE:
+        return _spine_legal(s, t)
+    if t >= m.n_rules:
+        return False
+    r = &m.rules[t]
+    if s.stack_len < r.stack_min or s.buffer_len < r.nb or (r.buffer_empty and s.buffer_len):
+        return False
+    for k in range(r.n_req):
+        x = rule_node(r, s, r.req_node[k])
+        if r.req_kind[k] == REQ_NOT_ROOT:
+            if x == 0:
+                return False
+        elif r.req_kind[k] == REQ_IS_ROOT:
+            if x != 0:
+                return False
+        elif r.req_kind[k] == REQ_HEADED:
+            if s.head[x] < 0:
+                return False
+        elif s.head[x] >= 0:
+            return False
+    return True
+
+
+cdef inline bint machine_arc(const MachineC* m, const StateC* s, int t, int* h, int* d) noexcept nogil:
+    """Set h, d to the edge a legal transition t adds to s; False if it adds none."""
+    cdef const RuleC* r
+    cdef int L = s.stack_len
+    if m.kind == KIND_SPINE:
+        if t == 0:
+            return False
+        if (t & 3) == 1:
+            h[0] = spine_at(s, s.stack[L - 1], True, (t >> 2) + 1)
+            d[0] = s.stack[L - 2]
+        else:
+            h[0] = spine_at(s, s.stack[L - 2], False, (t >> 2) + 1)
+            d[0] = s.stack[L - 1]
+        return True
+    r = &m.rules[t]
+    if r.edge_head < 0:
+        return False
+    h[0] = rule_node(r, s, r.edge_head)
+    d[0] = rule_node(r, s, r.edge_dep)
+    return True
+
+
+cdef inline void machine_apply(const MachineC* m, StateC* s, int t, int label) noexcept nogil:
+    """Apply the legal transition t to s; its edge (if any) gets label."""
+    cdef const RuleC* r
+    cdef int env[MAX_NAMES]
+    cdef int i, h, d
+    cdef bint has_edge = machine_arc(m, s, t, &h, &d)
+    if m.kind == KIND_SPINE:
+        if t == 0:
+            push_stack(s, pop_buffer_front(s))
+            return
+        add_arc(s, h, d, label)
+        if (t & 3) == 1:
+            s.stack[s.stack_len - 2] = s.stack[s.stack_len - 1]
+        s.stack_len -= 1
+        return
+    r = &m.rules[t]
+    for i in range(r.ns + r.nb):
+        env[i] = rule_node(r, s, i)
+    s.stack_len -= r.ns
+    s.buffer_len -= r.nb
+    for i in range(r.n_stack_after):
+        push_stack(s, env[r.stack_after[i]])
+    for i in range(r.n_buffer_after - 1, -1, -1):
+        push_buffer_front(s, env[r.buffer_after[i]])
+    if has_edge:
+        add_arc(s, h, d, label)

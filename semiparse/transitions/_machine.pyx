@@ -1,0 +1,123 @@
+# cython: language_level=3
+"""Build a compiled rewrite machine (``_machine.pxd``) from a transition system."""
+from libc.stdlib cimport calloc, free
+
+from semiparse.transitions._state cimport ROOT_STACK_BOTTOM
+
+from semiparse.transitions.declared import RewriteSystem
+from semiparse.transitions.fast.lr_spine import LRSpine
+from semiparse.transitions.rules import FINAL_STACKS
+from semiparse.transitions.system import load_system
+
+
+# The interface methods a machine stands for: a subclass that redefines one
+# of them has moves the machine does not know.
+_MOVES = ("initial", "legal", "apply", "successors", "is_final", "final_edges", "search_key")
+
+
+cdef class Machine:
+    """The C program of a transition system: one ``RuleC`` per declared
+    transition, or LR-spine's own moves.  Build with :func:`machine_for`."""
+
+    def __cinit__(self):
+        self.c.rules = NULL
+
+    def __dealloc__(self):
+        free(self.c.rules)
+
+    def __init__(self, system):
+        self.system_name = system.name
+        self.system = system
+        if not isinstance(system, (LRSpine, RewriteSystem)):
+            raise ValueError(f"transition system {system.name!r} is neither declared as "
+                             f"stack/buffer rewrites nor LR-spine: no compiled machine")
+        kind = LRSpine if isinstance(system, LRSpine) else RewriteSystem
+        changed = [m for m in _MOVES if getattr(type(system), m, None) is not getattr(kind, m)]
+        if changed:  # the machine would not follow them: refuse rather than differ
+            raise ValueError(f"transition system {system.name!r} redefines "
+                             f"{', '.join(changed)} in Python: no compiled machine runs it")
+        if isinstance(system, LRSpine):
+            self.c.kind = KIND_SPINE
+            self.c.final_stack = FINAL_ROOT
+            self.c.root = ROOT_STACK_BOTTOM
+            self.transitions = system.transitions
+            return
+        rules = system._rules
+        self.transitions = tuple(r.name for r in rules)
+        self.c.kind = KIND_REWRITE
+        self.c.final_stack = FINAL_STACKS.index(system.final_stack)
+        self.c.root = system.root_code
+        self.c.rules = <RuleC*>calloc(max(len(rules), 1), sizeof(RuleC))
+        if self.c.rules is NULL:
+            raise MemoryError()
+        self.c.n_rules = len(rules)
+        for t, rule in enumerate(rules):
+            _compile(&self.c.rules[t], rule, self.system_name)
+
+    @property
+    def spine(self):
+        """True for LR-spine (codes carry K), False for a declared system."""
+        return self.c.kind == KIND_SPINE
+
+    def code(self, str name):
+        """The code of a transition name (ValueError if the system has no such transition)."""
+        if self.c.kind == KIND_SPINE:
+            if name == "shift":
+                return 0
+            kind, _, k = name.rpartition("_")
+            if kind in ("left_arc", "right_arc") and k.isdigit() and int(k) >= 1:
+                return (1 if kind == "left_arc" else 2) + 4 * (int(k) - 1)
+        elif name in self.transitions:
+            return self.transitions.index(name)
+        raise ValueError(f"unknown transition {name!r} for {self.system_name}: expected one of "
+                         f"{', '.join(self.transitions)}")
+
+    def name(self, int code):
+        """The transition name of a code (inverse of :meth:`code`)."""
+        if self.c.kind == KIND_SPINE:
+            if code == 0:
+                return "shift"
+            if code > 0 and (code & 3) in (1, 2):
+                return f"{'left_arc' if (code & 3) == 1 else 'right_arc'}_{(code >> 2) + 1}"
+        elif 0 <= code < len(self.transitions):
+            return self.transitions[code]
+        raise ValueError(f"no transition of {self.system_name} has code {code}")
+
+    def max_code(self, int n):
+        """One more than the largest code that can be legal for n words."""
+        return 4 * (n + 2) if self.c.kind == KIND_SPINE else self.c.n_rules
+
+    def __repr__(self):
+        return f"<Machine {self.system_name}: {', '.join(self.transitions)}>"
+
+
+cdef _compile(RuleC* out, rule, str system_name):
+    """Fill out from a compiled RewriteSystem rule."""
+    if rule.ns + rule.nb > MAX_NAMES:
+        raise ValueError(f"transition {rule.name} of {system_name} names "
+                         f"{rule.ns + rule.nb} elements: the compiled machine takes at "
+                         f"most {MAX_NAMES}")
+    out.ns, out.nb = rule.ns, rule.nb
+    out.stack_min, out.buffer_empty = rule.stack_min, rule.buffer_empty
+    reqs = ([(i, REQ_NOT_ROOT) for i in rule.not_root] + [(i, REQ_IS_ROOT) for i in rule.is_root]
+            + [(i, REQ_HEADED) for i in rule.headed] + [(i, REQ_HEADLESS) for i in rule.headless])
+    out.n_req = len(reqs)
+    for k, (i, kind) in enumerate(reqs):
+        out.req_node[k], out.req_kind[k] = i, kind
+    out.n_stack_after = len(rule.stack_after)
+    for k, i in enumerate(rule.stack_after):
+        out.stack_after[k] = i
+    out.n_buffer_after = len(rule.buffer_after)
+    for k, i in enumerate(rule.buffer_after):
+        out.buffer_after[k] = i
+    out.edge_head, out.edge_dep = rule.edge if rule.edge is not None else (-1, -1)
+
+
+def machine_for(system):
+    """The machine of a system (a name, a TOML path or a system object), built
+    once per system object and kept on it."""
+    system = load_system(system)
+    machine = vars(system).get("_machine")
+    if machine is None:
+        machine = system._machine = Machine(system)
+    return machine

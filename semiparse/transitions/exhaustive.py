@@ -1,0 +1,110 @@
+"""Ground truth: oracle scores by exhaustive search over all computations.
+
+Derived from a system's interface alone (legal moves, their effect, final
+configurations, the strategy's per-node constraints), never from a grammar,
+so it can prove a completion grammar right.  Exponential in general; the
+memo over (configuration, strategy flags) makes it fast enough for n <= 10.
+Systems with a compiled machine (declared rewrite systems, LR-spine) are
+searched on its C state (:class:`._exhaustive.CSearch`); the Python search
+here serves the others and is the reference the C one is tested against.
+"""
+from semiparse.transitions._exhaustive import CSearch
+from semiparse.transitions._machine import machine_for
+from semiparse.transitions.interface import NEG_INF, edge_masks, initial_masks
+
+_ACTIVE = object()
+
+
+class PythonSearch:
+    """Memoized best number of gold edges from a configuration to a final one,
+    through the system's Python interface (``successors``, ``search_key``,
+    ``is_final``, ``final_edges``).
+
+    One instance per (system, gold tree); the memo is valid across calls
+    because its key holds every strategy flag of the nodes still in the
+    configuration.
+    """
+
+    def __init__(self, system, heads):
+        self.system, self.heads = system, heads
+        self.memo = {}
+
+    def scores(self, stack, buffer, arcs, masks):
+        """``{transition: sigma}`` for the configuration the oracle is asked
+        about, under the strategy flags ``masks`` (:func:`initial_masks`)."""
+        out = {}
+        for t, s2, b2, a2, edge in self.system.successors(stack, buffer, arcs):
+            gain, m2 = 0, masks
+            if edge is not None:
+                if masks is not None:
+                    m2 = edge_masks(masks, edge)
+                    if m2 is None:
+                        out[t] = NEG_INF
+                        continue
+                gain = 1 if self.heads[edge[1]] == edge[0] else 0
+            future = self.best(s2, b2, a2, m2)
+            out[t] = gain + future if future != NEG_INF else NEG_INF
+        return out
+
+    def best(self, stack, buffer, arcs, masks):
+        """Most gold edges any computation from this configuration can still add."""
+        system = self.system
+        key = system.search_key(stack, buffer, arcs)
+        if masks is not None:
+            get = masks.__getitem__
+            key = (key, tuple(map(get, stack)), tuple(map(get, buffer)))
+        memo = self.memo
+        value = memo.get(key)
+        if value is not None:
+            if value is _ACTIVE:
+                raise ValueError(f"transition system {system.name!r} can loop: configuration "
+                                 f"stack={list(stack)} buffer={list(buffer)} repeats")
+            return value
+        if system.is_final(stack, buffer, arcs):
+            value = sum(self.heads[d] == h for h, d in system.final_edges(stack, buffer, arcs))
+            memo[key] = value
+            return value
+        memo[key] = _ACTIVE
+        value = NEG_INF
+        heads = self.heads
+        for _, s2, b2, a2, edge in system.successors(stack, buffer, arcs):
+            gain, m2 = 0, masks
+            if edge is not None:
+                if masks is not None:
+                    m2 = edge_masks(masks, edge)
+                    if m2 is None:
+                        continue
+                if heads[edge[1]] == edge[0]:
+                    gain = 1
+            v = gain + self.best(s2, b2, a2, m2)
+            if v > value:
+                value = v
+        memo[key] = value
+        return value
+
+
+class Search:
+    """The exhaustive search for one (system, gold tree, strategy): on the C
+    state of the system's compiled machine when it has one, else through its
+    Python interface; both give the same scores.
+
+    compiled: None to choose, True / False to force the C / Python search
+    (True is a ValueError for a system without a machine).
+    """
+
+    def __init__(self, system, heads, strategy, compiled=None):
+        self.system, self.heads, self.strategy = system, heads, strategy
+        machine = None
+        if compiled is not False:
+            try:
+                machine = machine_for(system)
+            except ValueError:
+                if compiled:
+                    raise
+        self.compiled = machine is not None
+        self.engine = CSearch(machine, heads) if self.compiled else PythonSearch(system, heads)
+
+    def scores(self, stack, buffer, arcs):
+        """``{transition: sigma}`` for the configuration the oracle is asked about."""
+        masks = initial_masks(self.system, self.strategy, stack, buffer, arcs, len(self.heads) - 1)
+        return self.engine.scores(stack, buffer, arcs, masks)

@@ -1,0 +1,645 @@
+# cython: language_level=3
+"""Arc-standard oracle scores for projective gold trees, in C.
+
+Shared pieces of the fast arc-standard methods:
+
+- the *critical* buffer nodes (Nederhof 2019, section 5), which are exactly
+  the roots of the right stack of Goldberg et al. 2014: a buffer node whose
+  gold head is not in the buffer or which has a gold dependent on the stack
+  or among the critical nodes before it.  Every other buffer node can be
+  given its gold head inside its own buffer fragment, so it is dropped and
+  credited once;
+- Algorithm 1 of Goldberg et al. 2014 over the stack followed by the critical
+  nodes: a table over (stack nodes absorbed, critical nodes absorbed)
+  holding, for each possible root of the tree built so far around the stack
+  top, the most gold edges; O(l_L * l_R * (l_L + l_R)) (method ``right_stack``);
+- the same table on a compressed string, restricted to a band of O(k + m)
+  cells and pruned to the roots that can still matter (method ``linear``).
+
+Transition names follow systems/arc_standard.toml: ``left_arc`` makes the top
+the head of the second, ``right_arc`` the second the head of the top.
+Strategies (codes): 0 none, 1 lbr, 2 strict_lbr, 3 rbl; they forbid, after
+each transition, left or right children of some nodes exactly as the grammar
+path does (``forbid`` tables of arc_standard.toml).
+"""
+from libc.math cimport INFINITY, NAN
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+import numpy as np
+
+from semiparse.transitions._rows cimport KernelWork, row_dict, row_fn, row_kernel
+from semiparse.transitions.fast._checks cimport check_configuration, projective_gold
+from semiparse.transitions.fast._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
+
+cdef int NEG = -(1 << 28)
+
+STRATEGY_CODES = {"none": 0, "lbr": 1, "strict_lbr": 2, "rbl": 3}
+
+
+# The C view of a Work: what the kernels read.
+cdef struct ArcStdC:
+    int n
+    int* heads
+    int* mark
+    int* xs
+    int* stack2
+    int* crit
+    int* tab
+    int* posmap
+    int* par
+    int* lmin
+    int* rmax
+    int* nleft
+    int* nright
+    int* dlo
+    int* dhi
+    int* jlo
+    int* jhi
+    int* val
+    int* touched
+    int* stamp
+    int* off
+    int* cnt
+    int* eroot
+    int* evalue
+    int* bonus
+    int* flag
+    unsigned char* no_left
+    unsigned char* no_right
+    Memo memo             # values of the configurations scored (BatchWork only)
+
+
+cdef class Work(KernelWork):
+    """Scratch arrays for one gold tree of ``n`` words (reused across calls),
+    in one block allocated in C: a batch makes one per gold tree."""
+    cdef ArcStdC c
+    cdef int* block
+
+    def __init__(self, heads):
+        heads = projective_gold(heads)
+        cdef int n = len(heads) - 1, i
+        cdef Py_ssize_t a = n + 2, b = n + 3
+        # the small arrays (zeroed), then the tables, which every call writes before it reads
+        cdef Py_ssize_t small = (n + 1) + 5 * a + 7 * b + 12 * b
+        cdef int* at
+        free(self.block)
+        memo_free(&self.c.memo)   # values of another tree's configurations
+        self.block = at = <int*>malloc((small + 2 * a * a + 4 * b * b) * sizeof(int) + 2 * a)
+        if at is NULL:
+            raise MemoryError()
+        memset(at, 0, small * sizeof(int))
+        self.c.n = n
+        self.c.heads = at
+        for i in range(n + 1):
+            at[i] = heads[i]
+        at += n + 1
+        self.c.mark, at = at, at + a
+        self.c.xs, at = at, at + a
+        self.c.stack2, at = at, at + a
+        self.c.crit, at = at, at + a
+        self.c.posmap, at = at, at + a
+        self.c.val, at = at, at + b
+        self.c.stamp, at = at, at + 2 * b
+        self.c.off, at = at, at + 2 * b
+        self.c.cnt, at = at, at + 2 * b
+        for i in range(a):
+            self.c.posmap[i] = -1
+        for i in range(b):
+            self.c.val[i] = NEG
+        for i in range(2 * b):
+            self.c.stamp[i] = -1
+        self.c.par, at = at, at + b
+        self.c.lmin, at = at, at + b
+        self.c.rmax, at = at, at + b
+        self.c.nleft, at = at, at + b
+        self.c.nright, at = at, at + b
+        self.c.dlo, at = at, at + b
+        self.c.dhi, at = at, at + b
+        self.c.jlo, at = at, at + b
+        self.c.jhi, at = at, at + b
+        self.c.touched, at = at, at + b
+        self.c.bonus, at = at, at + b
+        self.c.flag, at = at, at + b
+        # two anti-diagonals of (stack nodes absorbed) x (root position)
+        self.c.tab, at = at, at + 2 * a * a
+        self.c.eroot, at = at, at + 2 * b * b
+        self.c.evalue, at = at, at + 2 * b * b
+        self.c.no_left = <unsigned char*>at
+        self.c.no_right = self.c.no_left + a
+        memset(self.c.no_left, 0, 2 * a)
+        self.ptr = &self.c
+
+    def __dealloc__(self):
+        free(self.block)
+        memo_free(&self.c.memo)
+
+
+cdef class BatchWork(Work):
+    """A :class:`Work` for one call of ``scores_batch``: it also remembers the
+    value of each configuration it scores (strategy none), which is the
+    value of the successor of the configuration before it when a batch
+    follows a computation."""
+
+    def __cinit__(self, heads):
+        self.c.memo.on = 1
+
+    @property
+    def remembered(self):
+        """How many configurations' values it holds."""
+        return self.c.memo.used
+
+
+cdef int critical_nodes(int* heads, int n, int* stack, int ns, int bstart,
+                        int* out, int* mark) noexcept nogil:
+    """Write the critical buffer nodes (in order) to ``out``; return how many."""
+    cdef int i, h, q = 0
+    for i in range(ns):
+        h = heads[stack[i]]
+        if h >= bstart:
+            mark[h] = 1
+    for i in range(bstart, n + 1):
+        if heads[i] < bstart or mark[i]:
+            out[q] = i
+            q += 1
+            if heads[i] >= bstart:
+                mark[heads[i]] = 1
+    for i in range(ns):
+        h = heads[stack[i]]
+        if h >= bstart:
+            mark[h] = 0
+    for i in range(q):
+        h = heads[out[i]]
+        if h >= bstart:
+            mark[h] = 0
+    return q
+
+
+cdef inline int gain(int* heads, unsigned char* no_left, unsigned char* no_right,
+                     int h, int d) noexcept nogil:
+    if d < h:
+        if no_left[h]:
+            return NEG
+    elif no_right[h]:
+        return NEG
+    return 1 if heads[d] == h else 0
+
+
+cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil:
+    """Most gold edges a computation from (stack, bstart..n) can add (Algorithm 1)."""
+    cdef int* heads = &w.heads[0]
+    cdef int* xs = &w.xs[0]
+    cdef unsigned char* nl = &w.no_left[0]
+    cdef unsigned char* nr = &w.no_right[0]
+    cdef int n = w.n
+    cdef int k = ns - 1
+    cdef int q = critical_nodes(heads, n, stack, ns, bstart, &xs[ns], &w.mark[0])
+    cdef int i, j, d, h, lo, hi, x, v, g, cur_i_lo, cur_i_hi
+    cdef int W = k + q + 1
+    cdef int* cur = &w.tab[0]
+    cdef int* nxt = &w.tab[(n + 2) * (n + 2)]
+    cdef int* tmp
+    for i in range(ns):
+        xs[i] = stack[i]
+    # diagonal d = i + j; cell (i, j) spans xs[k - i .. k + j]
+    cur[k] = 0          # cell (0, 0), root = the top
+    for d in range(k + q):
+        # reset the cells of diagonal d + 1
+        for i in range(max(0, d + 1 - q), min(d + 1, k) + 1):
+            j = d + 1 - i
+            for h in range(k - i, k + j + 1):
+                nxt[i * W + h] = NEG
+        for i in range(max(0, d - q), min(d, k) + 1):
+            j = d - i
+            lo = k - i
+            hi = k + j
+            if i < k:
+                x = xs[lo - 1]
+                for h in range(lo, hi + 1):
+                    v = cur[i * W + h]
+                    if v <= NEG:
+                        continue
+                    if x != 0:
+                        g = gain(heads, nl, nr, xs[h], x)
+                        if g > NEG and v + g > nxt[(i + 1) * W + h]:
+                            nxt[(i + 1) * W + h] = v + g
+                    g = gain(heads, nl, nr, x, xs[h])
+                    if g > NEG and v + g > nxt[(i + 1) * W + lo - 1]:
+                        nxt[(i + 1) * W + lo - 1] = v + g
+            if j < q:
+                x = xs[hi + 1]
+                for h in range(lo, hi + 1):
+                    v = cur[i * W + h]
+                    if v <= NEG:
+                        continue
+                    g = gain(heads, nl, nr, xs[h], x)
+                    if g > NEG and v + g > nxt[i * W + h]:
+                        nxt[i * W + h] = v + g
+                    if xs[h] != 0:
+                        g = gain(heads, nl, nr, x, xs[h])
+                        if g > NEG and v + g > nxt[i * W + hi + 1]:
+                            nxt[i * W + hi + 1] = v + g
+        tmp = cur
+        cur = nxt
+        nxt = tmp
+    v = cur[k * W + 0]
+    if v <= NEG:
+        return NEG
+    return v + (n + 1 - bstart) - q
+
+
+cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil:
+    """Most gold edges a computation from (stack, bstart..n) can add: Algorithm 1
+    on a compressed string, restricted to a band of cells and to the roots
+    that can still matter (see docs/fast-oracles.md).
+
+    String: the stack (x = 0..k), then the critical nodes, where a critical
+    node with no gold edge to a stack node is dropped if it has no gold edge
+    to another critical node either (it is never worth anything), and a
+    maximal run of such nodes along a chain (each critical node's critical
+    gold head is the next critical node) becomes one position whose
+    absorption as a root is worth its run's inner edges.  Gold edges between
+    the stack and the critical nodes are nested, so position j of the right
+    part links to stack nodes in [lo_j, hi_j] with both bounds decreasing
+    in j; a run links, in effect, to the gap between its neighbours' ranges.
+    Cell (i, j) -- i stack nodes below the top and j right positions
+    absorbed -- is visited only if j is within one position of the range of
+    positions whose links come within one of the next stack node
+    a_l (l = k-1-i).  The ranges overlap only at their ends: O(k + q) cells.
+    In a cell, roots with no gold edge leaving the span are interchangeable
+    (the best one is kept), and a root whose value plus its number of
+    leaving gold edges cannot beat the best value is dropped.
+    """
+    cdef int* heads = &w.heads[0]
+    cdef int* xs = &w.xs[0]
+    cdef int* crit = &w.crit[0]
+    cdef int* pos = &w.posmap[0]
+    cdef int* par = &w.par[0]
+    cdef int* lmin = &w.lmin[0]
+    cdef int* rmax = &w.rmax[0]
+    cdef int* nleft = &w.nleft[0]
+    cdef int* nright = &w.nright[0]
+    cdef int* dlo = &w.dlo[0]
+    cdef int* dhi = &w.dhi[0]
+    cdef int* jlo = &w.jlo[0]
+    cdef int* jhi = &w.jhi[0]
+    cdef int* val = &w.val[0]
+    cdef int* touched = &w.touched[0]
+    cdef int* stamp = &w.stamp[0]
+    cdef int* off = &w.off[0]
+    cdef int* cnt = &w.cnt[0]
+    cdef int* eroot = &w.eroot[0]
+    cdef int* evalue = &w.evalue[0]
+    cdef int* bonus = &w.bonus[0]
+    cdef int* flag = &w.flag[0]
+    cdef int n = w.n
+    cdef int k = ns - 1
+    cdef int q0 = critical_nodes(heads, n, stack, ns, bstart, crit, &w.mark[0])
+    cdef int cap = (n + 3) * (n + 3)
+    cdef int x, p, i, j, l, a, b, t, h, v, g, e, nt, best, dead, o, lo, hi, node, q, N
+    cdef int prv, cur, fill, base, result, last, root
+    for x in range(ns):
+        xs[x] = stack[x]
+        bonus[x] = 0
+    # flag[c]: 1 if critical node c has a gold edge to a stack node
+    for j in range(q0):
+        flag[crit[j]] = 1 if heads[crit[j]] < bstart and heads[crit[j]] >= 0 \
+            and pos_is_stack(heads[crit[j]], stack, ns) else 0
+    for x in range(ns):
+        h = heads[stack[x]]
+        if h >= bstart:
+            flag[h] = 1
+    # compress: linked nodes stay, runs of unlinked chained nodes merge, the rest goes
+    q = 0
+    j = 0
+    while j < q0:
+        node = crit[j]
+        if flag[node]:
+            xs[ns + q] = node
+            bonus[ns + q] = 0
+            pos[node] = ns + q
+            q += 1
+            j += 1
+        elif (j + 1 < q0 and heads[node] == crit[j + 1]) or (j > 0 and heads[crit[j - 1]] == node):
+            t = j
+            pos[node] = ns + q
+            j += 1
+            while j < q0 and not flag[crit[j]] and heads[crit[j - 1]] == crit[j]:
+                pos[crit[j]] = ns + q
+                j += 1
+            xs[ns + q] = crit[j - 1]
+            bonus[ns + q] = j - 1 - t
+            q += 1
+        else:
+            j += 1
+    for j in range(q0):
+        flag[crit[j]] = 0
+    N = k + 1 + q
+    root = 0 if xs[0] == 0 else -1   # the position of the root token, if on the stack
+    for x in range(ns):
+        pos[xs[x]] = x
+    for x in range(N):
+        p = heads[xs[x]]
+        par[x] = pos[p] if p >= 0 else -1
+        lmin[x] = N
+        rmax[x] = -1
+        nleft[x] = 0
+        nright[x] = 0
+    for j in range(q):
+        dlo[j] = N
+        dhi[j] = -1
+    for x in range(N):
+        p = par[x]
+        if p < 0:
+            continue
+        if x < p:
+            nleft[p] += 1
+            if x < lmin[p]:
+                lmin[p] = x
+        else:
+            nright[p] += 1
+            if x > rmax[p]:
+                rmax[p] = x
+        if x <= k < p:
+            j = p - k - 1
+            dlo[j] = min(dlo[j], x)
+            dhi[j] = max(dhi[j], x)
+        elif p <= k < x:
+            j = x - k - 1
+            dlo[j] = min(dlo[j], p)
+            dhi[j] = max(dhi[j], p)
+    # runs: from the next linked position's upper bound to the previous one's lower bound
+    t = -1
+    for j in range(q - 1, -1, -1):
+        if dhi[j] < 0:
+            dlo[j] = t
+        else:
+            t = dhi[j]
+    t = k + 1
+    for j in range(q):
+        if dhi[j] < 0:
+            dhi[j] = t
+        else:
+            t = dlo[j]
+    a = 0
+    b = 0
+    for i in range(k + 1):
+        l = k - 1 - i
+        while a < q and dlo[a] > l + 1:
+            a += 1
+        while b < q and dhi[b] >= l - 1:
+            b += 1
+        jlo[i] = max(0, a - 1)
+        jhi[i] = min(q, b + 1)
+    for j in range(q0):
+        pos[crit[j]] = -1
+    for x in range(ns):
+        pos[xs[x]] = -1
+    # rows i = 0..k; two row buffers (prv, cur) of cells j = 0..q
+    prv = 0
+    cur = n + 3
+    for j in range(2 * (n + 3)):
+        stamp[j] = -1
+    result = NEG
+    for i in range(k + 1):
+        base = 0 if cur == 0 else cap
+        fill = 0
+        # the cells of row i: j in [jlo[i], jhi[i]], and q (all of them in the last row)
+        j = 0 if i == k else jlo[i]
+        last = q if i == k else jhi[i]
+        while j <= q:
+            if j > last:
+                j = q
+            nt = 0
+            best = NEG
+            if i == 0 and j == 0:
+                val[k] = best = 0
+                touched[nt] = k
+                nt += 1
+            if i > 0 and stamp[prv + j] == i - 1:      # extend to the left by xs[k - i]
+                x = k - i
+                for e in range(off[prv + j], off[prv + j] + cnt[prv + j]):
+                    h = eroot[e]
+                    v = evalue[e]
+                    if x != root:
+                        g = v + (1 if par[x] == h else 0)
+                        if g > val[h]:
+                            if val[h] == NEG:
+                                touched[nt] = h
+                                nt += 1
+                            val[h] = g
+                            if g > best:
+                                best = g
+                    g = v + (1 if par[h] == x else 0)
+                    if g > val[x]:
+                        if val[x] == NEG:
+                            touched[nt] = x
+                            nt += 1
+                        val[x] = g
+                        if g > best:
+                            best = g
+            if j > 0 and stamp[cur + j - 1] == i:      # extend to the right by xs[k + j]
+                x = k + j
+                for e in range(off[cur + j - 1], off[cur + j - 1] + cnt[cur + j - 1]):
+                    h = eroot[e]
+                    v = evalue[e]
+                    g = v + (1 if par[x] == h else 0)
+                    if g > val[h]:
+                        if val[h] == NEG:
+                            touched[nt] = h
+                            nt += 1
+                        val[h] = g
+                        if g > best:
+                            best = g
+                    if h != root:
+                        g = v + (1 if par[h] == x else 0) + bonus[x]
+                        if g > val[x]:
+                            if val[x] == NEG:
+                                touched[nt] = x
+                                nt += 1
+                            val[x] = g
+                            if g > best:
+                                best = g
+            if nt == 0:
+                j += 1
+                continue
+            # keep the roots that can still matter (best: the best of their values)
+            lo = k - i
+            hi = k + j
+            dead = -1
+            off[cur + j] = base + fill
+            for t in range(nt):
+                h = touched[t]
+                v = val[h]
+                val[h] = NEG
+                o = 0
+                if par[h] >= 0 and (par[h] < lo or par[h] > hi):
+                    o += 1
+                if lmin[h] < lo:
+                    o += nleft[h]
+                if rmax[h] > hi:
+                    o += nright[h]
+                if h != root:
+                    if o == 0:
+                        if dead >= 0:
+                            if evalue[dead] < v:
+                                eroot[dead] = h
+                                evalue[dead] = v
+                            continue
+                    elif v + o <= best:
+                        continue
+                eroot[base + fill] = h
+                evalue[base + fill] = v
+                if o == 0 and h != root:
+                    dead = base + fill
+                fill += 1
+            cnt[cur + j] = base + fill - off[cur + j]
+            stamp[cur + j] = i
+            if i == k and j == q:
+                for e in range(off[cur + j], off[cur + j] + cnt[cur + j]):
+                    if eroot[e] == root:
+                        result = evalue[e]
+            j += 1
+        t = prv
+        prv = cur
+        cur = t
+    if result <= NEG:
+        return NEG
+    return result + (n + 1 - bstart) - q0
+
+
+cdef inline bint pos_is_stack(int x, int* stack, int ns) noexcept nogil:
+    """Whether position x is on the stack (binary search: stacks are increasing)."""
+    cdef int lo = 0, hi = ns - 1, mid
+    while lo <= hi:
+        mid = (lo + hi) >> 1
+        if stack[mid] == x:
+            return True
+        if stack[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return False
+
+
+ctypedef int (*value_fn)(ArcStdC*, int*, int, int) noexcept nogil
+
+
+cdef inline double _sigma(int v, int gain) noexcept nogil:
+    return v + gain if v > NEG else -INFINITY
+
+
+cdef inline int future(ArcStdC* w, value_fn value, int* stack, int ns, int bstart,
+                       int strategy) noexcept nogil:
+    """``value`` of the configuration, or the value remembered for it."""
+    cdef int v = memo_get(&w.memo, stack, ns, bstart) if strategy == 0 else MEMO_MISSING
+    return v if v != MEMO_MISSING else value(w, stack, ns, bstart)
+
+
+cdef void remember(ArcStdC* w, const int* stack, int ns, int bstart, const double* out) noexcept nogil:
+    """Remember the configuration's value, the best sigma of its row (a final
+    configuration has no row: nothing)."""
+    cdef double best = -INFINITY
+    cdef int t
+    cdef bint legal = False
+    for t in range(3):
+        if out[t] == out[t]:
+            legal = True
+            if out[t] > best:
+                best = out[t]
+    if legal:
+        memo_put(&w.memo, stack, ns, bstart, <int>best if best > -INFINITY else NEG)
+
+
+cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strategy,
+                     value_fn value, double* out) noexcept nogil:
+    """sigma of shift, left_arc, right_arc into out[0..2] (NaN: not legal),
+    futures by ``value`` (or remembered, under strategy none)."""
+    cdef int n = w.n
+    cdef int* st = w.stack2
+    cdef int* heads = w.heads
+    cdef unsigned char* nl = w.no_left
+    cdef unsigned char* nr = w.no_right
+    cdef int i, v, s0, s1
+    out[0] = out[1] = out[2] = NAN
+    for i in range(ns):
+        st[i] = stack[i]
+    s0 = st[ns - 1]
+    if bstart <= n:
+        st[ns] = bstart
+        if strategy == 1:
+            nl[s0] = 1
+        elif strategy == 2:
+            for i in range(ns):
+                nl[st[i]] = 1
+        v = future(w, value, st, ns + 1, bstart + 1, strategy)
+        for i in range(ns):
+            nl[st[i]] = 0
+        out[0] = _sigma(v, 0)
+    if ns >= 2:
+        s1 = st[ns - 2]
+        if s1 != 0:
+            st[ns - 2] = s0
+            if strategy == 2:
+                for i in range(ns - 2):
+                    nl[st[i]] = 1
+            elif strategy == 3:
+                nr[s0] = 1
+            v = future(w, value, st, ns - 1, bstart, strategy)
+            for i in range(ns - 2):
+                nl[st[i]] = 0
+            nr[s0] = 0
+            st[ns - 2] = s1
+            out[1] = _sigma(v, heads[s1] == s0)
+        if strategy == 2:
+            for i in range(ns - 1):
+                nl[st[i]] = 1
+        v = future(w, value, st, ns - 1, bstart, strategy)
+        for i in range(ns - 1):
+            nl[st[i]] = 0
+        out[2] = _sigma(v, heads[s0] == s1)
+    if strategy == 0 and w.memo.on:
+        remember(w, stack, ns, bstart, out)
+
+
+cdef void linear_row(void* w, const int* stack, int ns, int bstart, const int* arcs,
+                     int strategy, double* out) noexcept nogil:
+    scores_row(<ArcStdC*>w, stack, ns, bstart, strategy, linear_value, out)
+
+
+cdef void right_stack_row(void* w, const int* stack, int ns, int bstart, const int* arcs,
+                          int strategy, double* out) noexcept nogil:
+    scores_row(<ArcStdC*>w, stack, ns, bstart, strategy, right_stack_value, out)
+
+
+COLUMNS = ("shift", "left_arc", "right_arc")
+LINEAR_ROWS = row_kernel(linear_row, COLUMNS, BatchWork, {"none": 0})
+RIGHT_STACK_ROWS = row_kernel(right_stack_row, COLUMNS, Work,
+                              {k: STRATEGY_CODES[k] for k in ("none", "lbr", "strict_lbr")})
+
+
+cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, row_fn row,
+                      tuple strategies):
+    """``{transition: sigma}`` of the legal transitions, by the kernel ``row``
+    (for the strategy codes ``strategies``)."""
+    if w is None or w.ptr is NULL:
+        raise ValueError("the kernel needs a Work made from the gold heads")
+    check_configuration(stack, buffer, w.c.n)
+    if strategy not in strategies:
+        raise ValueError(f"strategy code {strategy}: this kernel takes {strategies}")
+    cdef int ns = len(stack), i
+    cdef int[::1] st = np.asarray(stack, dtype=np.intc)
+    cdef double out[3]
+    row(w.ptr, &st[0], ns, buffer[0] if buffer else w.c.n + 1, NULL, strategy, out)
+    return row_dict(COLUMNS, out)
+
+
+def right_stack_scores(Work w, tuple stack, tuple buffer, int strategy):
+    """Oracle scores by the right stack and Algorithm 1 of Goldberg et al. 2014."""
+    return scores_with(w, stack, buffer, strategy, right_stack_row,
+                       tuple(RIGHT_STACK_ROWS.strategy_codes.values()))
+
+
+def linear_scores(Work w, tuple stack, tuple buffer, int strategy):
+    """Oracle scores by the banded, pruned Algorithm 1 (strategy none)."""
+    return scores_with(w, stack, buffer, strategy, linear_row, (0,))

@@ -1,0 +1,98 @@
+"""Transition systems whose transitions can loop (e.g. a ``shift`` and an
+``unshift`` that undo each other): a parser following them would run forever,
+so a declared system is refused when its file is loaded.
+
+:func:`find_loop` first looks for a proof of termination, a potential that
+every transition strictly decreases; it is cheap and accepts the usual
+systems.  Without one it searches the configurations reachable for short
+sentences for a cycle.  A system it neither proves nor refutes is accepted
+(the exhaustive search of ``semiparse check`` still reports a loop where it
+meets one).
+"""
+import itertools
+
+from semiparse.transitions.rules import headed_places, may_have_head
+
+_WEIGHTS = range(4)  # weights tried for each term of the potential
+_MAX_N = 4  # longest sentence searched for a cycle
+_MAX_STATES = 200_000  # configurations searched per sentence length at most
+
+
+def find_loop(system):
+    """``(transitions, (stack, buffer, arcs))``: transitions that, applied in
+    turn from that configuration, come back to it, the first one declared
+    first among them; or None if every computation of ``system`` provably
+    ends or no cycle was found for sentences of up to 4 words.
+
+    The proof reads a declared system's compiled rules (``_rules``); the
+    search uses only :meth:`initial` and :meth:`successors` of the
+    interface, so it serves any :class:`TransitionSystem`.  Configurations
+    are compared in full, arcs included: :meth:`search_key` may leave out
+    heads (of buffer nodes) that a requirement can still look at.
+    """
+    if _terminates(getattr(system, "_rules", ())):
+        return None
+    order = {t: i for i, t in enumerate(system.transitions)}
+    for n in range(_MAX_N + 1):
+        cycle = _shortest_cycle(system, n)
+        if cycle is not None:
+            names, configs = cycle
+            k = min(range(len(names)), key=lambda i: order.get(names[i], len(order)))
+            return names[k:] + names[:k], configs[k]
+    return None
+
+
+def _terminates(rules):
+    """Whether some potential ``a * len(buffer) + b * len(stack) + c * (number
+    of headless positions)``, with ``a, b, c`` in :data:`_WEIGHTS`, strictly
+    decreases with every rule (so no computation is infinite).
+
+    The changes of the lengths are fixed by a rule's patterns.  An edge
+    removes a headless position only if its dependent surely had no head
+    (:func:`~semiparse.transitions.rules.may_have_head`; an edge into a headed
+    node overwrites its head and makes no progress).  False without rules
+    (a system not declared as rewrites: nothing to prove it from)."""
+    if not rules:
+        return False
+    places = headed_places(rules)
+    changes = []
+    for r in rules:
+        gained = r.edge is not None and not may_have_head(r, r.edge[1], places)
+        changes.append((len(r.buffer_after) - r.nb, len(r.stack_after) - r.ns,
+                        -1 if gained else 0))
+    return any(all(a * db + b * ds + c * dh < 0 for db, ds, dh in changes)
+               for a, b, c in itertools.product(_WEIGHTS, repeat=3))
+
+
+def _shortest_cycle(system, n):
+    """``(transitions, configurations)`` of the shortest cycle a depth-first
+    search from ``initial(n)`` meets (configurations[i] is the one
+    transitions[i] applies to), or None.  The search stops after
+    :data:`_MAX_STATES` configurations."""
+    start = tuple(system.initial(n))
+    path, moves = [start], []  # moves[i] leads from path[i] to path[i + 1]
+    on_path, done = {start: 0}, set()
+    todo = [iter(system.successors(*start))]
+    best = None
+    while todo:
+        step = next(todo[-1], None)
+        if step is None:
+            todo.pop()
+            config = path.pop()
+            del on_path[config]
+            done.add(config)
+            if moves:
+                moves.pop()
+            continue
+        name, stack, buffer, arcs, _ = step
+        after = (stack, buffer, arcs)
+        if after in on_path:
+            i = on_path[after]
+            if best is None or len(path) - i < len(best[0]):
+                best = (moves[i:] + [name], path[i:])
+        elif after not in done and len(on_path) + len(done) < _MAX_STATES:
+            on_path[after] = len(path)
+            path.append(after)
+            moves.append(name)
+            todo.append(iter(system.successors(*after)))
+    return best

@@ -1,0 +1,267 @@
+"""``semiparse.oracle``: dynamic oracles for transition systems.
+
+An oracle scores each legal transition t from a configuration c against a
+gold tree: sigma_t = (1 if the edge t adds is gold) + the most gold edges any
+computation from t(c) allowed by the strategy can still add (edges built
+before c are not counted).  Methods: ``"grammar"`` (the system's completion
+grammar, exact for any gold tree), ``"exhaustive"`` (search over all
+computations, small n only), and any registered fast method.
+"""
+import numpy as np
+
+from semiparse.transitions._configuration import Configuration, fill_rows
+from semiparse.transitions._machine import machine_for
+from semiparse.transitions.exhaustive import Search
+from semiparse.transitions.gold import Gold
+from semiparse.transitions.grammar_path import grammar_scores
+from semiparse.transitions.interface import NEG_INF
+from semiparse.transitions.registry import GRAMMAR_RANK, system_methods
+from semiparse.transitions.system import definition_sha256, load_system
+
+BUILTIN = ("auto", "grammar", "exhaustive")
+
+
+class Oracle:
+    """A dynamic oracle for one system, strategy and method (see :func:`oracle`)."""
+
+    def __init__(self, system, strategy="none", method="auto"):
+        self.system = load_system(system)
+        self.system.check_strategy(strategy)
+        self.strategy = strategy
+        registered = {m.name: m for m in system_methods(self.system)}
+        if not isinstance(method, str) or (method not in BUILTIN and method not in registered):
+            raise ValueError(f"unknown oracle method {method!r} for {self.system.name}: expected "
+                             f"one of {', '.join(BUILTIN + tuple(registered))}")
+        if method == "grammar" and self.system.grammar is None:
+            raise ValueError(f"transition system {self.system.name!r} has no completion grammar: "
+                             f"method 'grammar' does not apply{_why_no_grammar(self.system)}")
+        if method in registered and strategy not in registered[method].strategies:
+            raise ValueError(f"oracle method {method!r} of {self.system.name} does not support "
+                             f"strategy {strategy!r} (it supports "
+                             f"{', '.join(registered[method].strategies)})")
+        self.method = method
+        self._registered = registered
+        self._gold = self._fn = self._search = None
+
+    def __repr__(self):
+        return f"<Oracle {self.system.name} strategy={self.strategy} method={self.method}>"
+
+    # -- gold trees are checked once and cached --------------------------------
+
+    def _prepare(self, stack, buffer, heads, arcs):
+        gold = self._gold
+        if gold is None or (gold.heads is not heads and not _same_ints(gold.heads, heads)):
+            gold = self._gold = Gold(heads)
+            self._fn = self._search = None
+        stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
+        return gold, stack, buffer, arcs
+
+    def _choose(self, gold):
+        """Name of the method used for this gold tree."""
+        if self.method != "auto":
+            return self.method
+        best, best_rank = None, float("inf")
+        if self.system.grammar is not None:
+            best, best_rank = "grammar", GRAMMAR_RANK
+        for m in self._registered.values():
+            if m.rank < best_rank and m.applies(self.strategy, gold.projective):
+                best, best_rank = m.name, m.rank
+        if best is None:
+            raise ValueError(f"no oracle method of {self.system.name} applies to strategy "
+                             f"{self.strategy!r} and this gold tree, and the system has "
+                             f"no completion grammar{_why_no_grammar(self.system)}")
+        return best
+
+    def _resolve(self, gold):
+        """The scoring function for this gold tree: (stack, buffer, gold, arcs) -> dict.
+
+        Under ``auto`` a method with a ``min_size`` serves the configurations
+        of that size and more, the grammar path the smaller ones."""
+        name = self._choose(gold)
+        system, strategy = self.system, self.strategy
+        grammar = lambda s, b, g, a: grammar_scores(system, g, s, b, a, strategy)
+        if name == "grammar":
+            return grammar
+        if name == "exhaustive":
+            return lambda s, b, g, a: self._exhaustive(g).scores(s, b, a)
+        m = self._registered[name]
+        if m.projective_only and not gold.projective:
+            raise ValueError(f"oracle method {name!r} of {self.system.name} is exact only for "
+                             f"projective gold trees, and this one is not projective")
+        fn, small = m.fn, m.min_size
+        if self.method == "auto" and small and system.grammar is not None:
+            return lambda s, b, g, a: (grammar(s, b, g, a) if len(s) - 1 + len(b) < small
+                                       else fn(s, b, g.heads, a, strategy))
+        return lambda s, b, g, a: fn(s, b, g.heads, a, strategy)
+
+    def _exhaustive(self, gold):
+        if self._search is None:
+            self._search = Search(self.system, gold.heads, self.strategy)
+        return self._search
+
+    def _unpack(self, config, heads, arcs, where="the configuration"):
+        """``(stack, buffer, heads, arcs)`` of a :class:`Configuration` of this
+        oracle's system (ValueError for another system's)."""
+        if heads is not None or arcs is not None:
+            raise TypeError("with a configuration, pass only the gold heads: "
+                            "scores(config, heads)")
+        if not _same_system(config.system, self.system):
+            raise ValueError(f"{where} belongs to transition system "
+                             f"{config.machine.system_name!r}, not to this oracle's "
+                             f"{self.system.name!r} (or to another definition of that name)")
+        return config.stack, config.buffer, config.arcs
+
+    # -- the API ------------------------------------------------------------------
+
+    @property
+    def transitions(self):
+        """The system's transition names: the columns of :meth:`scores_batch`."""
+        return self.system.transitions
+
+    def scores(self, stack, buffer, heads=None, arcs=None):
+        """``{transition: sigma}`` for every legal transition (empty if final).
+
+        The configuration is ``stack, buffer[, heads, arcs]`` or a
+        :class:`Configuration`: ``scores(config, heads)``."""
+        if isinstance(stack, Configuration):
+            heads, (stack, buffer, arcs) = buffer, self._unpack(stack, heads, arcs)
+        elif heads is None and not isinstance(stack, (list, tuple, np.ndarray)):
+            raise ValueError(f"scores(config, heads): config must be a Configuration (from "
+                             f"semiparse.system(name).initial(n)), got {stack!r:.60} "
+                             f"({type(stack).__name__}); or give stack, buffer and the gold "
+                             f"heads: scores(stack, buffer, heads[, arcs])")
+        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs)
+        if self._fn is None:
+            self._fn = self._resolve(gold)
+        return self._fn(stack, buffer, gold, arcs)
+
+    def optimal(self, stack, buffer, heads=None, arcs=None):
+        """The set of transitions with maximal sigma (arguments as :meth:`scores`)."""
+        return best_of(self.scores(stack, buffer, heads, arcs))
+
+    def scores_batch(self, configs, golds, n_jobs=1):
+        """sigma for many configurations at once, as a float array with one row
+        per configuration and one column per transition (:attr:`transitions`
+        order), -inf where a transition does not apply.
+
+        ``configs``: :class:`Configuration` objects of this oracle's system
+        (e.g. from ``semiparse.system(name).initial(n)``), of any sentences;
+        ``golds``: the gold heads of each configuration's sentence, one per
+        configuration (repeating one object for the configurations of a
+        sentence prepares its tree once).  Rows whose method has a C kernel
+        (``linear`` and ``right_stack`` of arc-standard, ``cost`` of
+        arc-hybrid and arc-eager: projective gold trees) are computed in C
+        without the GIL, on ``n_jobs`` threads if > 1; the others through
+        :meth:`scores`.  Rows are computed from the last configuration to the
+        first, and arc-standard's ``linear`` kernel remembers the value of each
+        configuration it scores: when the configurations of a gold tree follow
+        a computation (as when a loop collects a sentence's configurations and
+        then scores them), each one's successor has been scored already and
+        one of its three futures costs nothing.
+        """
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+            raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
+        try:
+            configs, golds = list(configs), list(golds)
+        except TypeError:
+            raise ValueError(f"scores_batch(configs, golds): both must be sequences (of "
+                             f"Configuration objects, of gold heads), got "
+                             f"{type(configs).__name__} and {type(golds).__name__}") from None
+        n_jobs = int(min(n_jobs, max(len(configs), 1)))  # more threads than rows would idle
+        if any(t.endswith("_K") for t in self.system.transitions):
+            raise ValueError(f"scores_batch needs a system with a fixed set of transitions; "
+                             f"{self.system.name} has families {self.system.transitions}: "
+                             f"use scores()")
+        column = {t: i for i, t in enumerate(self.transitions)}
+        kernels = {}   # the kernel depends on the gold tree only through its projectivity
+
+        def prepare(heads, i):
+            try:
+                gold = Gold(heads)
+            except ValueError as exc:
+                raise ValueError(f"golds[{i}]: {exc}") from None
+            if gold.projective not in kernels:
+                kernels[gold.projective] = self._kernel(gold, column)
+            found = kernels[gold.projective]
+            if found is None:
+                return None, gold.n
+            kernel, code, columns = found
+            return (kernel, kernel.work_type(gold.heads), code, columns), gold.n
+
+        def check(config, i):
+            self._unpack(config, None, None, where=f"configs[{i}]")
+
+        out = np.empty((len(configs), len(self.transitions)))
+        for i in fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs):
+            for t, v in self.scores(configs[i], golds[i]).items():
+                out[i, column[t]] = v
+        return out
+
+    def _kernel(self, gold, column):
+        """``(kernel, strategy code, columns)`` for :func:`fill_rows` if the
+        method for this gold tree has a C kernel for this strategy, else None."""
+        method = self._registered.get(self._choose(gold))
+        kernel = getattr(method, "rows", None)
+        if (kernel is None or self.strategy not in kernel.strategy_codes
+                or not method.applies(self.strategy, gold.projective)
+                or (self.method == "auto" and method.min_size and self.system.grammar)):
+            return None
+        columns = np.array([column[t] for t in kernel.columns], dtype=np.intc)
+        return kernel, kernel.strategy_codes[self.strategy], columns
+
+    def scores_exhaustive(self, stack, buffer, heads, arcs=None):
+        """The same scores by exhaustive search over all computations (small n only)."""
+        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs)
+        return self._exhaustive(gold).scores(stack, buffer, arcs)
+
+    def method_for(self, heads):
+        """Name of the method :meth:`scores` uses for the gold tree ``heads``
+        (under ``auto``, for configurations of at least its ``min_size``)."""
+        return self._choose(Gold(heads))
+
+
+def _same_ints(cached, heads):
+    """Whether ``heads`` (a list, tuple or numpy array) holds exact ints equal to
+    the cached gold heads (``True`` or ``1.0`` compare equal to 1 but are not
+    heads)."""
+    if hasattr(heads, "tolist"):
+        heads = heads.tolist()
+    return (isinstance(heads, (tuple, list)) and len(heads) == len(cached)
+            and set(map(type, heads)) == {int} and tuple(heads) == cached)
+
+
+def _why_no_grammar(system):
+    """``": REASON"`` if no split grammar can describe the system, else ``""``."""
+    reason = getattr(system, "not_split", None)
+    return f" (and cannot have one: {reason}; use method='exhaustive' on short sentences)" \
+        if reason else ""
+
+
+def _same_system(a, b):
+    """Whether two system objects are the same definition."""
+    if a is b:
+        return True
+    sha = definition_sha256(a)
+    return sha is not None and a.name == b.name and sha == definition_sha256(b)
+
+
+def best_of(scores):
+    """Names with the maximal score (all of them if none is finite)."""
+    if not scores:
+        return set()
+    top = max(scores.values())
+    return {t for t, v in scores.items() if v == top}
+
+
+def oracle(system, strategy="none", method="auto"):
+    """A dynamic oracle for ``system`` (a name, a TOML file or a system object).
+
+    strategy: one of the system's strategies (arc-standard: "none", "lbr",
+    "strict_lbr", "rbl").  method: "auto" (the fastest registered method that
+    is exact for the strategy and the gold tree, else the grammar path),
+    "grammar", "exhaustive" or a registered method name.
+    """
+    return Oracle(system, strategy, method)
+
+
+__all__ = ["Oracle", "oracle", "best_of", "NEG_INF"]

@@ -1,0 +1,132 @@
+"""Registries of transition systems and of oracle methods.
+
+Two plug-in points, both filled at import time:
+
+- :func:`register_system` adds a transition system written in Python (a
+  subclass of :class:`semiparse.transitions.system.TransitionSystem`); the
+  systems declared as data in ``systems/*.toml`` are found by name without
+  registration.
+- :func:`register_method` adds a way to compute the oracle scores of one
+  system, e.g. a fast algorithm exact for projective gold trees.
+  ``semiparse.oracle(system, method="auto")`` picks the registered method of
+  lowest rank that supports the strategy and applies to the gold tree, and
+  falls back to the grammar path (rank :data:`GRAMMAR_RANK`).
+
+The package :mod:`semiparse.transitions.fast` (if present) registers its systems
+and methods when imported; :func:`load_plugins` imports it once.
+"""
+import importlib
+from dataclasses import dataclass
+
+from semiparse.transitions.interface import TransitionSystem
+
+GRAMMAR_RANK = 100
+
+_SYSTEMS = {}
+_METHODS = {}
+_PLUGINS = ("semiparse.transitions.fast",)
+_loaded = False
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered oracle method.
+
+    ``fn(stack, buffer, heads, arcs, strategy) -> dict[str, int]`` returns the
+    same scores as the grammar path; ``strategies`` are the strategy names it
+    supports; ``projective_only`` says it is exact only for projective gold
+    trees; lower ``rank`` is preferred by ``method="auto"``, which uses the
+    method only from ``min_size`` on (k + m, the stack size less one plus the
+    buffer size: where ``semiparse bench oracle`` measured it to beat the
+    grammar path) and the grammar path below.  ``rows``, if given, is a
+    :class:`semiparse.transitions._rows.RowKernel`: the same scores computed in C
+    on the C configuration, which ``Oracle.scores_batch`` runs without the GIL.
+    """
+
+    system: str
+    name: str
+    fn: object
+    strategies: tuple
+    projective_only: bool
+    rank: float
+    min_size: int = 0
+    rows: object = None
+
+    def applies(self, strategy, projective):
+        """Whether this method is exact for ``strategy`` and a gold tree of this kind."""
+        return strategy in self.strategies and (projective or not self.projective_only)
+
+
+def register_method(system, method, fn, strategies, projective_only, rank, min_size=0,
+                    rows=None):
+    """Register ``fn`` as oracle method ``method`` of transition system ``system``
+    (the fields are those of :class:`Method`).
+
+    Registering the same (system, method) again replaces the earlier entry.
+    """
+    if not isinstance(system, str) or not system:
+        raise ValueError(f"register_method: system must be a non-empty name, got {system!r}")
+    if not isinstance(method, str) or not method or method in ("auto", "grammar", "exhaustive"):
+        raise ValueError(f"register_method: method name {method!r} is empty or reserved "
+                         "('auto', 'grammar' and 'exhaustive' are built in)")
+    if not callable(fn):
+        raise ValueError(f"register_method: fn for {system}/{method} is not callable")
+    if isinstance(strategies, str):
+        strategies = (strategies,)
+    strategies = tuple(strategies)
+    if not strategies or not all(isinstance(s, str) for s in strategies):
+        raise ValueError(f"register_method: strategies for {system}/{method} must be a "
+                         f"non-empty tuple of names, got {strategies!r}")
+    if isinstance(min_size, bool) or not isinstance(min_size, int) or min_size < 0:
+        raise ValueError(f"register_method: min_size for {system}/{method} must be an integer "
+                         f">= 0, got {min_size!r}")
+    _METHODS.setdefault(system, {})[method] = Method(
+        system, method, fn, strategies, bool(projective_only), float(rank), min_size, rows)
+
+
+def methods(system):
+    """Registered methods of ``system`` (a name), lowest rank first."""
+    load_plugins()
+    return sorted(_METHODS.get(system, {}).values(), key=lambda m: (m.rank, m.name))
+
+
+def system_methods(system):
+    """The oracle methods of a system object, lowest rank first: those
+    registered under its ``method_key`` and its ``own_methods``."""
+    found = {m.name: m for m in methods(system.method_key)} if system.method_key else {}
+    found.update(system.own_methods)
+    return sorted(found.values(), key=lambda m: (m.rank, m.name))
+
+
+def register_system(system):
+    """Register a transition system object (a ``TransitionSystem`` subclass instance)."""
+    if not isinstance(system, TransitionSystem):
+        raise ValueError(f"register_system needs a TransitionSystem instance, got {system!r}")
+    _SYSTEMS[system.name] = system
+    return system
+
+
+def registered_systems():
+    """Names of the systems registered from Python."""
+    load_plugins()
+    return sorted(_SYSTEMS)
+
+
+def lookup_system(name):
+    """The registered Python system called ``name``, or None."""
+    load_plugins()
+    return _SYSTEMS.get(name)
+
+
+def load_plugins():
+    """Import the optional plug-in packages once (they register on import)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in _PLUGINS:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise

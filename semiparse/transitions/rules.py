@@ -1,0 +1,260 @@
+"""The transitions of a declared system: each ``[[transition]]`` table
+compiled to a :class:`Rule` (checked against the root's placement), which
+runs as small generated Python functions in the oracles' searches and is
+the program of the compiled machine (:mod:`semiparse.transitions._machine`)."""
+import re
+
+ROLES = ("root", "top", "below_top", "stack", "buffer")
+# Where the root (position 0) is in the initial configuration: under the
+# stack (stack [0], buffer 1..n), at the end of the buffer (stack [], buffer
+# 1..n 0; Ballesteros and Nivre 2013), or nowhere (stack [], buffer 1..n; the
+# words left headless in the final configuration become the root's children).
+ROOT_PLACEMENTS = ("stack_bottom", "buffer_end", "none")
+# Final configurations: the buffer is empty and the stack holds any nodes,
+# only the root, or one node (none for an empty sentence).
+FINAL_STACKS = ("any", "root", "one")
+
+
+_REQUIRE = re.compile(r"^\s*(\w+)\s*(?:(!=)\s*root|(==)\s*root|(has head)|(has no head))\s*$")
+_REQUIRE_BUFFER_EMPTY = re.compile(r"^\s*buffer\s+empty\s*$")
+_REQUIRE_STACK_SIZE = re.compile(r"^\s*stack\s+size\s*>=\s*(\d+)\s*$")
+_REQUIRE_FORMS = "'X != root', 'X == root', 'X has head', 'X has no head', 'buffer empty' or 'stack size >= K'"
+_EDGE = re.compile(r"^\s*(\w+)\s*->\s*(\w+)\s*$")
+FORBID = re.compile(r"^\s*(\w+\*?)\s+(left|right)\s*$")
+
+
+class Rule:
+    """One rewrite, compiled to two Python functions (generated source, so the
+    searches run no interpretive loop): ``test(stack, buffer, arcs)`` and
+    ``step(stack, buffer, arcs) -> (name, stack, buffer, arcs, edge)``.
+    Indices refer to ``names``: the named stack top elements, then the named
+    buffer front elements."""
+
+    __slots__ = ("name", "ns", "nb", "not_root", "is_root", "headed", "headless",
+                 "buffer_empty", "stack_min", "stack_after", "buffer_after", "edge", "names",
+                 "test", "step")
+
+    def __init__(self, name, ns, nb, names):
+        self.name, self.ns, self.nb, self.names = name, ns, nb, names
+        self.not_root, self.is_root, self.headed, self.headless = [], [], [], []
+        self.buffer_empty, self.stack_min = False, ns
+        self.stack_after = self.buffer_after = ()
+        self.edge = None
+
+    def _ref(self, i):
+        return f"stack[{i - self.ns}]" if i < self.ns else f"buffer[{i - self.ns}]"
+
+    def build(self):
+        ref = self._ref
+        conds = []
+        if self.stack_min:
+            conds.append(f"len(stack) >= {self.stack_min}")
+        if self.nb:
+            conds.append(f"len(buffer) >= {self.nb}")
+        if self.buffer_empty:
+            conds.append("not buffer")
+        conds += [f"{ref(i)} != 0" for i in self.not_root]
+        conds += [f"{ref(i)} == 0" for i in self.is_root]
+        conds += [f"arcs[{ref(i)}] >= 0" for i in self.headed]
+        conds += [f"arcs[{ref(i)}] < 0" for i in self.headless]
+        rest = f"stack[:{-self.ns}]" if self.ns else "stack"
+        top = "".join(f"{ref(i)}, " for i in self.stack_after)
+        new_stack = f"{rest} + ({top})" if top else rest
+        front = "".join(f"{ref(i)}, " for i in self.buffer_after)
+        tail = f"buffer[{self.nb}:]" if self.nb else "buffer"
+        new_buffer = f"({front}) + {tail}" if front else tail
+        lines = ["def step(stack, buffer, arcs):"]
+        if self.edge is None:
+            lines.append(f"    return {self.name!r}, {new_stack}, {new_buffer}, arcs, None")
+        else:
+            h, d = ref(self.edge[0]), ref(self.edge[1])
+            lines += [f"    h, d = {h}, {d}",
+                      "    if arcs is not None:",
+                      "        arcs = arcs[:d] + (h,) + arcs[d + 1:]",
+                      f"    return {self.name!r}, {new_stack}, {new_buffer}, arcs, (h, d)"]
+        lines.append("def test(stack, buffer, arcs):")
+        lines.append(f"    return {' and '.join(conds) or 'True'}")
+        namespace = {}
+        exec("\n".join(lines), namespace)
+        self.test, self.step = namespace["test"], namespace["step"]
+
+
+def compile_transition(r, index, root, fail_at):
+    """The :class:`Rule` of the ``index``-th ``[[transition]]`` table ``r``
+    of a system whose root is placed by ``root`` (``initial.root``);
+    ``fail_at(reason, *path)`` raises the error for the entry at ``path``."""
+    at = ("transition", index)
+    name = r.get("name")
+    if not isinstance(name, str) or not name.isidentifier():
+        fail_at(f"transition name {name!r} is not an identifier", *at, "name")
+
+    def fail(reason, key="name"):
+        fail_at(f"transition {name}: {reason}", *at, key)
+
+    stack, buffer = r.get("stack", ["*"]), r.get("buffer", ["*"])
+    if not (stack and stack[0] == "*" and "*" not in stack[1:]):
+        fail('stack pattern must be ["*", names..., top]', "stack")
+    if not (buffer and buffer[-1] == "*" and "*" not in buffer[:-1]):
+        fail('buffer pattern must be [front, names..., "*"]', "buffer")
+    names = stack[1:] + buffer[:-1]
+    if len(set(names)) != len(names) or not all(x.isidentifier() for x in names):
+        fail(f"pattern names {names} must be distinct identifiers", "stack")
+    rule = Rule(name, len(stack) - 1, len(buffer) - 1, names)
+    index = {x: i for i, x in enumerate(names)}
+
+    def idx(x, what):
+        if x not in index:
+            fail(f"{what} names {x!r}, which is not in the stack or buffer pattern", what)
+        return index[x]
+
+    for cond in r.get("require", []):
+        m = _REQUIRE.match(cond)
+        if _REQUIRE_BUFFER_EMPTY.match(cond):
+            rule.buffer_empty = True
+        elif _REQUIRE_STACK_SIZE.match(cond):
+            rule.stack_min = max(rule.stack_min, int(_REQUIRE_STACK_SIZE.match(cond).group(1)))
+        elif m:
+            i = idx(m.group(1), "require")
+            kind = (rule.not_root if m.group(2) else rule.is_root if m.group(3)
+                    else rule.headed if m.group(4) else rule.headless)
+            if i not in kind:
+                kind.append(i)
+        else:
+            fail(f"bad require {cond!r}: expected {_REQUIRE_FORMS}", "require")
+    _check_requirements(rule, root, fail)
+    sa, ba = r.get("stack_after"), r.get("buffer_after")
+    if not (sa and sa[0] == "*" and "*" not in sa[1:]):
+        fail('stack_after must be ["*", names...]', "stack_after")
+    if not (ba and ba[-1] == "*" and "*" not in ba[:-1]):
+        fail('buffer_after must be [names..., "*"]', "buffer_after")
+    kept = sa[1:] + ba[:-1]
+    if len(set(kept)) != len(kept):
+        fail(f"stack_after/buffer_after use a name twice: {kept}", "stack_after")
+    rule.stack_after = tuple(idx(x, "stack_after") for x in sa[1:])
+    rule.buffer_after = tuple(idx(x, "buffer_after") for x in ba[:-1])
+    if ("edge" not in r and rule.stack_after == tuple(range(rule.ns))
+            and rule.buffer_after == tuple(range(rule.ns, rule.ns + rule.nb))):
+        fail("it changes nothing (no edge; the stack and buffer stay as they are), so "
+             "it can be applied forever", "stack_after")
+    if "edge" in r:
+        m = _EDGE.match(r["edge"])
+        if not m or m.group(1) == m.group(2):
+            fail(f"bad edge {r['edge']!r}: expected 'HEAD -> DEPENDENT'", "edge")
+        rule.edge = (idx(m.group(1), "edge"), idx(m.group(2), "edge"))
+        if rule.edge[1] in rule.is_root:
+            fail(f"edge {r['edge']!r} makes the root a dependent ({names[rule.edge[1]]} "
+                 f"== root): the root never gets a head", "edge")
+        if rule.edge[1] not in rule.not_root:  # implied: the root never gets a head
+            rule.not_root.append(rule.edge[1])
+    rule.build()
+    return rule
+
+
+def _check_requirements(rule, root, fail):
+    """Refuse requirements no configuration can meet (the root never gets a
+    head, and sits where ``initial.root`` puts it)."""
+    names = rule.names
+    for a, b, what in ((rule.not_root, rule.is_root, "!= root and == root"),
+                       (rule.headed, rule.headless, "has head and has no head"),
+                       (rule.is_root, rule.headed, "== root and has head (the root never "
+                                                   "gets a head)")):
+        both = sorted(set(a) & set(b))
+        if both:
+            fail(f"contradictory requirements: {names[both[0]]} {what}", "require")
+    if rule.buffer_empty and rule.nb:
+        fail(f"contradictory requirements: buffer empty, but the buffer pattern names "
+             f"{', '.join(names[rule.ns:])}", "require")
+    if rule.is_root and root == "none":
+        fail(f"contradictory requirements: {names[rule.is_root[0]]} == root, but "
+             f"initial.root = \"none\": no node is the root", "require")
+    if root != "stack_bottom":
+        return
+    in_buffer = [i for i in rule.is_root if i >= rule.ns]
+    if in_buffer:
+        fail(f"contradictory requirements: {names[in_buffer[0]]} == root, but the root is "
+             f"at the bottom of the stack, never in the buffer", "require")
+    for i in rule.is_root:
+        if i > 0 or rule.stack_min > rule.ns:
+            fail(f"contradictory requirements: {names[i]} == root, but {names[i]} has "
+                 f"stack elements below it and the root is the bottom of the stack",
+                 "require")
+
+
+def not_split(rules):
+    """Why no split grammar can describe the trees a system builds (None if
+    nothing says so): the completion grammar of a configuration parses its
+    stack and buffer nodes in their order, with projective trees over that
+    string, so a transition must keep the nodes it names in their order and
+    attach only neighbours (no kept node between the two ends of its edge)."""
+    for r in rules:
+        kept = list(r.stack_after + r.buffer_after)
+        if kept != sorted(kept):
+            return (f"transition {r.name} changes the order of "
+                    f"{', '.join(r.names[i] for i in kept)}, as swap does, so it builds "
+                    f"non-projective trees, which no split grammar derives")
+        if r.edge is not None:
+            low, high = sorted(r.edge)
+            between = [r.names[i] for i in kept if low < i < high]
+            if between:
+                return (f"transition {r.name} adds the edge {r.names[r.edge[0]]} -> "
+                        f"{r.names[r.edge[1]]} over {', '.join(between)}, which stays, as "
+                        f"Attardi's arcs to s2 do, so it builds non-projective trees, which no "
+                        f"split grammar derives")
+    return None
+
+
+def headed_places(rules):
+    """Where a node that already has a head can be: ``{"stack": (rule,
+    node), "buffer": (rule, node)}``, each place with the rule and the index
+    of the node it was first found to put there headed; a place left out
+    provably never holds a headed node.
+
+    Read from the rules alone, as a fixed point: at first no node has a
+    head; the dependent of an edge has one afterwards; a node a rule keeps
+    may have one if the place it came from may hold one, unless the rule
+    requires it headless or to be the root (which never gets a head); nodes
+    the patterns do not name stay where they are."""
+    places = {}
+    changed = True
+    while changed:
+        changed = False
+        for r in rules:
+            for place, kept in (("stack", r.stack_after), ("buffer", r.buffer_after)):
+                for i in kept:
+                    headed = (r.edge is not None and r.edge[1] == i) or may_have_head(r, i, places)
+                    if headed and place not in places:
+                        places[place] = (r, i)
+                        changed = True
+    return places
+
+
+def may_have_head(rule, i, places):
+    """Whether node ``i`` of ``rule`` may have a head when the rule applies,
+    given the :func:`headed_places` ``places``."""
+    if i in rule.headless or i in rule.is_root:
+        return False
+    return ("stack" if i < rule.ns else "buffer") in places
+
+
+def second_head(rules):
+    """``(rule, reason)`` for the first rule whose edge may give a node that
+    already has a head a second one (the non-monotonic arc-eager of
+    Honnibal, Goldberg and Johnson 2013 does so on purpose), or None.  The
+    oracles count gold edges as if every edge stayed, so such a system is
+    refused until it is supported exactly."""
+    places = headed_places(rules)
+    for r in rules:
+        if r.edge is None or not may_have_head(r, r.edge[1], places):
+            continue
+        d = r.names[r.edge[1]]
+        place = "stack" if r.edge[1] < r.ns else "buffer"
+        by, node = places[place]
+        what = ("the dependent of its edge" if by.edge is not None and by.edge[1] == node
+                else f"{by.names[node]}, which may have a head,")
+        return r, (f"transition {r.name} can give a word that already has a head a new one: "
+                   f"{d} (the dependent of its edge {r.names[r.edge[0]]} -> {d}) may have a "
+                   f"head, because transition {by.name} puts {what} "
+                   f"{'on the stack' if place == 'stack' else 'in the buffer'}.  Overwriting a "
+                   f"head (non-monotonic parsing, Honnibal, Goldberg and Johnson 2013) is not "
+                   f"supported: add require \"{d} has no head\"")
+    return None

@@ -1,0 +1,134 @@
+"""Loading transition systems: by shipped or registered name, system file
+(:mod:`semiparse.transitions.declared`), or ``module:attr``; the definitions'
+fingerprints, and the oracle methods bound to shipped definitions."""
+import re
+from pathlib import Path
+
+from semiparse.resources import data_dir
+from semiparse.transitions.declared import RewriteSystem
+from semiparse.transitions.grammar_path import MASKED_MIN_SIZE, masked_method
+from semiparse.transitions.interface import TransitionSystem
+from semiparse.transitions.registry import Method, lookup_system, register_method, registered_systems
+from semiparse.transitions.system_file import is_file, parse_text, read_system_file
+
+
+_SYSTEM_CACHE = {}
+
+
+def _shipped(name):
+    """The shipped system ``systems/NAME.toml`` (loaded once), or None."""
+    if name not in _SYSTEM_CACHE:
+        path = data_dir("systems") / f"{name}.toml"
+        if not (name.isidentifier() and is_file(path)):
+            return None
+        _SYSTEM_CACHE[name] = _from_file(path, shipped=True)
+    return _SYSTEM_CACHE[name]
+
+
+_MODULE_ATTR = re.compile(r"^([A-Za-z_][\w.]*):([A-Za-z_][\w.]*)$")
+
+
+def load_system(spec):
+    """A transition system: a registered or shipped name, a TOML path,
+    ``module:attr`` (a system object, e.g. a :class:`TransitionSystem` instance,
+    found by importing ``module`` and following the dotted ``attr``), or a
+    system.  Anything else is a ValueError saying what was expected."""
+    if isinstance(spec, TransitionSystem):
+        return spec
+    if isinstance(getattr(spec, "definition", None), TransitionSystem):  # semiparse.system(...)
+        return spec.definition
+    text_name = str(spec)
+    registered = lookup_system(text_name)
+    if registered is not None:
+        return registered
+    m = _MODULE_ATTR.match(text_name)
+    if m and not is_file(Path(text_name)):
+        return _imported(text_name, *m.groups())
+    if "/" not in text_name and not text_name.endswith(".toml"):
+        system = _shipped(text_name)
+        if system is None:
+            raise ValueError(f"unknown transition system {text_name!r}: expected one of "
+                             f"{', '.join(available_systems())}, a .toml file or module:attr")
+        return system
+    path = Path(text_name)
+    if not is_file(path):
+        raise ValueError(f"no transition system file {text_name!r}")
+    return _from_file(path)
+
+
+def _imported(spec, module, attr):
+    """The system object ``attr`` of ``module`` (see :func:`load_system`)."""
+    import importlib
+
+    try:
+        obj = importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"transition system {spec!r}: cannot import module {module!r} "
+                         f"({exc})") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"transition system {spec!r}: module {module!r} has no "
+                             f"attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not isinstance(obj, TransitionSystem):
+        raise ValueError(f"transition system {spec!r}: {attr} is of type {type(obj).__name__}, "
+                         f"not a transition system (expected a TransitionSystem instance, e.g. "
+                         f"from load_system)")
+    return obj
+
+
+def available_systems():
+    """Names of the shipped and registered systems."""
+    shipped = [p.name[:-5] for p in data_dir("systems").iterdir() if p.name.endswith(".toml")]
+    return sorted(set(shipped) | set(registered_systems()))
+
+
+def system_from_text(text, where, grammar_text=None):
+    """A declared system rebuilt from its TOML text (e.g. the copy a model
+    records); ``where`` names it in error messages.  Its completion grammar is
+    ``grammar_text`` if given (the copy recorded with it), else looked for as
+    a system file's would be."""
+    return _build(where, *parse_text(text, where), grammar_text=grammar_text)
+
+
+def definition_sha256(system):
+    """The sha256 (hex) of a declared system's parsed definition, so that
+    formatting, comments and key order do not count; None for a system
+    written in Python."""
+    import hashlib
+    import json
+
+    if not isinstance(system, RewriteSystem):
+        return None
+    normal = json.dumps(system._data, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(normal.encode("utf-8")).hexdigest()
+
+
+def _from_file(path, shipped=False):
+    """Load a system file (see :func:`_build`)."""
+    text, data = read_system_file(path)
+    return _build(path, text, data, shipped)
+
+
+def _build(path, text, data, shipped=False, grammar_text=None):
+    """The system of a parsed definition.  Registered oracle methods are bound
+    to definitions, never to names alone: a shipped file registers its
+    ``projective_masked`` method (exact for every gold tree, rank 90, used by
+    ``auto`` from k + m = ``MASKED_MIN_SIZE`` on) and gets every method
+    registered under its name; another definition gets them only
+    if it is the same (the same parsed content and completion grammar) as the
+    shipped file of its name, else only its own ``projective_masked``."""
+    system = RewriteSystem(path, text, data, grammar_text)
+    twin = None if shipped else _shipped(system.name)
+    if shipped or (twin is not None and twin._data == data
+                   and twin._grammar_file == system._grammar_file):
+        system._definition = system.name
+    if system.projective_form:
+        if shipped:
+            register_method(system.name, "projective_masked", masked_method(system), ("none",),
+                            projective_only=False, rank=90, min_size=MASKED_MIN_SIZE)
+        elif system.method_key is None:
+            system.own_methods = {"projective_masked": Method(
+                system.name, "projective_masked", masked_method(system), ("none",), False, 90.0,
+                MASKED_MIN_SIZE)}
+    return system

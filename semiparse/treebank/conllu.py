@@ -1,0 +1,499 @@
+"""Streaming CoNLL-U reading and writing that changes nothing but HEADs.
+
+A file is read one sentence at a time (memory does not grow with the number
+of sentences).  Lines may end in ``\\n``, ``\\r\\n`` or a lone ``\\r``, even
+mixed.  Every sentence keeps its raw bytes, so writing it back reproduces
+the input byte for byte -- comments, multiword-token ranges, empty nodes,
+DEPS, MISC, labels, line endings, blank lines -- except the HEAD
+column of the words whose head was changed (and, with ``mark=True``, an
+``OrigHead=H`` entry in their MISC column so that the change can be undone).
+
+Blocks are cut, and the ID and HEAD columns of plain word lines read, in C
+(:mod:`semiparse.treebank._conllu`); any other line is read here, its values parsed
+with the ``conllu`` package's field parsers (``parse_id_value``,
+``parse_int_value``), which the C code follows.  Columns are split on tabs
+only, as the CoNLL-U format says (``conllu.parse_line`` would also split on
+runs of spaces, which may occur inside a FORM).  ``semiparse projectivize``
+reads with ``passthrough=True``: a tree that it would not change is never
+made a :class:`Sentence`, only copied.
+:meth:`Sentence.tokenlist` gives the full ``conllu.TokenList`` when wanted.
+
+Problems in the input are :class:`ConlluError` (a ``ValueError``) whose text
+is ``FILE:LINE: reason``.  The reader never raises them itself: it records
+them on the sentence (``Sentence.errors``) and :func:`apply_policy` decides
+(``fail``: raise the first one, ``skip``: drop the sentence, ``keep``: copy
+it unchanged), so one bad tree need not stop a whole treebank.
+"""
+import contextlib
+import functools
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+import conllu
+from conllu.parser import ParseException, parse_id_value, parse_int_value
+
+from semiparse.treebank._conllu import NOT_SINGLE_TREE, PROJECTIVE, BlockScanner, parse_words
+from semiparse.heads import is_tree, tree_problems
+from semiparse.treebank.outputs import open_output as atomic_output  # the name documented before outputs.py existed
+from semiparse.treebank.columns import DEPREL, DEPS, moved_deps
+
+# The same few IDs and heads recur on every sentence: remember the parses.
+_id_value = functools.lru_cache(maxsize=4096)(parse_id_value)
+_int_value = functools.lru_cache(maxsize=4096)(parse_int_value)
+
+ON_ERROR = ("fail", "skip", "keep")
+MARK_KEY = "OrigHead"
+HEAD, MISC = 6, 9  # column indices (DEPREL and DEPS come with treebank_columns)
+
+
+class ConlluError(ValueError):
+    """A problem in a CoNLL-U file: ``FILE:LINE: reason``."""
+
+    def __init__(self, file, line, reason):
+        self.file, self.line, self.reason = file, line, reason
+        super().__init__(f"{file}:{line}: {reason}")
+
+
+@dataclass
+class Sentence:
+    """One sentence as read: its raw bytes plus the basic tree.
+
+    ``raw`` holds the exact input bytes (line endings included) from the
+    first line of the sentence up to and including the blank line(s) after
+    it, as one block: a sentence with a million comment lines costs the
+    size of those lines, not a Python string for each.  ``spans[d - 1]`` is
+    the byte range of word ``d``'s line without its line ending, and
+    ``word_lines[d - 1]`` the index of that line in :attr:`lines`.
+    ``heads`` (``heads[0] == -1``) is ``None`` when the tree is unusable;
+    ``errors`` then says why.  ``warnings`` are problems that do not stop
+    processing.
+
+    Text is decoded as UTF-8 with ``surrogateescape``: a sentence that is
+    not valid UTF-8 (an error) still gives back its exact bytes when
+    encoded the same way.
+    """
+
+    file: str
+    first_line: int
+    raw: bytes
+    spans: list
+    word_lines: list
+    heads: list = None
+    errors: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+    def __len__(self):
+        """Number of words (not counting the root)."""
+        return len(self.word_lines)
+
+    @property
+    def lines(self):
+        """The input lines (line endings included), decoded; built on demand."""
+        return [_decode(line) for line in self.raw.splitlines(keepends=True)]
+
+    def line_of(self, word):
+        """1-based line number in the file of word ``word`` (1..n)."""
+        return self.first_line + self.word_lines[word - 1]
+
+    def text(self):
+        """The sentence exactly as read."""
+        return _decode(self.raw)
+
+    def comments(self):
+        """The comment lines before the first word line, without line endings."""
+        for match in _LINE.finditer(self.raw):
+            line = match.group().rstrip(b"\r\n")
+            if not line.startswith(b"#"):
+                return
+            yield _decode(line)
+
+    def tokenlist(self):
+        """The sentence parsed by ``conllu`` (all columns, metadata)."""
+        return conllu.parse_token_and_metadata(self.text())
+
+    def columns(self, word):
+        """The 10 columns of word ``word`` (1..n)."""
+        start, stop = self.spans[word - 1]
+        return _decode(self.raw[start:stop]).split("\t")
+
+    def deprels(self):
+        """The DEPREL of every word, ``deprels[d]`` for word ``d`` (index 0: None)."""
+        return [None] + [self.columns(d)[DEPREL] for d in range(1, len(self) + 1)]
+
+    def relabeled(self, heads, deprels, metadata=None):
+        """The sentence's bytes with the HEAD and DEPREL of each word set to
+        ``heads[d]`` and ``deprels[d]`` where they differ; every other byte
+        as read (the one CoNLL-U writer of parsers: ``semiparse parse``).
+
+        The words' HEAD column may be unusable as read (``_``, a cycle: the
+        input of a parser).  ``metadata`` (``{key: value}``) sets comment
+        lines ``# key = value``: each replaces the sentence's comment of that
+        key, or comes before the sentence's first line (after a byte order
+        mark and the blank lines before it), with the sentence's own line
+        ending."""
+        changed = {}
+        for d in range(1, len(self) + 1):
+            cols = self.columns(d)
+            head = str(int(heads[d]))
+            moved = self.heads is None or heads[d] != self.heads[d]
+            if (moved and cols[HEAD] != head) or deprels[d] != cols[DEPREL]:
+                if moved:
+                    cols[HEAD] = head
+                cols[DEPREL] = deprels[d]
+                changed[d] = cols
+        return self._with_columns(changed, metadata)
+
+    def _with_columns(self, changed, metadata=None):
+        """The sentence's bytes with the words in ``changed`` (word -> columns)
+        rewritten and the ``metadata`` comments set (see :meth:`relabeled`);
+        every other byte as read."""
+        edits = [(*self.spans[d - 1], _encode_text("\t".join(cols))) for d, cols in changed.items()]
+        if metadata:
+            edits += self._metadata_edits(metadata)
+        pieces, done = [], 0
+        for start, stop, text in sorted(edits, key=lambda edit: edit[:2]):
+            pieces += [self.raw[done:start], text]
+            done = stop
+        pieces.append(self.raw[done:])
+        return b"".join(pieces)
+
+    def _metadata_edits(self, metadata):
+        """``(start, stop, bytes)`` edits of the raw block that set each
+        ``# key = value`` comment of ``metadata``."""
+        first = eol = None
+        found = {}
+        for match in _LINE.finditer(self.raw):
+            start, line = match.start(), match.group()
+            if self.first_line == 1 and start == 0 and line.startswith(BOM):
+                start, line = start + 3, line[3:]
+            body = line.rstrip(b"\r\n")
+            if first is None and body.strip():
+                first = start
+            if eol is None and len(body) < len(line):
+                eol = line[len(body):]
+            for key in metadata:
+                if key not in found and body.startswith(_encode_text(f"# {key} =")):
+                    found[key] = (start, start + len(body))
+        lines = {key: _encode_text(f"# {key} = {value}") for key, value in metadata.items()}
+        edits = [(*found[key], line) for key, line in lines.items() if key in found]
+        new = b"".join(line + (eol or b"\n") for key, line in lines.items() if key not in found)
+        if new:
+            at = len(self.raw) if first is None else first
+            edits.append((at, at, new))
+        return edits
+
+    def render(self, heads=None, mark=False, deps=False):
+        """The sentence's text with the HEADs of words whose head differs in
+        ``heads`` replaced; with ``mark`` each changed word also gets
+        ``OrigHead=<old head>`` appended to MISC; with ``deps`` its DEPS
+        entry for the old head moves to the new one (:func:`moved_deps`)."""
+        return _decode(self.render_bytes(heads, mark, deps))
+
+    def render_bytes(self, heads=None, mark=False, deps=False):
+        """:meth:`render` as bytes (what a binary output takes as it is)."""
+        if heads is None or self.heads is None:
+            return self.raw
+        if len(heads) != len(self.heads):
+            raise ValueError(
+                f"{self.file}:{self.first_line}: {len(heads) - 1} heads given "
+                f"for a sentence of {len(self)} words"
+            )
+        changed = {}
+        for d in range(1, len(heads)):
+            if heads[d] == self.heads[d]:
+                continue
+            cols = self.columns(d)
+            cols[HEAD] = str(int(heads[d]))
+            if deps:
+                cols[DEPS] = moved_deps(cols[DEPS], cols[DEPREL], self.heads[d], int(heads[d]))
+            if mark:
+                entries = [] if cols[MISC] == "_" else cols[MISC].split("|")
+                if any(e.split("=", 1)[0] == MARK_KEY for e in entries):
+                    raise ConlluError(
+                        self.file, self.line_of(d),
+                        f"MISC already holds {MARK_KEY} (run with --unmark first)",
+                    )
+                cols[MISC] = "|".join(entries + [f"{MARK_KEY}={self.heads[d]}"])
+            changed[d] = cols
+        return self._with_columns(changed)
+
+    def unmarked(self, on_error="fail", warn=None):
+        """``(text, heads)``: every word with ``OrigHead=H`` in MISC gets HEAD
+        ``H`` back and loses that entry (MISC becomes ``_`` when that was its
+        only entry; an empty MISC, marked as ``|OrigHead=H``, becomes empty again).
+
+        A bad ``OrigHead`` value, or restored heads that are not a tree
+        (cycle, self-loop), is an error of this sentence under ``on_error``
+        as in :func:`apply_policy`: ``fail`` raises it, ``keep`` gives the
+        sentence unchanged, ``skip`` gives ``("", None)``."""
+        heads = None if self.heads is None else list(self.heads)
+        changed, errors = {}, []
+        for d in range(1, len(self) + 1):
+            cols = self.columns(d)
+            if len(cols) != 10 or MARK_KEY not in cols[MISC]:
+                continue
+            entries = cols[MISC].split("|")
+            kept = [e for e in entries if e.split("=", 1)[0] != MARK_KEY]
+            if len(kept) == len(entries):
+                continue
+            value = [e for e in entries if e.split("=", 1)[0] == MARK_KEY][-1].split("=", 1)
+            try:
+                original = parse_int_value(value[1] if len(value) == 2 else "")
+            except ParseException:
+                original = None
+            if original is None or not 0 <= original <= len(self):
+                errors.append(ConlluError(self.file, self.line_of(d), f"bad {MARK_KEY} value in MISC {cols[MISC]!r}"))
+                continue
+            cols[HEAD] = str(original)
+            cols[MISC] = "|".join(kept) if kept else "_"  # [""]: MISC was empty, not "_"
+            changed[d] = cols
+            if heads is not None:
+                heads[d] = original
+        if not errors and heads is not None and not is_tree(heads):
+            errors = [
+                ConlluError(self.file, self.line_of(word), f"after restoring {MARK_KEY}: {reason}")
+                for word, reason, roots_only in tree_problems(heads) if not roots_only
+            ]
+        if errors and not _tolerated(errors, on_error, warn):
+            return "", None
+        if errors:
+            return self.text(), self.heads
+        return _decode(self._with_columns(changed)), heads
+
+
+_LINE = re.compile(rb"[^\r\n]+(?:\r\n|\r|\n)?|\r\n|\r|\n")  # one line, as bytes.splitlines cuts
+
+
+def _decode(data):
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _encode_text(text):
+    return text.encode("utf-8", "surrogateescape")
+
+
+def read_conllu(source, name=None, multiple_roots="error", passthrough=False):
+    """Yield the :class:`Sentence` objects of a CoNLL-U file, one at a time.
+
+    ``source``: a path, ``"-"`` (standard input), a binary or text file
+    object or an iterable of byte strings.  ``name`` is the file name used in messages.  ``multiple_roots``:
+    ``"error"`` (UD: exactly one word attached to 0) or ``"warn"`` (accept
+    the tree -- every algorithm here handles a root with several children --
+    and record a warning).  ``passthrough``: yield a sentence that no
+    projectivization would change (valid UTF-8, a projective tree with one
+    word on the root, or no words) as its raw bytes, without building a
+    :class:`Sentence` (what ``semiparse projectivize`` copies as read).
+    """
+    if multiple_roots not in ("error", "warn"):
+        raise ValueError(f"multiple_roots must be 'error' or 'warn', not {multiple_roots!r}")
+    with _open_binary(source) as (chunks, default_name):
+        yield from _sentences(chunks, name or default_name, multiple_roots, passthrough)
+
+
+@contextlib.contextmanager
+def _open_binary(source):
+    if source == "-" or source is None:
+        yield _chunks(sys.stdin.buffer), "<stdin>"
+    elif isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as stream:
+            yield _chunks(stream), str(source)
+    elif isinstance(source, io.TextIOBase):
+        binary = getattr(source, "buffer", None)
+        chunks = _chunks(binary) if binary is not None else (line.encode("utf-8", "surrogateescape") for line in source)
+        yield chunks, getattr(source, "name", "<stream>")
+    elif hasattr(source, "read"):
+        yield _chunks(source), getattr(source, "name", "<stream>")
+    else:  # any iterable of bytes
+        yield source, getattr(source, "name", "<stream>")
+
+
+CHUNK = 1 << 16
+
+
+def _chunks(stream):
+    """Blocks of bytes as they become available (``read1`` does not wait
+    for a full block, so a pipe is processed as it is written)."""
+    read = getattr(stream, "read1", None) or stream.read
+    return iter(lambda: read(CHUNK), b"")
+
+
+def _blocks(chunks):
+    """``(raw, first_line)`` of each block of a byte stream given in pieces:
+    a sentence's lines and the blank lines after it (blank lines at the
+    start of the file go with the first sentence).  Lines end in ``\\n``,
+    ``\\r\\n`` or a lone ``\\r`` (old Mac files), as ``bytes.splitlines`` cuts
+    them.  A block is given as soon as the first line of the next one has
+    been read."""
+    scanner = BlockScanner()
+    for chunk in chunks:
+        scanner.feed(chunk)
+        while (block := scanner.next()) is not None:
+            yield block
+    while (block := scanner.next(eof=True)) is not None:
+        yield block
+
+
+def count_sentences(path):
+    """Sentences in a file, cheaply: the blocks :func:`read_conllu` yields
+    (for progress bars, so nothing is checked)."""
+    with open(path, "rb") as stream:
+        return sum(1 for _ in _blocks(_chunks(stream)))
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _sentences(chunks, name, multiple_roots, passthrough=False):
+    """The :class:`Sentence` of each block; with ``passthrough``, the raw
+    bytes instead for a block that nothing would change: valid UTF-8, a
+    projective tree with one word on the root, or no words.
+
+    Word lines are read in C (:func:`semiparse.treebank._conllu.parse_words`); a block
+    it does not take (anything unusual, every error) is read line by line
+    here.  A block costs about its size in memory whatever its number of
+    lines."""
+    for raw, first in _blocks(chunks):
+        words = None if first == 1 and raw.startswith(BOM) else parse_words(raw)
+        if words is None:
+            block = _Block(name, first)
+            for number, match in enumerate(_LINE.finditer(raw), first):
+                line = match.group()
+                text = line[3:] if number == 1 and line.startswith(BOM) else line
+                if text.strip() and not text.startswith(b"#"):
+                    block.word(number, match.end() - len(text), text)
+            yield block.build(raw, multiple_roots)
+            continue
+        heads, spans, word_lines, kind = words
+        if passthrough and kind == PROJECTIVE and _is_utf8(raw):
+            yield raw
+            continue
+        block = _Block(name, first)
+        block.spans, block.word_lines, block.heads = spans, word_lines, heads
+        yield block.build(raw, multiple_roots, single_tree=kind != NOT_SINGLE_TREE)
+
+
+def rendered(item, heads=None, mark=False, deps=False):
+    """The bytes to write for ``item``, a :class:`Sentence` (rendered with
+    ``heads`` as :meth:`Sentence.render` does) or the raw bytes of a block
+    passed through by ``read_conllu(..., passthrough=True)`` (as read)."""
+    return item if isinstance(item, bytes) else item.render_bytes(heads, mark, deps)
+
+
+def _is_utf8(raw):
+    if raw.isascii():
+        return True
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class _Block:
+    """The word lines of a sentence being read, parsed as they come."""
+
+    def __init__(self, name, first):
+        self.name, self.first = name, first
+        self.spans, self.word_lines, self.heads, self.errors = [], [], [-1], []
+
+    def word(self, number, start, text):
+        """Line ``number`` (``text``, at byte ``start`` of the block): a word,
+        multiword range or empty node."""
+        body = text.rstrip(b"\r\n")
+        cols = body.decode("utf-8", "surrogateescape").split("\t")
+        if len(cols) != 10:
+            return self._error(number, f"expected 10 tab-separated columns, found {len(cols)}")
+        try:
+            token_id = _id_value(cols[0])
+        except ParseException:
+            return self._error(number, f"bad ID {cols[0]!r}")
+        if not isinstance(token_id, int):  # multiword range or empty node: no basic head
+            return
+        heads = self.heads
+        if token_id != len(heads):
+            return self._error(number, f"word ID {token_id} out of sequence (expected {len(heads)})")
+        self.spans.append((start, start + len(body)))
+        self.word_lines.append(number - self.first)
+        head = cols[HEAD]
+        try:
+            heads.append(_int_value(head) if head != "_" else -1)
+        except ParseException:
+            heads.append(-1)
+            return self._error(number, f"HEAD {head!r} of word {token_id} is not an integer")
+        if head == "_":
+            self._error(number, f"HEAD of word {token_id} is '_' (no basic tree)")
+
+    def _error(self, number, reason):
+        self.errors.append(ConlluError(self.name, number, reason))
+
+    def build(self, raw, multiple_roots, single_tree=False):
+        """The :class:`Sentence` of the block's bytes ``raw`` (``single_tree``:
+        its heads are known to be a tree with one word on the root)."""
+        sentence = Sentence(self.name, self.first, raw, self.spans, self.word_lines)
+        errors, heads = self.errors, self.heads
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            errors.append(self._utf8_error(raw, exc))
+            errors.sort(key=lambda e: e.line)
+        if not (errors or single_tree) and len(heads) > 1 and not (is_tree(heads) and heads.count(0) == 1):
+            for word, reason, roots_only in tree_problems(heads):
+                problem = ConlluError(self.name, sentence.line_of(word), reason)
+                if roots_only and multiple_roots == "warn":
+                    sentence.warnings.append(problem)
+                else:
+                    errors.append(problem)
+        sentence.errors = errors
+        if not errors:
+            sentence.heads = heads
+        return sentence
+
+    def _utf8_error(self, raw, exc):
+        """The first invalid byte as ``FILE:LINE: not valid UTF-8 (...)``."""
+        before = (raw[:exc.start] + b"x").splitlines()
+        return ConlluError(
+            self.name, self.first + len(before) - 1,
+            f"not valid UTF-8 ({exc.reason} at byte {len(before[-1]) - 1})",
+        )
+
+
+def apply_policy(sentences, on_error="fail", warn=None):
+    """Yield ``(sentence, usable)`` under the ``--on-error`` policy (raw
+    bytes from ``read_conllu(..., passthrough=True)`` come as ``(raw, False)``).
+
+    ``fail`` raises the first error; ``skip`` drops bad sentences; ``keep``
+    yields them with ``usable`` False (to be copied unchanged).  Errors that
+    are not raised and all warnings go to ``warn`` (a callable taking the
+    message; default: print to standard error).
+    """
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+    warn = warn or _stderr
+    for sentence in sentences:
+        if isinstance(sentence, bytes):  # passed through by the reader: copied unchanged
+            yield sentence, False
+            continue
+        for problem in sentence.warnings:
+            warn(f"{problem.file}:{problem.line}: warning: {problem.reason}")
+        if sentence.errors and not _tolerated(sentence.errors, on_error, warn):
+            continue
+        yield sentence, not sentence.errors
+
+
+def _tolerated(errors, on_error, warn=None):
+    """Whether a sentence with ``errors`` is kept (copied unchanged) under
+    ``on_error``: ``fail`` raises the first error, ``skip`` and ``keep``
+    pass each one to ``warn``."""
+    if on_error == "fail":
+        raise errors[0]
+    action = "sentence skipped" if on_error == "skip" else "sentence copied unchanged"
+    for problem in errors:
+        (warn or _stderr)(f"{problem} ({action})")
+    return on_error == "keep"
+
+
+def _stderr(message):
+    print(message, file=sys.stderr)

@@ -1,0 +1,90 @@
+"""The package's layout: layers without upward imports or cycles (the check
+that CI runs, and that the check finds what it should), the previous module
+paths with their DeprecationWarning, and the optional ``plot`` extra."""
+import importlib
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import semiparse
+from semiparse.cli import main
+from semiparse.testing import imports
+
+
+def test_the_package_has_no_upward_import_and_no_cycle(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "semiparse.testing.imports", "--graph"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    graph = dict(line.split(" -> ") for line in done.stdout.splitlines() if " -> " in line)
+    assert "semiparse.chart.engine [chart]" in graph
+    assert "semiparse.chart.inputs" in graph["semiparse.queries.marginals [queries]"]
+    assert done.stdout.splitlines()[-1].endswith("0 upward, 0 cycles")
+
+
+def test_the_check_finds_upward_imports_and_cycles():
+    edges = {"semiparse.chart.engine": {"semiparse.queries.labels"},
+             "semiparse.queries.labels": {"semiparse.chart.engine"},
+             "semiparse.heads": {"semiparse.grammar"}, "semiparse.grammar": set(),
+             "semiparse.cli": {"semiparse"}, "semiparse": set(),
+             "semiparse.train.trainer": {"semiparse"}}
+    assert imports.upward(edges) == [("semiparse.chart.engine", "semiparse.queries.labels"),
+                                     ("semiparse.train.trainer", "semiparse")]
+    assert imports.cycles(edges) == [["semiparse.chart.engine", "semiparse.queries.labels"]]
+    assert imports.cycles({"semiparse.chart": {"semiparse.chart.engine"},
+                           "semiparse.chart.engine": {"semiparse.chart"}}) == []  # a package and its module
+    with pytest.raises(ValueError, match="in no layer"):
+        imports.layer_of("semiparse.nowhere")
+
+
+def test_the_check_reads_lazy_and_cython_imports(tmp_path):
+    root = tmp_path / "semiparse"
+    (root / "chart").mkdir(parents=True)
+    (root / "queries").mkdir()
+    for name in ("__init__.py", "chart/__init__.py", "queries/__init__.py", "queries/labels.py"):
+        (root / name).write_text("")
+    (root / "chart" / "engine.py").write_text("def f():\n    from semiparse.queries.labels import x\n")
+    (root / "chart" / "_cky.pyx").write_text("from semiparse.queries cimport labels\n")
+    edges = imports.graph(root)
+    assert edges["semiparse.chart.engine"] == {"semiparse.queries.labels"}
+    assert edges["semiparse.chart._cky"] == {"semiparse.queries.labels"}
+
+
+@pytest.mark.parametrize("old, new, name", [
+    ("semiparse.engine", "semiparse.chart.engine", "parse"),
+    ("semiparse.engine", "semiparse.chart.inputs", "real_array"),
+    ("semiparse.conllu_io", "semiparse.treebank.conllu", "read_conllu"),
+    ("semiparse.projectivity", "semiparse.treebank.projectivity", "projectivize"),
+    ("semiparse.oracles", "semiparse.transitions", "oracle"),
+    ("semiparse.oracles.fast.arc_standard", "semiparse.transitions.fast.arc_standard", "__doc__"),
+    ("semiparse.oracles.checking", "semiparse.testing.checking", "check"),
+    ("semiparse.queries.labels", "semiparse.chart.engine", "parse_labelled"),
+    ("semiparse.commands.count", "semiparse.cli.count", "add_parser"),
+])
+def test_previous_module_paths_warn_and_give_the_same_objects(old, new, name):
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} has moved to"):
+        module = importlib.import_module(old)
+    assert getattr(module, name) is getattr(importlib.import_module(new), name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        importlib.import_module(new)  # the new paths warn about nothing
+
+
+def test_the_public_api_is_unchanged():
+    assert sorted(semiparse.__all__) == sorted([
+        "Grammar", "GrammarError", "ParseResult", "count_optimal_projectivizations", "count_projective",
+        "entropy", "expected", "is_projective", "load_grammar", "marginals", "max_marginals",
+        "oracle", "parse", "parse_labelled", "projectivize", "sample", "system", "__version__"])
+    for name in semiparse.__all__:
+        assert getattr(semiparse, name) is not None
+
+
+def test_plot_without_matplotlib_says_which_extra(tmp_path, capsys, monkeypatch):
+    source = tmp_path / "in.conllu"
+    source.write_text("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n")
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+    assert main(["count", "--plot", str(tmp_path / "plot.png"), str(source)]) == 2
+    assert "--plot needs matplotlib: pip install 'semiparse[plot]'" in capsys.readouterr().err
+    assert not (tmp_path / "plot.png").exists()
