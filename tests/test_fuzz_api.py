@@ -25,6 +25,7 @@ from test_hardening_api import brute
 
 import semiparse
 from semiparse import heads as tree_heads
+from semiparse.chart.shift import ROUNDING_LIMIT
 
 NEG_INF = float("-inf")
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -73,7 +74,7 @@ def same(a, b):
 
 
 @pytest.mark.slow
-@settings(FAST, max_examples=250)
+@settings(FAST, max_examples=1000)
 @given(case=shifted_cases(), seed=st.integers(0, 9))
 def test_a_constant_added_to_every_score_changes_no_distribution(case, seed):
     g, t, w, c = case
@@ -95,7 +96,7 @@ def test_a_constant_added_to_every_score_changes_no_distribution(case, seed):
             "maxcount count": lambda x: semiparse.parse(g, t, x, "maxcount").value[1],
             "kbest heads": lambda x: [h for _, h in semiparse.parse(g, t, x, "kbest", k=3).trees],
             "polynomial counts": lambda x: sum(semiparse.parse(g, t, x, "polynomial").value.values()),
-            "uniform best": lambda x: semiparse.engine.sample(g, t, x, random.Random(seed)),
+            "uniform best": lambda x: semiparse.chart.engine.sample_best_tree(g, t, x, random.Random(seed)),
         })
     for name, query in distribution.items():
         kind, got = outcome(lambda: query(big))
@@ -167,7 +168,7 @@ def exact_best(w):
 
 
 @pytest.mark.slow
-@settings(FAST, max_examples=250)
+@settings(FAST, max_examples=1000)
 @given(w=extreme_scores())
 def test_extreme_scores_give_brute_force_or_a_value_error(w):
     t = "s" * len(w)
@@ -184,14 +185,16 @@ def test_extreme_scores_give_brute_force_or_a_value_error(w):
         assert math.isfinite(got) and abs(got - entropy) <= 1e-6
     kind, got = outcome(lambda: semiparse.parse("projective", t, w, "maxplus").value)
     if kind == "value":
-        assert representable and math.isclose(got, float(best), rel_tol=1e-9, abs_tol=1e-9)
+        # within the engine's contract: a billionth of the value, or ROUNDING_LIMIT (a
+        # best tree of 1.62 over edges of 1e8 and -1e8 reads 1.6200000048)
+        assert representable and math.isclose(got, float(best), rel_tol=1e-9, abs_tol=ROUNDING_LIMIT)
     else:  # the scores do not fit a double, or the best tree's cancel
         assert "differ by more than" in got or "lost its digits" in got or (
             "overflows a double" in got and abs(best) > Fraction(1.6e308)), got
     kind, got = outcome(lambda: semiparse.parse("projective", t, w, "viterbi"))
     if kind == "value":
         score = sum(Fraction(w[got.heads[d], d]) for d in range(1, len(w)))
-        assert abs(score - best) <= abs(best) * Fraction(1e-9) + Fraction(1e-9)
+        assert abs(score - best) <= abs(best) * Fraction(1e-9) + Fraction(ROUNDING_LIMIT)
     assert semiparse.parse("projective", t, w, "counting").value == count
     kind, got = outcome(lambda: semiparse.sample("projective", t, w, rng=random.Random(0), k=4))
     if kind == "value":
@@ -224,7 +227,7 @@ def value_error_or_result(call, *args, **kwargs):
 
 
 @pytest.mark.slow
-@settings(FAST, max_examples=300)
+@settings(FAST, max_examples=1000)
 @given(a=junk(), b=junk(), c=junk())
 def test_tree_functions_take_any_argument(a, b, c):
     value_error_or_result(semiparse.count_projective, a if not isinstance(a, int) or a < 200 else a * 2 ** 40)
@@ -247,7 +250,7 @@ SYSTEMS = ("arc_standard", "arc_eager", "arc_hybrid", "lr_spine")
 
 
 @pytest.mark.slow
-@settings(FAST, max_examples=300)
+@settings(FAST, max_examples=1000)
 @given(name=st.sampled_from(SYSTEMS), a=junk(), b=junk(), c=junk(), steps=st.integers(0, 4))
 def test_oracles_and_configurations_take_any_argument(name, a, b, c, steps):
     system = semiparse.system(name)
