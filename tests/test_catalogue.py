@@ -2,7 +2,7 @@
 
 Each catalogue system's grammar oracle equals the exhaustive search
 (``semiparse check``; the larger counts docs/systems.md gives run as slow
-tests), dead ends appear exactly where docs/systems.md says; each trains (a
+tests) and has no dead end (docs/systems.md); each trains (a
 perceptron, one epoch on a few sentences) and parses into trees.
 ``semiparse check --all`` checks and lists every shipped system and fails
 when one fails; docs/systems.md lists exactly the files in systems/.
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import semiparse
 from semiparse.cli import main
 from semiparse.heads import tree_problems
 from semiparse.transitions import registry
@@ -23,8 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "systems.md"
 CATALOGUE = ("arc_standard_root_end", "arc_hybrid_root_end", "arc_eager_root_end",
              "arc_eager_single_root", "arc_standard_no_root", "arc_swift2", "arc_swift3")
-# The systems whose declaration has a dead end (docs/systems.md says which).
-DEAD_ENDS = {"arc_hybrid_root_end", "arc_eager_root_end"}
 
 
 def _doc_sections():
@@ -50,20 +49,26 @@ def _check(name, examples, seed):
 
 @pytest.mark.parametrize("name", CATALOGUE)
 def test_the_grammar_oracle_equals_the_exhaustive_search(name):
-    result = _check(name, 150, seed=1)
-    if name not in DEAD_ENDS:
-        assert result.dead_ends == 0
+    assert _check(name, 150, seed=1).dead_ends == 0
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CATALOGUE)
 def test_the_documented_check_passes(name):
-    result = _check(name, _ci_examples(name), seed=0)
-    assert (result.dead_ends > 0) == (name in DEAD_ENDS)
-    if name in DEAD_ENDS:  # the documented one: the root shifted onto words
-        end = result.dead_end
-        assert end.stack[-1] == 0 and len(end.stack) > 1 and not end.buffer
-        assert end.transitions[-1] == "shift"
+    assert _check(name, _ci_examples(name), seed=0).dead_ends == 0
+
+
+@pytest.mark.parametrize("name", ["arc_hybrid_root_end", "arc_eager_root_end"])
+def test_the_root_is_shifted_only_onto_an_empty_stack(name):
+    """Shifted onto words it would leave a dead end (the stack [.., w, 0],
+    the buffer empty): shift_root requires the empty stack, shift a word."""
+    config = semiparse.system(name).initial(2)  # stack [], buffer [1, 2, 0]
+    assert config.legal() == ["shift"]
+    config = config.apply("shift").apply("shift")  # stack [1, 2], buffer [0]
+    assert "shift_root" not in config.legal() and "shift" not in config.legal()
+    config = config.apply("left_arc").apply("left_arc")  # 0 -> 2, then 0 -> 1
+    assert not config.stack and config.legal() == ["shift_root"]
+    assert config.apply("shift_root").is_final()
 
 
 @pytest.fixture(scope="module")

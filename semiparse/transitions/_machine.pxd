@@ -35,6 +35,7 @@ cdef struct RuleC:
     int ns                  # named stack elements (bottom to top)
     int nb                  # named buffer elements (front first)
     int stack_min           # least stack size (ns, or more by "stack size >= K")
+    int stack_max           # largest stack size ("stack empty", "stack size <= K"), -1: none
     bint buffer_empty       # "buffer empty"
     int n_req
     int req_node[4 * MAX_NAMES]   # index into the names: stack ones, then buffer ones
@@ -102,6 +103,8 @@ cdef inline bint machine_legal(const MachineC* m, const StateC* s, int t) noexce
         return False
     r = &m.rules[t]
     if s.stack_len < r.stack_min or s.buffer_len < r.nb or (r.buffer_empty and s.buffer_len):
+        return False
+    if r.stack_max >= 0 and s.stack_len > r.stack_max:
         return False
     for k in range(r.n_req):
         x = rule_node(r, s, r.req_node[k])

@@ -99,6 +99,7 @@ cdef _compile(RuleC* out, rule, str system_name):
                          f"most {MAX_NAMES}")
     out.ns, out.nb = rule.ns, rule.nb
     out.stack_min, out.buffer_empty = rule.stack_min, rule.buffer_empty
+    out.stack_max = -1 if rule.stack_max is None else rule.stack_max
     reqs = ([(i, REQ_NOT_ROOT) for i in rule.not_root] + [(i, REQ_IS_ROOT) for i in rule.is_root]
             + [(i, REQ_HEADED) for i in rule.headed] + [(i, REQ_HEADLESS) for i in rule.headless])
     out.n_req = len(reqs)

@@ -17,8 +17,10 @@ FINAL_STACKS = ("any", "root", "one")
 
 _REQUIRE = re.compile(r"^\s*(\w+)\s*(?:(!=)\s*root|(==)\s*root|(has head)|(has no head))\s*$")
 _REQUIRE_BUFFER_EMPTY = re.compile(r"^\s*buffer\s+empty\s*$")
-_REQUIRE_STACK_SIZE = re.compile(r"^\s*stack\s+size\s*>=\s*(\d+)\s*$")
-_REQUIRE_FORMS = "'X != root', 'X == root', 'X has head', 'X has no head', 'buffer empty' or 'stack size >= K'"
+_REQUIRE_STACK_EMPTY = re.compile(r"^\s*stack\s+empty\s*$")
+_REQUIRE_STACK_SIZE = re.compile(r"^\s*stack\s+size\s*(>=|<=|==)\s*(\d+)\s*$")
+_REQUIRE_FORMS = ("'X != root', 'X == root', 'X has head', 'X has no head', 'buffer empty', "
+                  "'stack empty' or 'stack size >= K' (also <= K, == K)")
 _EDGE = re.compile(r"^\s*(\w+)\s*->\s*(\w+)\s*$")
 FORBID = re.compile(r"^\s*(\w+\*?)\s+(left|right)\s*$")
 
@@ -31,13 +33,14 @@ class Rule:
     buffer front elements."""
 
     __slots__ = ("name", "ns", "nb", "not_root", "is_root", "headed", "headless",
-                 "buffer_empty", "stack_min", "stack_after", "buffer_after", "edge", "names",
-                 "test", "step")
+                 "buffer_empty", "stack_min", "stack_max", "stack_after", "buffer_after", "edge",
+                 "names", "test", "step")
 
     def __init__(self, name, ns, nb, names):
         self.name, self.ns, self.nb, self.names = name, ns, nb, names
         self.not_root, self.is_root, self.headed, self.headless = [], [], [], []
         self.buffer_empty, self.stack_min = False, ns
+        self.stack_max = None  # no bound; "stack empty", "stack size <= K", a whole-stack pattern
         self.stack_after = self.buffer_after = ()
         self.edge = None
 
@@ -49,6 +52,8 @@ class Rule:
         conds = []
         if self.stack_min:
             conds.append(f"len(stack) >= {self.stack_min}")
+        if self.stack_max is not None:
+            conds.append(f"len(stack) <= {self.stack_max}")
         if self.nb:
             conds.append(f"len(buffer) >= {self.nb}")
         if self.buffer_empty:
@@ -92,14 +97,21 @@ def compile_transition(r, index, root, fail_at):
         fail_at(f"transition {name}: {reason}", *at, key)
 
     stack, buffer = r.get("stack", ["*"]), r.get("buffer", ["*"])
-    if not (stack and stack[0] == "*" and "*" not in stack[1:]):
-        fail('stack pattern must be ["*", names..., top]', "stack")
+    # ["*", names..., top]: the top of a stack of any size; [names..., top]
+    # without "*": the whole stack ([] the empty stack)
+    whole = "*" not in stack
+    if not (whole or (stack[0] == "*" and "*" not in stack[1:])):
+        fail('stack pattern must be ["*", names..., top], or [names..., top] for the whole '
+             'stack', "stack")
     if not (buffer and buffer[-1] == "*" and "*" not in buffer[:-1]):
         fail('buffer pattern must be [front, names..., "*"]', "buffer")
-    names = stack[1:] + buffer[:-1]
+    named = stack if whole else stack[1:]
+    names = named + buffer[:-1]
     if len(set(names)) != len(names) or not all(x.isidentifier() for x in names):
         fail(f"pattern names {names} must be distinct identifiers", "stack")
-    rule = Rule(name, len(stack) - 1, len(buffer) - 1, names)
+    rule = Rule(name, len(named), len(buffer) - 1, names)
+    if whole:
+        rule.stack_max = rule.ns
     index = {x: i for i, x in enumerate(names)}
 
     def idx(x, what):
@@ -108,11 +120,17 @@ def compile_transition(r, index, root, fail_at):
         return index[x]
 
     for cond in r.get("require", []):
-        m = _REQUIRE.match(cond)
+        if not isinstance(cond, str):
+            fail(f"bad require {cond!r}: expected {_REQUIRE_FORMS}", "require")
+        m, size = _REQUIRE.match(cond), _REQUIRE_STACK_SIZE.match(cond)
         if _REQUIRE_BUFFER_EMPTY.match(cond):
             rule.buffer_empty = True
-        elif _REQUIRE_STACK_SIZE.match(cond):
-            rule.stack_min = max(rule.stack_min, int(_REQUIRE_STACK_SIZE.match(cond).group(1)))
+        elif _REQUIRE_STACK_EMPTY.match(cond) or size:
+            op, k = (size.group(1), int(size.group(2))) if size else ("==", 0)
+            if op in (">=", "=="):
+                rule.stack_min = max(rule.stack_min, k)
+            if op in ("<=", "=="):
+                rule.stack_max = k if rule.stack_max is None else min(rule.stack_max, k)
         elif m:
             i = idx(m.group(1), "require")
             kind = (rule.not_root if m.group(2) else rule.is_root if m.group(3)
@@ -164,6 +182,9 @@ def _check_requirements(rule, root, fail):
     if rule.buffer_empty and rule.nb:
         fail(f"contradictory requirements: buffer empty, but the buffer pattern names "
              f"{', '.join(names[rule.ns:])}", "require")
+    if rule.stack_max is not None and rule.stack_max < rule.stack_min:
+        fail(f"contradictory requirements: the stack holds at least {rule.stack_min} and at "
+             f"most {rule.stack_max} nodes", "require")
     if rule.is_root and root == "none":
         fail(f"contradictory requirements: {names[rule.is_root[0]]} == root, but "
              f"initial.root = \"none\": no node is the root", "require")
