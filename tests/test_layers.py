@@ -88,3 +88,16 @@ def test_plot_without_matplotlib_says_which_extra(tmp_path, capsys, monkeypatch)
     assert main(["count", "--plot", str(tmp_path / "plot.png"), str(source)]) == 2
     assert "--plot needs matplotlib: pip install 'semiparse[plot]'" in capsys.readouterr().err
     assert not (tmp_path / "plot.png").exists()
+
+
+def test_the_check_knows_installed_extensions_without_their_sources(tmp_path):
+    """An installed copy has _heads.so but no _heads.pyx: an import of it is
+    an import of that module, not of the package above it."""
+    root = tmp_path / "semiparse"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    (root / "_heads.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    (root / "heads.py").write_text("from semiparse._heads import is_tree\n")
+    edges = imports.graph(root)
+    assert edges["semiparse.heads"] == {"semiparse._heads"}
+    assert imports.upward(edges) == []

@@ -108,13 +108,20 @@ def imported(path, name, modules):
 
 def graph(root):
     """``{module: set of imported modules}`` of every module under ``root``."""
-    files = {}
+    files, compiled = {}, set()
     for path in sorted(root.rglob("*")):
-        if path.suffix in (".py", ".pyx", ".pxd") and "__pycache__" not in path.parts:
+        if "__pycache__" in path.parts:
+            continue
+        if path.suffix in (".py", ".pyx", ".pxd"):
             files.setdefault(module_name(path, root), []).append(path)
-    modules = set(files)
-    return {name: set().union(*(imported(p, name, modules) for p in paths))
-            for name, paths in files.items()}
+        elif path.suffix in (".so", ".pyd"):  # an installed extension, without its .pyx
+            compiled.add(module_name(path.with_name(path.name.split(".")[0] + ".py"), root))
+    modules = set(files) | compiled
+    edges = {name: set().union(*(imported(p, name, modules) for p in paths))
+             for name, paths in files.items()}
+    for name in compiled - set(files):
+        edges[name] = set()  # its imports are in the .pyx, which an installed copy lacks
+    return edges
 
 
 def upward(edges):
