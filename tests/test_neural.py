@@ -17,7 +17,8 @@ import semiparse  # noqa: E402
 from semiparse.cli import main  # noqa: E402
 from semiparse.neural import io, load, parse_sentences  # noqa: E402
 from semiparse.neural.features import FeatureReader, default_positions, parse_positions  # noqa: E402
-from semiparse.neural.lockstep import Policy, TrainingOracle, lockstep_loss, sentence_loss  # noqa: E402
+from semiparse.heads import is_tree  # noqa: E402
+from semiparse.neural.lockstep import Policy, TrainingOracle, lockstep_loss, parse_batch, sentence_loss  # noqa: E402
 from semiparse.neural.model import label_loss, transition_loss  # noqa: E402
 from semiparse.neural.options import Options  # noqa: E402
 from semiparse.neural.parser import NeuralModel  # noqa: E402
@@ -27,6 +28,7 @@ from semiparse.treebank.projectivity import is_projective  # noqa: E402
 from semiparse.testing import gold_trees  # noqa: E402
 from semiparse.train import ModelError, Tree, read_trees  # noqa: E402
 from semiparse.train.evaluate import attachment_scores  # noqa: E402
+from semiparse.transitions.viability import Viability  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 USER_SYSTEMS = sorted(str(p) for p in (REPO / "tests" / "systems").glob("*.toml"))
@@ -180,6 +182,36 @@ def test_decoding_into_a_dead_end_finishes_the_tree(dead_end_system):
     assert parsed == [([-1, 0, 0, 0], [None] + [model.root_label] * 3),
                       ([-1, 0], [None, model.root_label])]
     assert model.dead_ends == 2
+
+
+def test_decoding_into_a_dead_end_parses_again_with_viable_transitions(monkeypatch):
+    """A system with a completion grammar (arc-hybrid whose root may be shifted
+    onto words): the greedy parse that shifts into the dead end is parsed
+    again with the transitions that can still finish, and ends final."""
+    system = str(REPO / "tests" / "systems" / "arc_hybrid_root_end_deadend.toml")
+    trees = [tree_of([-1, 2, 0, 2], random.Random(1)), tree_of([-1, 0], random.Random(2))]
+    model = model_for(trees, system)
+    with torch.no_grad():
+        model.net.transitions[-1].bias[model.transitions.names.index("shift")] = 1000.0
+    from semiparse.neural import parser as parser_module
+
+    calls = []
+
+    def spy(*args):
+        out = parse_batch(*args)
+        calls.append((len(args) > 4, [finished for _, _, finished in out]))
+        return out
+
+    monkeypatch.setattr(parser_module, "parse_batch", spy)
+    parsed = model.parse(trees)
+    assert model.dead_ends == 2
+    assert calls == [(False, [False, False]), (True, [True, True])]  # stuck, then final
+    again = parse_batch(model.net, [model.vocab.sentence(t) for t in trees], model.transitions,
+                        model.reader, Viability(system))
+    assert all(finished for _, _, finished in again)
+    assert [heads for heads, _ in parsed] == [[-1] + [h if h >= 0 else 0 for h in arcs[1:]]
+                                              for arcs, _, _ in again]
+    assert all(is_tree(heads) for heads, _ in parsed)
 
 
 @pytest.mark.slow

@@ -72,10 +72,11 @@ def run(args):
                 first_dead_end = tree.where
             out.write(tree.source.relabeled(heads, labels, metadata))
     if model.dead_ends:
-        print(f"semiparse parse: warning: {model.dead_ends} sentence(s) reached a dead end of "
-              f"{model.system} (a configuration that is not final and has no legal transition), "
-              f"the first at {first_dead_end}; their words left without a head were attached "
-              f"to the root (docs/training.md)", file=sys.stderr)
+        print(f"semiparse parse: warning: the greedy parse of {model.dead_ends} sentence(s) "
+              f"reached a dead end of {model.system} (a configuration that is not final and "
+              f"from which no final one is reachable), the first at {first_dead_end}; they were "
+              f"parsed again with the transitions that can still finish (docs/training.md)",
+              file=sys.stderr)
     return 0
 
 

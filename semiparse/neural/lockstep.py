@@ -35,6 +35,16 @@ class Transitions:
     def __len__(self):
         return len(self.names)
 
+    def viable(self, configs, viability):
+        """Boolean ``(len(configs), T)``: which transitions leave a final
+        configuration reachable (:class:`~semiparse.transitions.viability.Viability`)."""
+        column = {name: i for i, name in enumerate(self.names)}
+        out = np.zeros((len(configs), len(self.names)), dtype=bool)
+        for i, c in enumerate(configs):
+            for name in viability.names(c.stack, c.buffer, c.arcs, c.n):
+                out[i, column[name]] = True
+        return out
+
     def legal(self, configs):
         """Boolean ``(len(configs), T)``: which transitions apply."""
         out = np.zeros((len(configs), len(self.names)), dtype=bool)
@@ -237,8 +247,10 @@ def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge
     return run.result(H)
 
 
-def parse_batch(net, sentences, transitions, reader):
-    """Greedy decoding of many sentences in lockstep: legal transitions only.
+def parse_batch(net, sentences, transitions, reader, viability=None):
+    """Greedy decoding of many sentences in lockstep: legal transitions only,
+    and with ``viability`` (a :class:`~semiparse.transitions.viability.Viability`)
+    only those after which a final configuration stays reachable.
 
     ``sentences``: ids of each (:meth:`Vocab.sentence`).  Returns, per
     sentence, ``(heads, labels, finished)``: the head of each position 0..n
@@ -257,6 +269,8 @@ def parse_batch(net, sentences, transitions, reader):
             active = [i for i, c in enumerate(configs) if not c.is_final()]
             while active:
                 legal = transitions.legal([configs[i] for i in active])
+                if viability is not None:
+                    legal &= transitions.viable([configs[i] for i in active], viability)
                 for k in np.flatnonzero(~legal.any(axis=1)):
                     finished[active[k]] = False
                 live = legal.any(axis=1)

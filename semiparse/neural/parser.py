@@ -3,6 +3,7 @@ import numpy as np
 import torch
 
 from semiparse.transitions.api import System
+from semiparse.transitions.viability import Viability
 from semiparse.train.model import Model
 from semiparse.neural.features import FeatureReader, default_positions
 from semiparse.neural.lockstep import Transitions, parse_batch
@@ -41,7 +42,8 @@ class NeuralModel:
         self.reader = FeatureReader(self.positions)
         self.transitions = Transitions(self.api)
         self.net = Network(options, vocab, len(self.reader), len(self.transitions))
-        self.dead_ends = 0  # sentences whose parse reached a dead end (see parse)
+        self.dead_ends = 0  # sentences whose greedy parse reached a dead end (see parse)
+        self._viability = None
 
     # the perceptron model's check, which reads only labels and label_index
     unseen_labels = Model.unseen_labels
@@ -53,22 +55,34 @@ class NeuralModel:
     def parse(self, trees, batch_size=64, with_dead_ends=False):
         """``(heads, labels)`` of each tree (:class:`semiparse.train.data.Tree`):
         ``heads[0] == -1``, ``labels[0] is None``.  The words left without a
-        head are attached to the root with ``root_label``: those arc-eager
-        leaves on the stack, and all those of a parse that reached a dead end
-        (a configuration that is not final and has no legal transition, which
-        some declared systems have), so the output is always a tree, as the
-        perceptron's (:meth:`semiparse.train.Model.parse`); :attr:`dead_ends`
-        counts the latter (``with_dead_ends``: each parse is ``(heads, labels,
-        whether it reached one)``).  A model trained with ``--nonproj encode``
-        decodes its labels (``semiparse.treebank.encoding``)."""
+        head are attached to the root with ``root_label`` (arc-eager leaves on
+        the stack), so the output is always a tree.  A sentence whose greedy
+        parse reaches a dead end (a configuration that is not final and from
+        which no final one is reachable, which some declared systems have) is
+        parsed again with the viable transitions only, as the perceptron's
+        (:meth:`semiparse.train.Model.parse`); :attr:`dead_ends` counts them
+        (``with_dead_ends``: each parse is ``(heads, labels, whether it
+        reached one)``).  A model trained with ``--nonproj encode`` decodes
+        its labels (``semiparse.treebank.encoding``)."""
         from semiparse.treebank.encoding import decode
 
         out = []
         for first in range(0, len(trees), batch_size):
             chunk = trees[first:first + batch_size]
             ids = [self.vocab.sentence(t) for t in chunk]
-            for arcs, label_ids, finished in parse_batch(self.net, ids, self.transitions,
-                                                         self.reader):
+            parses = list(parse_batch(self.net, ids, self.transitions, self.reader))
+            stuck = [i for i, (_, _, finished) in enumerate(parses) if not finished]
+            if stuck:  # again, keeping to the transitions that can still finish
+                if self._viability is None:
+                    self._viability = Viability(self.transition_system)
+                try:
+                    again = parse_batch(self.net, [ids[i] for i in stuck], self.transitions,
+                                        self.reader, self._viability)
+                except ValueError:  # no oracle method applies: the trees are finished as they are
+                    again = [parses[i] for i in stuck]
+                for i, (arcs, label_ids, _) in zip(stuck, again):
+                    parses[i] = (arcs, label_ids, False)
+            for arcs, label_ids, finished in parses:
                 self.dead_ends += not finished
                 heads = [-1] + [h if h >= 0 else 0 for h in arcs[1:]]
                 labels = [None] + [self.labels[l] if l >= 0 else self.root_label

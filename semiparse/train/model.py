@@ -17,6 +17,7 @@ import numpy as np
 
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.system import definition_sha256, load_system, system_from_text
+from semiparse.transitions.viability import Viability
 from semiparse.treebank.outputs import open_output
 from semiparse.train import _core
 from semiparse.train.features import ZHANG_NIVRE, compile_templates
@@ -139,7 +140,8 @@ class Model:
         for i, (m, _) in enumerate(self.classes):
             self.classes_of_move.setdefault(self.machine.code(m), []).append(i)
         self.weights = _core.Weights(len(self.classes), rda)
-        self.dead_ends = 0  # sentences whose parse reached a dead end (see parse)
+        self.dead_ends = 0  # sentences whose greedy parse reached a dead end (see parse)
+        self._viability = None
 
     # -- input -------------------------------------------------------------
 
@@ -182,11 +184,16 @@ class Model:
         """``(heads, labels, steps)`` of the best parse; ``steps`` lists
         ``(class name, probability)`` when asked (greedy decoding only).
 
-        The words left without a head are attached to the root with the
-        root label: those arc-eager leaves on the stack, and all those of a
-        parse that reached a dead end (a configuration that is not final and
-        has no legal transition, which some declared systems have), so the
-        output is always a tree; :attr:`dead_ends` counts the latter."""
+        A greedy parse that reaches a dead end (a configuration that is not
+        final and from which no final one is reachable, which some declared
+        systems have) is parsed again taking the model's best move among
+        those after which a final configuration stays reachable
+        (:class:`~semiparse.transitions.viability.Viability`), so every
+        sentence gets a complete parse; :attr:`dead_ends` counts such
+        sentences.  The words left without a head are attached to the root
+        with the root label (arc-eager leaves on the stack; all of them in
+        the one case where even the initial configuration cannot finish), so
+        the output is always a tree."""
         beam = self.beam if beam is None else beam
         check_beam(beam)
         sent = self.sentence(tree)
@@ -213,12 +220,44 @@ class Model:
             steps = []
         if not state.is_final():
             self.dead_ends += 1
+            state, steps = self._viable_parse(sent, with_probabilities) or (state, steps)
         heads = list(state.arcs)
         labels = [None] + [self.labels[l] if l >= 0 else self.root_label for l in state.labels[1:]]
         for d in range(1, len(heads)):
             if heads[d] < 0:
                 heads[d], labels[d] = 0, self.root_label
         return heads, labels, steps
+
+    def _viable_parse(self, sent, with_probabilities=False):
+        """``(state, steps)`` of a greedy parse that takes the model's best
+        move among the viable ones (from which a final configuration is
+        reachable); None for a system whose oracle cannot tell them (no
+        completion grammar or registered method)."""
+        if self._viability is None:
+            self._viability = Viability(self.transition_system)
+        try:
+            return self._viable_steps(sent, with_probabilities)
+        except ValueError:  # no oracle method applies to this system
+            return None
+
+    def _viable_steps(self, sent, with_probabilities):
+        C = len(self.classes)
+        scores = np.empty(C)
+        valid = np.empty(C, dtype=np.uint8)
+        state, steps = self.state(sent), []
+        while not state.is_final():
+            _core.step_scores(state, self.weights, self.templates, self.cls_move, scores, valid)
+            codes = [self.machine.code(t) for t in self._viability.names(
+                state.stack, state.buffer, state.arcs, state.n)]
+            ok = valid.astype(bool) & np.isin(self.cls_move, codes)
+            if not ok.any():
+                break  # not even the initial configuration can finish
+            best = int(np.argmax(np.where(ok, scores, -np.inf)))
+            if with_probabilities:
+                p = self.probabilities(scores, valid.astype(bool))
+                steps.append((self.class_name(best), float(p[best])))
+            self.apply(state, best)
+        return state, steps
 
     def beam_search(self, sent, beam):
         """Final configuration of a beam search of the given width; a

@@ -17,11 +17,15 @@ follows one of them; ``dynamic`` also explores (follows the model's own
 prediction with probability ``explore_p`` after ``explore_after`` epochs for
 the perceptron, samples after ``explore_after`` epochs for RDA).
 
-Exploring may lead into a dead end of a declared system: a configuration
-that is not final and from which no final configuration is reachable (the
-oracle finds no optimal move).  The sentence is then abandoned for that
-epoch: the updates made on it so far stay, the epoch and the run go on, and
-the dead ends are counted (each epoch's record, and a warning at the end).
+Exploring never enters a dead end of a declared system (a configuration
+that is not final and from which no final configuration is reachable): it
+follows the model's move only where the dynamic oracle scores it above
+-inf, which it does exactly when a final configuration stays reachable.
+Should a configuration still have no optimal move (an oracle that is not
+exact for the system, or the beam's wrong configurations), the sentence is
+abandoned for that epoch: the updates made on it so far stay, the epoch and
+the run go on, and the dead ends are counted (each epoch's record, and a
+warning at the end).
 """
 import math
 import random
@@ -54,6 +58,7 @@ class DynamicOracle:
         self.oracle = oracle(system)
         self.needs_arcs = self.oracle.system.needs_arcs
         self._sentence = self._heads = None
+        self.viable = frozenset()  # names the last call scored above -inf
 
     def optimal_names(self, state, sent):
         """The transitions of maximal score; none in a dead end, where no
@@ -62,6 +67,7 @@ class DynamicOracle:
             self._sentence, self._heads = sent, tuple(sent.heads.tolist())
         scores = self.oracle.scores(state.stack, state.buffer, self._heads,
                                     state.arcs if self.needs_arcs else None)
+        self.viable = frozenset(t for t, v in scores.items() if v > -math.inf)
         top = max(scores.values(), default=-math.inf)
         return {t for t, v in scores.items() if v == top} if top > -math.inf else set()
 
@@ -255,6 +261,13 @@ class Trainer:
             raise _DeadEnd
         return moves
 
+    def _viable(self, model, state):
+        """Per class, whether the last :meth:`_optimal` call (the dynamic
+        oracle's, which exploration uses) scored its move above -inf: from
+        there a final configuration is reachable."""
+        codes = [state.machine.code(name) for name in self.oracle.viable]
+        return np.isin(model.cls_move, codes)
+
     # -- main loop -----------------------------------------------------------
 
     def run(self, trees, dev=None, nonproj="projectivize"):
@@ -368,7 +381,8 @@ class Trainer:
                 weights.perceptron_update(feats, best_gold, 1.0, self.t)
                 weights.perceptron_update(feats, predicted, -1.0, self.t)
             self.t += 1
-            if explore and predicted not in gold and self.rng.random() < self.explore_p:
+            if (explore and predicted not in gold and self._viable(model, state)[predicted]
+                    and self.rng.random() < self.explore_p):
                 model.apply(state, predicted)
             else:
                 model.apply(state, best_gold)
@@ -399,10 +413,11 @@ class Trainer:
             predicted = int(np.argmax(p))
             correct += predicted in gold
             if sample:
-                nxt = int(np.searchsorted(np.cumsum(p), self.rng.random() * p.sum()))
+                q = np.where(self._viable(model, state), p, 0.0)  # never into a dead end
+                nxt = int(np.searchsorted(np.cumsum(q), self.rng.random() * q.sum()))
                 nxt = min(nxt, C - 1)
-                if not valid[nxt]:
-                    nxt = predicted
+                if not q[nxt] > 0:
+                    nxt = gold[int(np.argmax(p[gold]))]
             else:
                 nxt = gold[int(np.argmax(p[gold]))]
             model.apply(state, nxt)
