@@ -34,15 +34,12 @@ def extensions():
                 extra_compile_args=["-O1", "-g"] if CHECKED else ["-O3"],
             )
         )
+    # Each .pyx file states its own directives in its first line (language
+    # level, wraparound and cdivision off); only the checks that the checking
+    # build turns on are set here.
     return cythonize(
         exts,
-        language_level=3,
-        compiler_directives={
-            "boundscheck": CHECKED,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": CHECKED,
-        },
+        compiler_directives={"boundscheck": CHECKED, "initializedcheck": CHECKED},
     )
 
 

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """The tree checks of :mod:`semiparse.heads` in C (see ``_heads.pxd``)."""
 from libc.stdlib cimport free, malloc
 

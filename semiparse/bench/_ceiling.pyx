@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """What the machine's cores give threads, whatever the code: a compute-only
 loop without the GIL and without memory traffic.  Its speed-up on several
 threads is the ceiling of any batch speed-up measured in the same run (a

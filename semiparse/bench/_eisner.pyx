@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """First-order Eisner algorithm: the speed floors for the engine.
 
 Hand-specialized projective parsers (the root may take several children),

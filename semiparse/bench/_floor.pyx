@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """The speed floor of ``semiparse bench train``: arc-standard's transitions
 hand-written in C on the same ``StateC`` as the compiled rewrite machine.
 

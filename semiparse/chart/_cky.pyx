@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """Split bilexical CKY (Nederhof 2019, Table 2) in C, fused over numeric semirings.
 
 One chart algorithm, specialized at compile time for each value type below;

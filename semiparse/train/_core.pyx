@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """Cython core of the trainable parsers: parser state, features, weights.
 
 A configuration is a ``StateC`` (``semiparse/transitions/_state.pxd``), advanced by the

@@ -1,3 +1,4 @@
+# cython: language_level=3, wraparound=False, cdivision=True
 """C-level acceptance test for the configurations of stack/buffer systems.
 
 Every oracle call validates the configuration it is given.  :func:`accepts`

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """Configurations of a transition system for users' own parsers and for the
 trainer: one C state (``semiparse/transitions/_state.pxd``) run by the system's compiled
 machine (``_machine.pxd``).

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """The exhaustive search of :mod:`.exhaustive` on the compiled machine.
 
 The same memoized depth-first search as :class:`.exhaustive.PythonSearch`,

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """Build a compiled rewrite machine (``_machine.pxd``) from a transition system."""
 from libc.stdlib cimport calloc, free
 

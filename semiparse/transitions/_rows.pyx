@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """C oracle kernels for batches (see ``_rows.pxd``)."""
 from libc.math cimport INFINITY
 

@@ -1,3 +1,4 @@
+# cython: language_level=3, wraparound=False, cdivision=True
 """The hot loops of :mod:`semiparse.treebank.conllu` in C: cutting a byte stream
 into sentence blocks, and reading the ID and HEAD columns of a block.
 

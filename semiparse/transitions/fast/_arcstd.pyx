@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """Arc-standard oracle scores for projective gold trees, in C.
 
 Shared pieces of the fast arc-standard methods:

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """Cost-based oracles of arc-eager and arc-hybrid in C (projective gold trees).
 
 Both systems are arc-decomposable for projective gold trees (Goldberg and

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, wraparound=False, cdivision=True
 """The LR-spine oracle of Goldberg et al. 2014, sections 6.2-6.3, in C.
 
 :func:`scores` takes a validated configuration and returns sigma of every
