@@ -1,4 +1,5 @@
 """Timing helpers shared by the benchmarks."""
+import math
 import time
 
 
@@ -33,6 +34,12 @@ def alternating(fns, min_seconds=0.2, rounds=5, clock=time.thread_time):
         for fn, out in zip(fns, times):
             out.append(seconds_per_call(fn, min_seconds, clock))
     return [statistics.median(t) for t in times]
+
+
+def mean_time(values):
+    """The mean of the times measured (None: not measured), NaN if none was."""
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else math.nan
 
 
 def fmt_time(seconds):

@@ -42,9 +42,9 @@ def add_parser(subparsers):
 
 
 def _dev_file(args):
-    from semiparse.bench.oracle import _files
+    from semiparse.bench._inputs import ud_files
 
-    files = _files(args)
+    files = ud_files(args.files)
     if args.files:
         return files
     dev = [f for f in files if f.name.endswith("-dev.conllu")]

@@ -12,8 +12,9 @@ time.  LR-spine has no grammar path: it is timed on its own configurations.
 import random
 
 from semiparse.cli import int_range, seconds
-from semiparse.bench._timing import fmt_time, per_call
-from semiparse.bench.oracle import MAX_SECONDS, _files, _mean, _sentences, collect
+from semiparse.bench._inputs import long_trees, ud_files
+from semiparse.bench._timing import fmt_time, mean_time, per_call
+from semiparse.bench.oracle import MAX_SECONDS, collect
 
 
 def add_parser(subparsers):
@@ -41,7 +42,7 @@ def run(args):
     from semiparse.transitions.grammar_path import grammar_scores
 
     rng = random.Random(args.seed)
-    trees = [t for t in _sentences(_files(args), longest=3 * args.per_size)
+    trees = [t for t in long_trees(ud_files(args.files), longest=3 * args.per_size)
              if no_crossing(t)]
     for name in args.systems:
         system = get_system(name)
@@ -79,11 +80,11 @@ def run(args):
                         lambda: m.fn(stack, buffer, gold.heads, arcs, "none"),
                         args.seconds, repeats=1))
             row = f"{size:>5} {len(configs):>7}"
-            g = _mean(times["grammar"])
+            g = mean_time(times["grammar"])
             if baseline:
                 row += f" {fmt_time(g):>10}"
             for m in fast:
-                t = _mean(times[m.name])
+                t = mean_time(times[m.name])
                 row += f" {fmt_time(t):>15}" + (f" {g / t:>6.0f}x" if baseline else "")
             print(row)
     return 0

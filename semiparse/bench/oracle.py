@@ -12,15 +12,13 @@ on the same configurations.  k + m = stack size - 1 + buffer size.  Times are
 CPU time of this process by default (robust on a shared machine; ``--clock
 wall`` for elapsed time).
 """
-import math
 import random
 import time
-from pathlib import Path
 
-from semiparse.cli import UserError, int_range, pyplot, seconds
+from semiparse.cli import int_range, pyplot, seconds
 from semiparse.treebank.outputs import check_output, open_output
-from semiparse.bench._timing import fmt_time, per_call, seconds_per_call
-from semiparse.resources import data_root
+from semiparse.bench._inputs import long_trees, ud_files
+from semiparse.bench._timing import fmt_time, mean_time, per_call, seconds_per_call
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
 MAX_SECONDS = 60  # per measurement: there is one per configuration
@@ -46,25 +44,6 @@ def add_parser(subparsers):
     p.add_argument("--plot", metavar="FILE.png", help="draw mean time per call vs k+m (log scale)")
     p.set_defaults(func=run)
     return p
-
-
-def _files(args):
-    if args.files:
-        return [Path(f) for f in args.files]
-    root = data_root() / "ud"
-    files = sorted(root.glob("*/*.conllu"))
-    if not files:
-        raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
-    return files
-
-
-def _sentences(files, longest):
-    from semiparse.treebank.conllu import read_conllu
-
-    trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn")
-             if s.heads is not None and len(s) >= 9]
-    trees.sort(key=len, reverse=True)
-    return trees[:longest] + trees[longest::max(1, len(trees) // longest)]
 
 
 def collect(system, strategy, trees, sizes, per_size, rng):
@@ -119,7 +98,7 @@ def run(args):
     else:
         def timer(fn, s):
             return per_call(fn, s, repeats=1)
-    trees = _sentences(_files(args), longest=3 * args.per_size)
+    trees = long_trees(ud_files(args.files), longest=3 * args.per_size)
     curves = {}
     for spec in args.systems:
         system = get_system(spec)
@@ -163,8 +142,8 @@ def run(args):
                         disagree[m] += 1
                     times[m].append(timer(lambda: o.scores(stack, buffer, heads, arcs),
                                           args.seconds))
-            row = f"{size:>5} {len(configs):>7} {fmt_time(_mean(times['grammar'])):>10}"
-            curves.setdefault((name, "grammar"), []).append((size, _mean(times["grammar"])))
+            row = f"{size:>5} {len(configs):>7} {fmt_time(mean_time(times['grammar'])):>10}"
+            curves.setdefault((name, "grammar"), []).append((size, mean_time(times["grammar"])))
             for m in names[1:]:
                 pairs = [(g, t) for g, t in zip(times["grammar"], times[m]) if t is not None]
                 if not pairs:
@@ -186,11 +165,6 @@ def run(args):
         _plot(curves, args.plot, args.strategy, args.clock)
         print(f"\nplot written to {args.plot}")
     return 0
-
-
-def _mean(values):
-    values = [v for v in values if v is not None]
-    return sum(values) / len(values) if values else math.nan
 
 
 def _plot(curves, path, strategy, clock):

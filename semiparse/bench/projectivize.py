@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from semiparse.cli import UserError, build_parser, int_range
-from semiparse.resources import data_root
+from semiparse.bench._inputs import ud_files
 
 TARGET_MS = 0.0342  # Nederhof 2019: 0.342 ms per tree (Java); the goal is 10x faster
 
@@ -39,14 +39,6 @@ def add_parser(subparsers):
     )
     parser.set_defaults(func=run)
     return parser
-
-
-def default_files():
-    root = data_root() / "ud"
-    files = sorted(root.glob("*/*.conllu"))
-    if not files:
-        raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
-    return [str(f) for f in files]
 
 
 def _best_of(repeat, function, items):
@@ -76,7 +68,7 @@ def run(args):
     from semiparse.treebank.conllu import read_conllu
     from semiparse.treebank.projectivity import count_optimal_projectivizations, is_projective, projectivize
 
-    files = expand_inputs(args.files) if args.files else default_files()
+    files = expand_inputs(args.files) if args.files else [str(f) for f in ud_files()]
     start = time.perf_counter()
     trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn") if s.heads and len(s)]
     if not trees:

@@ -1,0 +1,29 @@
+"""What the benchmarks read: the CoNLL-U files named, else every UD file of
+the shared data (``$SEMIPARSE_DATA/ud``), and the long trees among them."""
+from pathlib import Path
+
+from semiparse.cli import UserError
+from semiparse.resources import data_root
+
+
+def ud_files(named=None):
+    """Paths of the files ``named``, else of every ``ud/*/*.conllu`` of the
+    shared data; UserError when there is none."""
+    if named:
+        return [Path(f) for f in named]
+    root = data_root() / "ud"
+    files = sorted(root.glob("*/*.conllu"))
+    if not files:
+        raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
+    return files
+
+
+def long_trees(files, longest):
+    """The ``longest`` longest trees of at least 9 words in ``files``, and an
+    even sample of the rest."""
+    from semiparse.treebank.conllu import read_conllu
+
+    trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn")
+             if s.heads is not None and len(s) >= 9]
+    trees.sort(key=len, reverse=True)
+    return trees[:longest] + trees[longest::max(1, len(trees) // longest)]
