@@ -32,12 +32,35 @@ _EXPORTS = {
     "is_projective": "semiparse.treebank.projectivity",
     "projectivize": "semiparse.treebank.projectivity",
     "count_optimal_projectivizations": "semiparse.treebank.projectivity",
-    # dynamic oracles
-    "oracle": "semiparse.transitions",
+    # dynamic oracles (oracle, below, also takes the constituent systems)
     "system": "semiparse.transitions",
 }
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = sorted(_EXPORTS) + ["oracle", "__version__"]
+
+# The constituent transition systems, whose oracles live in semiparse.constituency.
+CONSTITUENT_SYSTEMS = ("top_down", "in_order")
+
+
+def oracle(system, strategy="none", method="auto", **options):
+    """A dynamic oracle: for a dependency transition system (a shipped or
+    registered name, a TOML file or a system object) that of
+    :func:`semiparse.transitions.oracle` (``strategy``, ``method``); for
+    ``"top_down"`` or ``"in_order"`` the constituent oracle of
+    :func:`semiparse.constituency.dynamic.oracle` (``options``: ``chain``)."""
+    if isinstance(system, str) and system in CONSTITUENT_SYSTEMS:
+        if strategy != "none" or method != "auto":
+            raise ValueError(f"the constituent system {system!r} has no strategies or methods: "
+                             f"got strategy={strategy!r}, method={method!r}")
+        from semiparse.constituency.dynamic import oracle as constituent_oracle
+
+        return constituent_oracle(system, **options)
+    if options:
+        raise ValueError(f"unknown options {', '.join(sorted(options))} for the dependency "
+                         f"oracle of {system!r}: expected strategy and method")
+    from semiparse.transitions import oracle as dependency_oracle
+
+    return dependency_oracle(system, strategy, method)
 
 
 def __getattr__(name):

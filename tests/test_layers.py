@@ -101,3 +101,17 @@ def test_the_check_knows_installed_extensions_without_their_sources(tmp_path):
     edges = imports.graph(root)
     assert edges["semiparse.heads"] == {"semiparse._heads"}
     assert imports.upward(edges) == []
+
+
+def test_one_oracle_entry_for_dependency_and_constituent_systems():
+    from semiparse.constituency.dynamic import Oracle as ConstituentOracle
+    from semiparse.transitions import Oracle
+
+    assert isinstance(semiparse.oracle("arc_hybrid", method="grammar"), Oracle)
+    for name in ("top_down", "in_order"):
+        assert isinstance(semiparse.oracle(name), ConstituentOracle)
+        assert semiparse.oracle(name, chain="general").name == name
+        with pytest.raises(ValueError, match="has no strategies or methods"):
+            semiparse.oracle(name, strategy="lbr")
+    with pytest.raises(ValueError, match="unknown options chain"):
+        semiparse.oracle("arc_standard", chain="lis")
