@@ -152,7 +152,9 @@ def _report(results):
             print(f"semiparse check: warning: {r.system}: {r.dead_ends} of the {r.calls} "
                   f"examples of strategy {r.strategy} are at or one step before a dead end, a "
                   f"configuration that is not final and has no legal transition, e.g. "
-                  f"{r.dead_end.describe()}; a parser that reaches one cannot finish "
-                  f"(docs/training.md says what training and parsing do then)",
+                  f"{r.dead_end.describe()}; the oracle scores the transitions into them "
+                  f"-inf, so training never explores into one, and a parse that reaches one is "
+                  f"parsed again with the transitions that can still finish (docs/training.md); "
+                  f"the stack requirements of docs/oracles.md can rule them out",
                   file=sys.stderr)
     return status
