@@ -1002,6 +1002,46 @@ def largest_score(const double[:, ::1] w not None):
     return big
 
 
+cdef double shift_core(const double* w, Py_ssize_t stride, Py_ssize_t N, double* out,
+                       double* shifts, Py_ssize_t* bad) noexcept nogil:
+    """The work of :func:`shift_columns` on the N x N scores at ``w`` (rows
+    ``stride`` apart) into the contiguous ``out`` and ``shifts``; returns the
+    total and sets ``bad[0], bad[1]`` (else -1) to the first overflow."""
+    cdef Py_ssize_t h, d
+    cdef double x, t, total = 0.0, carry = 0.0
+    bad[0] = bad[1] = -1
+    for d in range(N):
+        shifts[d] = -INFINITY
+    for h in range(N):
+        for d in range(1, N):
+            if h != d and w[h * stride + d] > shifts[d]:
+                shifts[d] = w[h * stride + d]
+    for d in range(N):
+        if shifts[d] == -INFINITY:
+            shifts[d] = 0.0
+        if d > 0:  # Neumaier's compensated sum
+            t = total + shifts[d]
+            if fabs(total) >= fabs(shifts[d]):
+                carry += (total - t) + shifts[d]
+            else:
+                carry += (shifts[d] - t) + total
+            total = t
+    total = total + carry
+    if total - total != 0.0:  # a partial sum or the total left the range
+        total = INFINITY
+    for h in range(N):
+        out[h * N] = -INFINITY
+        for d in range(1, N):
+            x = w[h * stride + d]
+            if h == d or x == -INFINITY:
+                out[h * N + d] = -INFINITY
+            else:
+                out[h * N + d] = x - shifts[d]
+                if out[h * N + d] == -INFINITY and bad[0] < 0:
+                    bad[0], bad[1] = h, d
+    return total
+
+
 def shift_columns(const double[:, ::1] w not None):
     """``(shifted, shifts, total, overflow)`` for checked N x N scores (finite
     or -inf): ``shifts[d]`` the largest finite score of an edge into ``d``
@@ -1014,45 +1054,22 @@ def shift_columns(const double[:, ::1] w not None):
     distribution over trees, and which trees are best, unchanged.
     ``overflow``: ``(h, d)`` of the first finite score whose difference from
     its column's largest overflows to -inf, else None.  Without the GIL."""
-    cdef Py_ssize_t N = w.shape[0], h, d, bad_h = -1, bad_d = -1
-    cdef double x, t, total = 0.0, carry = 0.0
+    cdef Py_ssize_t N = w.shape[0]
+    cdef Py_ssize_t bad[2]
+    cdef double total
     if w.shape[1] != N:
         raise ValueError(f"shift_columns: expected square scores, got shape "
                          f"({w.shape[0]}, {w.shape[1]})")
     shifted_array, shifts_array = np.empty((N, N)), np.zeros(N)
     cdef double[:, ::1] out = shifted_array
     cdef double[::1] shifts = shifts_array
-    with nogil:
-        for d in range(N):
-            shifts[d] = -INFINITY
-        for h in range(N):
-            for d in range(1, N):
-                if h != d and w[h, d] > shifts[d]:
-                    shifts[d] = w[h, d]
-        for d in range(N):
-            if shifts[d] == -INFINITY:
-                shifts[d] = 0.0
-            if d > 0:  # Neumaier's compensated sum
-                t = total + shifts[d]
-                if fabs(total) >= fabs(shifts[d]):
-                    carry += (total - t) + shifts[d]
-                else:
-                    carry += (shifts[d] - t) + total
-                total = t
-        total = total + carry
-        if total - total != 0.0:  # a partial sum or the total left the range
-            total = INFINITY
-        for h in range(N):
-            out[h, 0] = -INFINITY
-            for d in range(1, N):
-                x = w[h, d]
-                if h == d or x == -INFINITY:
-                    out[h, d] = -INFINITY
-                else:
-                    out[h, d] = x - shifts[d]
-                    if out[h, d] == -INFINITY and bad_h < 0:
-                        bad_h, bad_d = h, d
-    return shifted_array, shifts_array, total, (None if bad_h < 0 else (bad_h, bad_d))
+    bad[0] = bad[1] = -1
+    if N:
+        with nogil:
+            total = shift_core(&w[0, 0], N, N, &out[0, 0], &shifts[0], bad)
+    else:
+        total = 0.0
+    return shifted_array, shifts_array, total, (None if bad[0] < 0 else (bad[0], bad[1]))
 
 
 cdef int check_kernel(str kernel) except -1:
@@ -1155,3 +1172,161 @@ def edge_marginals_batch(str kernel, CompiledRules rules not None, list items no
         free(outs)
         free(sizes)
         free(totals)
+
+
+cdef extern from "float.h":
+    const double DBL_EPSILON
+
+cdef extern from *:
+    """
+    /* whether one of the m x m scores at w (rows stride apart) is NaN or
+       +inf: independent flags per lane, so the compiler vectorizes it */
+    static int semiparse_any_nan_or_inf(const double *w, Py_ssize_t stride, Py_ssize_t m) {
+        int bad = 0;
+        for (Py_ssize_t h = 0; h < m; h++) {
+            const double *row = w + h * stride;
+            for (Py_ssize_t d = 0; d < m; d++)
+                bad |= !(row[d] < HUGE_VAL);
+        }
+        return bad;
+    }
+
+    /* the largest absolute value of the finite entries among n scores at
+       most 0 (shifted scores), 0.0 if none: four running maxima */
+    static double semiparse_largest_below_zero(const double *x, Py_ssize_t n) {
+        double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0, t;
+        Py_ssize_t k = 0;
+        for (; k + 3 < n; k += 4) {
+            t = x[k] > -HUGE_VAL ? -x[k] : 0.0;         m0 = t > m0 ? t : m0;
+            t = x[k + 1] > -HUGE_VAL ? -x[k + 1] : 0.0; m1 = t > m1 ? t : m1;
+            t = x[k + 2] > -HUGE_VAL ? -x[k + 2] : 0.0; m2 = t > m2 ? t : m2;
+            t = x[k + 3] > -HUGE_VAL ? -x[k + 3] : 0.0; m3 = t > m3 ? t : m3;
+        }
+        for (; k < n; k++) {
+            t = x[k] > -HUGE_VAL ? -x[k] : 0.0;
+            m0 = t > m0 ? t : m0;
+        }
+        m0 = m1 > m0 ? m1 : m0;
+        m2 = m3 > m2 ? m3 : m2;
+        return m2 > m0 ? m2 : m0;
+    }
+    """
+    bint any_nan_or_inf "semiparse_any_nan_or_inf"(const double* w, Py_ssize_t stride,
+                                                   Py_ssize_t m) nogil
+    double largest_below_zero "semiparse_largest_below_zero"(const double* x,
+                                                             Py_ssize_t n) nogil
+
+
+def log_partition_batch(CompiledRules rules not None, const double[:, :, ::1] w not None,
+                        list codes not None, const int[::1] sizes not None,
+                        Py_ssize_t start, Py_ssize_t stop, double[:, :, ::1] edges=None):
+    """The log partition, and with ``edges`` the edge posteriors, of the
+    items ``start..stop-1`` of a padded batch of scores ``w[b, h, d]``, item
+    ``b`` reading ``w[b, :sizes[b], :sizes[b]]`` and the start states
+    ``codes[b] = (pl, pr)``: in one call without the GIL, the checks and the
+    shift of :func:`semiparse.chart.shift.shifted` included, so that an
+    ordinary batch needs no Python per item.
+
+    Returns ``(totals, offsets, fast)``, arrays over the whole batch written
+    at ``start..stop-1``: the log kernel's value of the shifted scores, the
+    shift's total (:attr:`semiparse.chart.shift.Shift.total`) and whether
+    the item took this path.  An item whose scores are NaN or +inf, whose
+    shift overflows, whose shift's total is not finite or whose shifted
+    scores are large enough for rounding to matter (``eps * n * largest >
+    1e-6``, where :func:`semiparse.chart.shift.shift_errors` would compute
+    the errors) is left alone (``fast`` False) for the caller's checked
+    path; so is every item when the kernel is not the log kernel.
+    ``edges[b, :n, :n]`` gets the posteriors of a fast item with a tree
+    (the rest of ``edges[b]`` is not written)."""
+    cdef Py_ssize_t B = w.shape[0], N = w.shape[1], b, x, h, d, m, largest = 1
+    cdef Py_ssize_t bad[2]
+    cdef bint marg = edges is not None
+    cdef double v, big, total
+    cdef const int[::1] pl
+    cdef const int[::1] pr
+    if w.shape[2] != N or sizes.shape[0] != B or len(codes) != B or not 0 <= start <= stop <= B:
+        raise ValueError(f"log_partition_batch: scores of shape ({B}, {N}, {w.shape[2]}), "
+                         f"{sizes.shape[0]} sizes, {len(codes)} codes, items {start}..{stop}")
+    if marg and (edges.shape[0] != B or edges.shape[1] != N or edges.shape[2] != N):
+        raise ValueError("log_partition_batch: edges must have the scores' shape")
+    totals_array, offsets_array = np.zeros(B), np.zeros(B)
+    fast_array = np.zeros(B, dtype=np.uint8)
+    cdef double[::1] totals = totals_array
+    cdef double[::1] offsets = offsets_array
+    cdef unsigned char[::1] fast = fast_array
+    if start == stop or N == 0:
+        return totals_array, offsets_array, fast_array.astype(bool)
+    cdef const int** pls = <const int**> malloc(B * sizeof(void*))
+    cdef const int** prs = <const int**> malloc(B * sizeof(void*))
+    cdef Chart ch, ad
+    cdef double* scratch = NULL
+    cdef double* shifts = NULL
+    cdef double* out = NULL
+    cdef bint plain
+    cdef Plain pv
+    cdef Scaled sl
+    ch.block = NULL
+    ad.block = NULL
+    try:
+        if pls == NULL or prs == NULL:
+            raise MemoryError("no memory for the batch's pointers")
+        for b in range(start, stop):
+            m = sizes[b]
+            pl, pr = codes[b]
+            if not 1 <= m <= N or pl.shape[0] != m or pr.shape[0] != m:
+                raise ValueError(f"log_partition_batch: item {b} of {m} positions with "
+                                 f"{pl.shape[0]} and {pr.shape[0]} start states for scores "
+                                 f"of size {N}")
+            for x in range(m):
+                if not (0 <= pl[x] < rules.n_left and 0 <= pr[x] < rules.n_right):
+                    raise ValueError(f"kernel input: position {x} starts in states ({pl[x]}, "
+                                     f"{pr[x]}): expected left states below {rules.n_left}, "
+                                     f"right states below {rules.n_right}")
+            pls[b], prs[b] = &pl[0], &pr[0]
+            largest = max(largest, m)
+        scratch = <double*> malloc(largest * largest * sizeof(double))
+        out = <double*> malloc(largest * largest * sizeof(double))
+        shifts = <double*> malloc(largest * sizeof(double))
+        if (scratch == NULL or out == NULL or shifts == NULL
+                or chart_alloc(&ch, sizeof(Scaled), largest, rules.n_left, rules.n_right) < 0
+                or (marg and chart_alloc(&ad, sizeof(double), largest, rules.n_left,
+                                         rules.n_right) < 0)):
+            raise MemoryError(f"chart for {largest} positions does not fit in memory")
+        with nogil:
+            for b in range(start, stop):
+                m = sizes[b]
+                fast[b] = 0
+                if any_nan_or_inf(&w[b, 0, 0], N, m):  # the checked path names them
+                    continue
+                total = shift_core(&w[b, 0, 0], N, m, scratch, shifts, bad)
+                if bad[0] >= 0 or total == INFINITY:
+                    continue
+                # shifted scores are at most 0: the largest of largest_score
+                big = largest_below_zero(scratch, m * m)
+                if DBL_EPSILON * m * big > 1e-6:  # shift_errors would compute the errors
+                    continue
+                fast[b] = 1
+                offsets[b] = total
+                chart_layout(&ch, sizeof(Scaled), m, rules.n_left, rules.n_right)
+                if marg:
+                    chart_layout(&ad, sizeof(double), m, rules.n_left, rules.n_right)
+                    totals[b] = marginals_one(KERNEL_LOG, &ch, &ad, &rules.g, pls[b], prs[b],
+                                              scratch, out)
+                    if totals[b] > -INFINITY:
+                        for h in range(m):
+                            for d in range(m):
+                                edges[b, h, d] = out[h * m + d]
+                else:
+                    totals[b] = log_inside(KERNEL_LOG, &ch, &rules.g, pls[b], prs[b], scratch,
+                                           &plain, &pv, &sl)
+        return totals_array, offsets_array, fast_array.astype(bool)
+    finally:
+        free(pls)
+        free(prs)
+        free(scratch)
+        free(out)
+        free(shifts)
+        if ch.block != NULL:
+            chart_free(&ch)
+        if ad.block != NULL:
+            chart_free(&ad)
