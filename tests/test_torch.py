@@ -343,9 +343,18 @@ def test_batch_kernel_equals_the_checked_path(seed, sizes, kinds, n_jobs):
     for marginals in (True, False):
         log_z, mu = batch.run(torch.tensor(w), marginals)
         want_z, want_mu = checked_path(batch, w, marginals)
-        assert (log_z.numpy() == want_z).all()
+        assert close(log_z.numpy(), want_z, 1e-12)
         if marginals:
-            assert (mu == want_mu).all()
+            assert close(mu, want_mu, 1e-12)
+        # the split-grammar kernel alone: the same numbers to the last bit
+        edges = np.zeros(w.shape) if marginals else None
+        totals, offsets, fast = _cky.log_partition_batch(
+            batch.rules, w, batch.starts, batch.size_array, 0, len(sizes), edges, False)
+        for b, n in enumerate(sizes):
+            if fast[b]:
+                assert totals[b] + offsets[b] == want_z[b]
+                if marginals:
+                    assert (edges[b, :n + 1, :n + 1] == want_mu[b, :n + 1, :n + 1]).all()
     _, _, fast = _cky.log_partition_batch(batch.rules, w, batch.starts, batch.size_array, 0,
                                           len(sizes), None)
     for b, n in enumerate(sizes):  # fast unless the shift's rounding needs checking
@@ -358,6 +367,56 @@ def test_batch_kernel_equals_the_checked_path(seed, sizes, kinds, n_jobs):
             x = w[b, :n + 1, :n + 1]
             assert close(log_z[b].item(), semiparse.parse("projective", "s" * (n + 1), x, "log",
                                                           engine="python").value, 1e-9)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_eisner_path_equals_brute_force(n):
+    """The first-order projective grammar's Eisner path (charts by width)
+    gives log Z and edge marginals of brute force, with forbidden edges
+    too; other grammars never take it."""
+    from semiparse.chart import _cky
+    from semiparse.torch import _Batch
+
+    rng = np.random.default_rng(n)
+    w = rng.normal(size=(3, n + 1, n + 1)) * 3
+    w[1][rng.random((n + 1, n + 1)) < 0.3] = NEG_INF
+    w[2] = NEG_INF  # no tree
+    batch = _Batch("projective", w.shape, None, None, 1)
+    assert batch.rules.first_order()
+    assert not _Batch("single_root", w.shape, None, None, 1).rules.first_order()
+    edges = np.zeros(w.shape)
+    totals, offsets, fast = _cky.log_partition_batch(batch.rules, w, batch.starts,
+                                                     batch.size_array, 0, 3, edges)
+    assert fast.all() and totals[2] == NEG_INF
+    for b in range(2):
+        want = brute(semiparse.load_grammar("projective"), "s" * (n + 1), w[b][:, :, None])
+        assert close(totals[b] + offsets[b], want["log_z"], 1e-12)
+        assert close(edges[b], want["mu"][:, :, 0], 1e-12)
+
+
+@pytest.mark.parametrize("n", [40, 200])
+def test_eisner_path_hands_over_beyond_its_range(n):
+    """Where the Eisner path's entries leave [1e-100, 1e100] (equal scores
+    of 200 words: more than 1e100 trees) the split-grammar kernel, which
+    rescales, gives the result, to the last bit; below, the two agree."""
+    from semiparse.chart import _cky
+    from semiparse.torch import _Batch
+
+    w = np.zeros((2, n + 1, n + 1))
+    w[1] = np.random.default_rng(n).normal(size=(n + 1, n + 1)) * 2
+    batch = _Batch("projective", w.shape, None, None, 1)
+    runs = []
+    for eisner in (True, False):
+        edges = np.zeros(w.shape)
+        totals, _, fast = _cky.log_partition_batch(batch.rules, w, batch.starts,
+                                                   batch.size_array, 0, 2, edges, eisner)
+        assert fast.all()
+        runs.append((totals, edges))
+    (t1, e1), (t2, e2) = runs
+    if n == 200:
+        assert t1[0] == t2[0] and (e1[0] == e2[0]).all() and t1[0] > math.log(1e100)
+    assert close(t1, t2, 1e-12) and close(e1, e2, 1e-12)
+    assert close(e1[:, :, 1:].sum(1), 1.0, 1e-12)
 
 
 def test_batch_kernel_errors_name_the_same_item():
