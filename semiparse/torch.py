@@ -8,10 +8,12 @@ position 0 the root, ``-inf`` forbidding an edge) or labelled scores
 ``w[b, :lengths[b]+1, :lengths[b]+1]`` and nothing else.
 
 - :func:`log_partition` is an autograd function: the forward pass is the
-  Cython log kernel (:func:`semiparse.chart._cky.edge_marginals_batch`, a batch per
-  thread without the GIL), the backward pass hands the incoming gradient to
-  the edge marginals of the outside pass, computed with the forward pass when
-  a gradient is wanted.  Exact: the marginals are the gradient.
+  Cython log kernel (:func:`semiparse.chart._cky.log_partition_batch`: checks,
+  shift and kernels of a batch per thread without the GIL; Eisner's
+  algorithm for first-order projective rules), the backward pass hands the
+  incoming gradient to the edge marginals of the outside pass, computed with
+  the forward pass when a gradient is wanted.  Exact: the marginals are the
+  gradient.
 - The marginals are differentiable too: their backward pass is the
   covariance of edges, ``Cov(sum_e g_e x_e, x_f)`` for an incoming gradient
   ``g``, computed exactly by the outside pass of the generic engine over the
