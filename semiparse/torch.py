@@ -8,10 +8,12 @@ position 0 the root, ``-inf`` forbidding an edge) or labelled scores
 ``w[b, :lengths[b]+1, :lengths[b]+1]`` and nothing else.
 
 - :func:`log_partition` is an autograd function: the forward pass is the
-  Cython log kernel (:func:`semiparse.chart._cky.edge_marginals_batch`, a batch per
-  thread without the GIL), the backward pass hands the incoming gradient to
-  the edge marginals of the outside pass, computed with the forward pass when
-  a gradient is wanted.  Exact: the marginals are the gradient.
+  Cython log kernel (:func:`semiparse.chart._cky.log_partition_batch`: checks,
+  shift and kernels of a batch per thread without the GIL; Eisner's
+  algorithm for first-order projective rules), the backward pass hands the
+  incoming gradient to the edge marginals of the outside pass, computed with
+  the forward pass when a gradient is wanted.  Exact: the marginals are the
+  gradient.
 - The marginals are differentiable too: their backward pass is the
   covariance of edges, ``Cov(sum_e g_e x_e, x_f)`` for an incoming gradient
   ``g``, computed exactly by the outside pass of the generic engine over the
@@ -123,6 +125,7 @@ class _Batch:
         if len(terminals) != B:
             raise ValueError(f"terminals has {len(terminals)} entries for a batch of {B}")
         self.terminals, self.sizes, self.codes = [], [], []
+        seen = {}  # sentences of the same terminals share their (read-only) codes
         for b, t in enumerate(terminals):
             t = t if isinstance(t, str) else list(t)
             m = len(t)
@@ -131,14 +134,24 @@ class _Batch:
                                  f"words: expected {lengths[b] + 1} (the root first)")
             if not 1 <= m <= N:
                 raise ValueError(f"batch item {b}: {m} terminals for weights of size {N}")
+            key = t if isinstance(t, str) else tuple(t)
             try:
-                ids, pl, pr = self.grammar.encode(t)
-            except ValueError as exc:
-                raise ValueError(f"batch item {b}: {exc}") from None
+                code = seen.get(key)
+            except TypeError:  # unhashable names: the grammar says what is wrong
+                key, code = None, None
+            if code is None:
+                try:
+                    code = self.grammar.encode(t)
+                except ValueError as exc:
+                    raise ValueError(f"batch item {b}: {exc}") from None
+                if key is not None:
+                    seen[key] = code
             self.terminals.append(t)
             self.sizes.append(m)
-            self.codes.append((ids, pl, pr))
+            self.codes.append(code)
         self.rules = compiled(self.grammar)
+        self.starts = [(pl, pr) for _, pl, pr in self.codes]
+        self.size_array = np.array(self.sizes, dtype=np.intc)
 
     def mask(self, device):
         """``(B, N, N)`` bool: the entries a sentence reads (heads and
@@ -161,12 +174,13 @@ class _Batch:
                              "must be finite or -inf")
         return w
 
-    def prepared(self, w64):
-        """Per sentence ``(pl, pr, shifted likely scores, shifts)``: the same
-        distribution as the scores (:func:`semiparse.chart.shift.shifted`,
+    def prepared(self, w64, indices=None):
+        """Per sentence (of ``indices``, None: all) ``(pl, pr, shifted likely
+        scores, shifts)``: the same distribution as the scores
+        (:func:`semiparse.chart.shift.shifted`,
         :func:`semiparse.chart.shift.likely_edges`)."""
         out = []
-        for b in range(self.B):
+        for b in range(self.B) if indices is None else indices:
             _, pl, pr = self.codes[b]
             try:
                 w, shifts = shifted(self.item(w64, b))
@@ -177,37 +191,86 @@ class _Batch:
             out.append((pl, pr, w, shifts))
         return out
 
-    def run(self, w, marginals):
-        """``(log Z tensor (B,) in w's dtype and device, edge marginals as a
-        (B, N, N) float64 array or None)``."""
-        items = self.prepared(_numpy(w))
-        chunks = [c.tolist() for c in np.array_split(np.arange(self.B), self.n_jobs) if len(c)]
+    def _chunks(self, indices):
+        return [c for c in np.array_split(np.asarray(indices), min(self.n_jobs, len(indices)))
+                if len(c)]
 
-        def work(chunk):
-            if marginals:
-                return _cky.edge_marginals_batch("log", self.rules,
-                                                 [items[b][:3] for b in chunk])
-            return [(_cky.inside("log", self.rules, *items[b][:3]), None) for b in chunk]
-
+    def _threaded(self, work, chunks):
         if len(chunks) > 1:
             with ThreadPoolExecutor(len(chunks)) as pool:
-                done = [r for part in pool.map(work, chunks) for r in part]
-        else:
-            done = [r for c in chunks for r in work(c)]
-        log_z = np.empty(self.B)
-        mu = np.zeros((self.B, self.N, self.N)) if marginals else None
-        for b, (total, edges) in enumerate(done):
+                return list(pool.map(work, chunks))
+        return [work(c) for c in chunks]
+
+    def run(self, w, marginals):
+        """``(log Z tensor (B,) in w's dtype and device, edge marginals as a
+        (B, N, N) float64 array or None)``.
+
+        Ordinary sentences take one Cython call per thread for the checks,
+        the shift and the kernels (:func:`semiparse.chart._cky.log_partition_batch`),
+        which writes the marginals into the batch's array; a sentence it
+        leaves alone (NaN or +inf, scores too far apart or too large for the
+        plain shift) takes the checked path of :meth:`prepared`, which
+        raises the same errors as ever or handles it exactly."""
+        w64 = np.ascontiguousarray(_numpy(w))
+        B = self.B
+        mu = np.zeros((B, self.N, self.N)) if marginals else None
+        totals, offsets, fast = np.zeros(B), np.zeros(B), np.zeros(B, dtype=bool)
+
+        def batch_work(chunk):
+            lo, hi = int(chunk[0]), int(chunk[-1]) + 1
+            t, o, f = _cky.log_partition_batch(self.rules, w64, self.starts, self.size_array,
+                                               lo, hi, mu)
+            totals[lo:hi], offsets[lo:hi], fast[lo:hi] = t[lo:hi], o[lo:hi], f[lo:hi]
+
+        if B:
+            self._threaded(batch_work, self._chunks(np.arange(B)))
+        slow = np.flatnonzero(~fast).tolist()
+        shifts = {}
+        if slow:
+            items = dict(zip(slow, self.prepared(w64, slow)))
+
+            def work(chunk):
+                chunk = chunk.tolist()
+                if marginals:
+                    return list(zip(chunk, _cky.edge_marginals_batch(
+                        "log", self.rules, [items[b][:3] for b in chunk])))
+                return [(b, (_cky.inside("log", self.rules, *items[b][:3]), None)) for b in chunk]
+
+            for part in self._threaded(work, self._chunks(slow)):
+                for b, (total, edges) in part:
+                    totals[b], shifts[b] = total, items[b][3]
+                    if marginals and edges is not None:
+                        m = self.sizes[b]
+                        mu[b, :m, :m] = edges
+        sizes = self.size_array
+        with np.errstate(invalid="ignore", over="ignore"):
+            log_z = totals + offsets
+            bound = rounding_bound(sizes, totals)
+            ok = (fast & (totals > NEG_INF) & np.isfinite(log_z)
+                  & ((offsets == 0.0) | (bound <= np.maximum(ROUNDING_LIMIT, 1e-9 * np.abs(log_z)))))
+            if w.dtype != torch.float64:
+                ok &= np.abs(log_z) <= torch.finfo(w.dtype).max
+        if not ok.all():
+            self._finish(w, w64, totals, log_z, shifts, ok)
+        return torch.from_numpy(log_z).to(device=w.device, dtype=w.dtype), mu
+
+    def _finish(self, w, w64, totals, log_z, shifts, ok):
+        """The sentences that take the checked path, or whose log Z may need
+        scaling or be beyond the dtype's range: ``log_z`` from
+        :func:`semiparse.chart.shift.unshift`, ValueError for the first that
+        has no tree or no log Z."""
+        for b in range(self.B):
+            if ok[b]:
+                continue
+            total = float(totals[b])
             if total == NEG_INF:
                 raise ValueError(f"batch item {b}: no tree: the grammar derives no tree of its "
                                  f"{self.sizes[b]} terminals with the allowed edges (scores > -inf)")
-            log_z[b] = unshift(total, items[b][3], f"batch item {b}: log Z")
+            shift = shifts[b] if b in shifts else self.prepared(w64, [b])[0][3]
+            log_z[b] = unshift(total, shift, f"batch item {b}: log Z")
             if w.dtype != torch.float64 and abs(log_z[b]) > torch.finfo(w.dtype).max:
                 raise ValueError(f"batch item {b}: log Z of these weights overflows {w.dtype}: "
                                  f"{log_z[b]:.3g} is beyond its largest number")
-            if marginals:
-                m = self.sizes[b]
-                mu[b, :m, :m] = edges
-        return torch.from_numpy(log_z).to(device=w.device, dtype=w.dtype), mu
 
     def covariance(self, w, g):
         """``c[b, h, d] = Cov(sum_e g[b, e] x_e, x_(h, d))`` under sentence b's

@@ -290,6 +290,177 @@ def test_scores_a_double_cannot_hold_are_errors():
         torch_log_partition(w)
 
 
+def checked_path(batch, w64, marginals):
+    """log Z and marginals of a ``_Batch`` the way every sentence went before
+    the batch kernel: :meth:`_Batch.prepared`, the marginals kernel on each,
+    ``unshift``."""
+    from semiparse.chart import _cky
+    from semiparse.chart.shift import unshift
+
+    items = batch.prepared(w64)
+    log_z, mu = np.zeros(batch.B), np.zeros((batch.B, batch.N, batch.N))
+    for b, (total, edges) in enumerate(_cky.edge_marginals_batch(
+            "log", batch.rules, [x[:3] for x in items])):
+        log_z[b] = unshift(total, items[b][3])
+        m = batch.sizes[b]
+        mu[b, :m, :m] = edges
+        if not marginals:
+            assert _cky.inside("log", batch.rules, *items[b][:3]) == total
+    return log_z, mu
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), sizes=st.lists(st.integers(0, 9), min_size=1, max_size=6),
+       kinds=st.lists(st.sampled_from(["normal", "peaked", "forbidden", "large", "offset"]),
+                      min_size=6, max_size=6), n_jobs=st.sampled_from([1, 2]))
+def test_batch_kernel_equals_the_checked_path(seed, sizes, kinds, n_jobs):
+    """The batch kernel (checks, shift and kernels of all the sentences in
+    one Cython call, ``_cky.log_partition_batch``) gives log Z and marginals
+    equal to the last bit to the checked path of each sentence; sentences
+    whose scores are too large for its plain shift are left to that path
+    (``fast`` False) and still come out right, in the same batch."""
+    from semiparse.chart import _cky
+    from semiparse.chart.shift import shifted
+    from semiparse.torch import _Batch
+
+    rng = np.random.default_rng(seed)
+    N = max(sizes) + 1
+    w = np.full((len(sizes), N, N), np.nan)
+    for b, n in enumerate(sizes):
+        x = rng.normal(size=(n + 1, n + 1))
+        kind = kinds[b]
+        if kind == "peaked":
+            x = x * 40
+        elif kind == "forbidden":
+            x[rng.random(x.shape) < 0.4] = NEG_INF
+            x[np.arange(n), np.arange(1, n + 1)] = 0.0  # a chain keeps a tree
+        elif kind == "large":
+            x = np.round(x * 8) / 8 * 1e12
+        elif kind == "offset":
+            x = np.round(x * 8) / 8 + 1e15
+        w[b, :n + 1, :n + 1] = x
+    batch = _Batch("projective", w.shape, sizes, None, n_jobs)
+    for marginals in (True, False):
+        log_z, mu = batch.run(torch.tensor(w), marginals)
+        want_z, want_mu = checked_path(batch, w, marginals)
+        assert close(log_z.numpy(), want_z, 1e-12)
+        if marginals:
+            assert close(mu, want_mu, 1e-12)
+        # the split-grammar kernel alone: the same numbers to the last bit
+        edges = np.zeros(w.shape) if marginals else None
+        totals, offsets, fast = _cky.log_partition_batch(
+            batch.rules, w, batch.starts, batch.size_array, 0, len(sizes), edges, False)
+        for b, n in enumerate(sizes):
+            if fast[b]:
+                assert totals[b] + offsets[b] == want_z[b]
+                if marginals:
+                    assert (edges[b, :n + 1, :n + 1] == want_mu[b, :n + 1, :n + 1]).all()
+    _, _, fast = _cky.log_partition_batch(batch.rules, w, batch.starts, batch.size_array, 0,
+                                          len(sizes), None)
+    for b, n in enumerate(sizes):  # fast unless the shift's rounding needs checking
+        fine = shifted(np.ascontiguousarray(w[b, :n + 1, :n + 1]))[1].errors is None
+        assert fast[b] == fine
+        assert fine or kinds[b] == "large"
+    # and the distribution is the brute force's (small sentences)
+    for b, n in enumerate(sizes[:2]):
+        if n <= 5:
+            x = w[b, :n + 1, :n + 1]
+            assert close(log_z[b].item(), semiparse.parse("projective", "s" * (n + 1), x, "log",
+                                                          engine="python").value, 1e-9)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_eisner_path_equals_brute_force(n):
+    """The first-order projective grammar's Eisner path (charts by width)
+    gives log Z and edge marginals of brute force, with forbidden edges
+    too; other grammars never take it."""
+    from semiparse.chart import _cky
+    from semiparse.torch import _Batch
+
+    rng = np.random.default_rng(n)
+    w = rng.normal(size=(3, n + 1, n + 1)) * 3
+    w[1][rng.random((n + 1, n + 1)) < 0.3] = NEG_INF
+    w[2] = NEG_INF  # no tree
+    batch = _Batch("projective", w.shape, None, None, 1)
+    assert batch.rules.first_order()
+    assert not _Batch("single_root", w.shape, None, None, 1).rules.first_order()
+    edges = np.zeros(w.shape)
+    totals, offsets, fast = _cky.log_partition_batch(batch.rules, w, batch.starts,
+                                                     batch.size_array, 0, 3, edges)
+    assert fast.all() and totals[2] == NEG_INF
+    for b in range(2):
+        want = brute(semiparse.load_grammar("projective"), "s" * (n + 1), w[b][:, :, None])
+        assert close(totals[b] + offsets[b], want["log_z"], 1e-12)
+        assert close(edges[b], want["mu"][:, :, 0], 1e-12)
+
+
+@pytest.mark.parametrize("n", [40, 200])
+def test_eisner_path_hands_over_beyond_its_range(n):
+    """Where the Eisner path's entries leave [1e-100, 1e100] (equal scores
+    of 200 words: more than 1e100 trees) the split-grammar kernel, which
+    rescales, gives the result, to the last bit; below, the two agree."""
+    from semiparse.chart import _cky
+    from semiparse.torch import _Batch
+
+    w = np.zeros((2, n + 1, n + 1))
+    w[1] = np.random.default_rng(n).normal(size=(n + 1, n + 1)) * 2
+    batch = _Batch("projective", w.shape, None, None, 1)
+    runs = []
+    for eisner in (True, False):
+        edges = np.zeros(w.shape)
+        totals, _, fast = _cky.log_partition_batch(batch.rules, w, batch.starts,
+                                                   batch.size_array, 0, 2, edges, eisner)
+        assert fast.all()
+        runs.append((totals, edges))
+    (t1, e1), (t2, e2) = runs
+    if n == 200:
+        assert t1[0] == t2[0] and (e1[0] == e2[0]).all() and t1[0] > math.log(1e100)
+    assert close(t1, t2, 1e-12) and close(e1, e2, 1e-12)
+    assert close(e1[:, :, 1:].sum(1), 1.0, 1e-12)
+
+
+def test_batch_kernel_errors_name_the_same_item():
+    """Errors of a batch are those of the checked path: bad scores of any
+    sentence first (the first such sentence), then the first sentence
+    without a tree."""
+    w = torch.zeros(4, 4, 4, dtype=torch.float64)
+    w[0] = NEG_INF  # no tree
+    w[2, 1, 3] = float("nan")
+    w[3, 2, 1] = float("inf")
+    with pytest.raises(ValueError, match="batch item 2: weights contain NaN at w\\[2, 1, 3\\]"):
+        torch_log_partition(w)
+    w[2, 1, 3] = w[3, 2, 1] = 0.0
+    w[3, 1, 2] = NEG_INF
+    for grad in (False, True):
+        with pytest.raises(ValueError, match="batch item 0: no tree"):
+            torch_log_partition(w.clone().requires_grad_(grad))
+    w[0] = 0.0
+    w[1, 0, 1], w[1, 2, 1] = 1e308, -1e308
+    with pytest.raises(ValueError, match="batch item 1: .*differ by more than a double holds"):
+        torch_log_partition(w)
+
+
+def test_batch_kernel_rejects_bad_arguments():
+    from semiparse.chart import _cky
+    from semiparse.torch import _Batch
+
+    batch = _Batch("projective", (2, 4, 4), [3, 2], None, 1)
+    w = np.zeros((2, 4, 4))
+    args = (batch.rules, w, batch.starts, batch.size_array)
+    with pytest.raises(ValueError, match="items 0..3"):
+        _cky.log_partition_batch(*args, 0, 3)
+    with pytest.raises(ValueError, match="item 1 of 5 positions"):
+        _cky.log_partition_batch(batch.rules, w, batch.starts, np.array([4, 5], dtype=np.intc),
+                                 0, 2)
+    with pytest.raises(ValueError, match="edges must have the scores' shape"):
+        _cky.log_partition_batch(*args, 0, 2, np.zeros((2, 3, 3)))
+    bad = [batch.starts[0], (batch.starts[1][0] + 7, batch.starts[1][1])]
+    with pytest.raises(ValueError, match="position 0 starts in states"):
+        _cky.log_partition_batch(batch.rules, w, bad, batch.size_array, 0, 2)
+    totals, offsets, fast = _cky.log_partition_batch(*args, 1, 1)
+    assert not fast.any() and (totals == 0).all()
+
+
 # -- grammars ------------------------------------------------------------------------
 
 def test_single_root_and_user_grammar_files(tmp_path):

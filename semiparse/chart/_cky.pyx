@@ -785,6 +785,18 @@ cdef class CompiledRules:
         self.g.pairs = &pairs[0, 0] if self.g.npairs else NULL
         self.g.root = &root[0, 0] if self.g.nroot else NULL
 
+    def first_order(self):
+        """Whether these are the rules of first-order projective trees (the
+        grammar ``projective``): one left and one right state, and the
+        single combination of each kind, so that the chart is Eisner's."""
+        g = self.g
+        return (self.n_left == 1 and self.n_right == 1 and g.nlc == 1 and g.nrc == 1
+                and g.npairs == 1 and g.nroot == 1
+                and [g.lc[x] for x in range(4)] == [0, 0, 0, 0]
+                and [g.rc[x] for x in range(4)] == [0, 0, 0, 0]
+                and [g.pairs[x] for x in range(4)] == [0, 0, 1, 1]
+                and [g.root[x] for x in range(2)] == [0, 0])
+
 
 cdef int check_input(CompiledRules rules, const int[::1] pl, const int[::1] pr,
                      const double[:, ::1] w) except -1:
@@ -1002,6 +1014,46 @@ def largest_score(const double[:, ::1] w not None):
     return big
 
 
+cdef double shift_core(const double* w, Py_ssize_t stride, Py_ssize_t N, double* out,
+                       double* shifts, Py_ssize_t* bad) noexcept nogil:
+    """The work of :func:`shift_columns` on the N x N scores at ``w`` (rows
+    ``stride`` apart) into the contiguous ``out`` and ``shifts``; returns the
+    total and sets ``bad[0], bad[1]`` (else -1) to the first overflow."""
+    cdef Py_ssize_t h, d
+    cdef double x, t, total = 0.0, carry = 0.0
+    bad[0] = bad[1] = -1
+    for d in range(N):
+        shifts[d] = -INFINITY
+    for h in range(N):
+        for d in range(1, N):
+            if h != d and w[h * stride + d] > shifts[d]:
+                shifts[d] = w[h * stride + d]
+    for d in range(N):
+        if shifts[d] == -INFINITY:
+            shifts[d] = 0.0
+        if d > 0:  # Neumaier's compensated sum
+            t = total + shifts[d]
+            if fabs(total) >= fabs(shifts[d]):
+                carry += (total - t) + shifts[d]
+            else:
+                carry += (shifts[d] - t) + total
+            total = t
+    total = total + carry
+    if total - total != 0.0:  # a partial sum or the total left the range
+        total = INFINITY
+    for h in range(N):
+        out[h * N] = -INFINITY
+        for d in range(1, N):
+            x = w[h * stride + d]
+            if h == d or x == -INFINITY:
+                out[h * N + d] = -INFINITY
+            else:
+                out[h * N + d] = x - shifts[d]
+                if out[h * N + d] == -INFINITY and bad[0] < 0:
+                    bad[0], bad[1] = h, d
+    return total
+
+
 def shift_columns(const double[:, ::1] w not None):
     """``(shifted, shifts, total, overflow)`` for checked N x N scores (finite
     or -inf): ``shifts[d]`` the largest finite score of an edge into ``d``
@@ -1014,45 +1066,22 @@ def shift_columns(const double[:, ::1] w not None):
     distribution over trees, and which trees are best, unchanged.
     ``overflow``: ``(h, d)`` of the first finite score whose difference from
     its column's largest overflows to -inf, else None.  Without the GIL."""
-    cdef Py_ssize_t N = w.shape[0], h, d, bad_h = -1, bad_d = -1
-    cdef double x, t, total = 0.0, carry = 0.0
+    cdef Py_ssize_t N = w.shape[0]
+    cdef Py_ssize_t bad[2]
+    cdef double total
     if w.shape[1] != N:
         raise ValueError(f"shift_columns: expected square scores, got shape "
                          f"({w.shape[0]}, {w.shape[1]})")
     shifted_array, shifts_array = np.empty((N, N)), np.zeros(N)
     cdef double[:, ::1] out = shifted_array
     cdef double[::1] shifts = shifts_array
-    with nogil:
-        for d in range(N):
-            shifts[d] = -INFINITY
-        for h in range(N):
-            for d in range(1, N):
-                if h != d and w[h, d] > shifts[d]:
-                    shifts[d] = w[h, d]
-        for d in range(N):
-            if shifts[d] == -INFINITY:
-                shifts[d] = 0.0
-            if d > 0:  # Neumaier's compensated sum
-                t = total + shifts[d]
-                if fabs(total) >= fabs(shifts[d]):
-                    carry += (total - t) + shifts[d]
-                else:
-                    carry += (shifts[d] - t) + total
-                total = t
-        total = total + carry
-        if total - total != 0.0:  # a partial sum or the total left the range
-            total = INFINITY
-        for h in range(N):
-            out[h, 0] = -INFINITY
-            for d in range(1, N):
-                x = w[h, d]
-                if h == d or x == -INFINITY:
-                    out[h, d] = -INFINITY
-                else:
-                    out[h, d] = x - shifts[d]
-                    if out[h, d] == -INFINITY and bad_h < 0:
-                        bad_h, bad_d = h, d
-    return shifted_array, shifts_array, total, (None if bad_h < 0 else (bad_h, bad_d))
+    bad[0] = bad[1] = -1
+    if N:
+        with nogil:
+            total = shift_core(&w[0, 0], N, N, &out[0, 0], &shifts[0], bad)
+    else:
+        total = 0.0
+    return shifted_array, shifts_array, total, (None if bad[0] < 0 else (bad[0], bad[1]))
 
 
 cdef int check_kernel(str kernel) except -1:
@@ -1155,3 +1184,321 @@ def edge_marginals_batch(str kernel, CompiledRules rules not None, list items no
         free(outs)
         free(sizes)
         free(totals)
+
+
+cdef extern from "float.h":
+    const double DBL_EPSILON
+
+cdef extern from *:
+    """
+    /* out[i] = sum_{x < count} a[x * sa + i] * b[x * sb + i] for i < n, the
+       sums of eight spans at a time held in registers over x */
+    static inline void semiparse_sum_rows(double *restrict out, const double *a, ptrdiff_t sa,
+                                          const double *b, ptrdiff_t sb, int count, int n) {
+        int i = 0, x, j;
+        for (; i + 8 <= n; i += 8) {
+            double acc[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+            const double *p = a + i, *q = b + i;
+            for (x = 0; x < count; x++, p += sa, q += sb)
+                for (j = 0; j < 8; j++)
+                    acc[j] += p[j] * q[j];
+            for (j = 0; j < 8; j++)
+                out[i + j] = acc[j];
+        }
+        for (; i < n; i++) {
+            double t = 0.0;
+            const double *p = a + i, *q = b + i;
+            for (x = 0; x < count; x++, p += sa, q += sb)
+                t += *p * *q;
+            out[i] = t;
+        }
+    }
+
+    /* First-order projective trees (the grammar "projective": one left and
+       one right state, every position starting in them) by Eisner's
+       algorithm over plain probabilities, the charts stored by width:
+       x[k * N + i] is the item over i..i+k, so each width's sums run over
+       contiguous rows of all its spans at once (vector instructions, no
+       per-span loop of its own).  cr / cl: complete items headed at i /
+       at i+k; ir / il: the edge i -> i+k / i+k -> i with what lies
+       between.  The same sums of products as the split-grammar kernel (the
+       exact path while every nonzero entry lies in [1e-100, 1e100]), in
+       another order; it does not rescale: NaN tells the caller to take
+       that kernel, which does.  The outside pass differentiates Z in
+       reverse, the adjoints scaled by 1/Z, so that an edge's posterior is
+       its adjoint times its entry.  w: the N x N shifted scores (at most
+       0, -inf forbidding), work: room for 10 N x N doubles; edges (or
+       NULL): the N x N posteriors.  Returns log Z (-inf: no tree). */
+    static double semiparse_eisner(const double *w, int N, double *work, double *edges) {
+        size_t NN = (size_t) N * N;
+        double *wr = work, *wl = work + NN, *cr = work + 2 * NN, *cl = work + 3 * NN,
+               *ir = work + 4 * NN, *il = work + 5 * NN, *gcr = work + 6 * NN,
+               *gcl = work + 7 * NN, *gir = work + 8 * NN, *gil = work + 9 * NN;
+        double lo = HUGE_VAL, hi = 0.0, z;
+        int k, x, i, n;
+        for (k = 0; k < N; k++)
+            for (i = 0; i + k < N; i++) {
+                double a = w[(size_t) i * N + i + k], b = w[(size_t) (i + k) * N + i];
+                if ((a > -HUGE_VAL && a < -230.25) || (b > -HUGE_VAL && b < -230.25))
+                    return NAN;  /* a weight below 1e-100 */
+                wr[(size_t) k * N + i] = a > -HUGE_VAL ? exp(a) : 0.0;
+                wl[(size_t) k * N + i] = b > -HUGE_VAL ? exp(b) : 0.0;
+            }
+        for (i = 0; i < N; i++)
+            cr[i] = cl[i] = 1.0;
+        for (k = 1; k < N; k++) {
+            n = N - k;
+            double *restrict s = ir + (size_t) k * N;
+            double *restrict t = il + (size_t) k * N;
+            double *restrict r = cr + (size_t) k * N;
+            double *restrict l = cl + (size_t) k * N;
+            /* sum_x R[i][i+x] L[i+x+1][i+k] */
+            semiparse_sum_rows(s, cr, N, cl + (size_t) (k - 1) * N + 1, 1 - N, k, n);
+            for (i = 0; i < n; i++) {
+                t[i] = s[i] * wl[(size_t) k * N + i];
+                s[i] = s[i] * wr[(size_t) k * N + i];
+            }
+            /* R[i][i+k] = sum_{x=1..k} IR[i][i+x] R[i+x][i+k] */
+            semiparse_sum_rows(r, ir + N, N, cr + (size_t) (k - 1) * N + 1, 1 - N, k, n);
+            /* L[i][i+k] = sum_{x<k} L[i][i+x] IL[i+k][i+x] */
+            semiparse_sum_rows(l, cl, N, il + (size_t) k * N, 1 - N, k, n);
+            for (i = 0; i < n; i++) {
+                double v;
+                v = s[i]; if (v != 0.0) { lo = v < lo ? v : lo; hi = v > hi ? v : hi; }
+                v = t[i]; if (v != 0.0) { lo = v < lo ? v : lo; hi = v > hi ? v : hi; }
+                v = r[i]; if (v != 0.0) { lo = v < lo ? v : lo; hi = v > hi ? v : hi; }
+                v = l[i]; if (v != 0.0) { lo = v < lo ? v : lo; hi = v > hi ? v : hi; }
+            }
+            if (lo < 1e-100 || hi > 1e100)
+                return NAN;  /* beyond the exact range: the rescaling kernel */
+        }
+        z = cr[(size_t) (N - 1) * N];
+        if (z == 0.0)
+            return -HUGE_VAL;
+        if (edges == NULL)
+            return log(z);
+        for (size_t q = 0; q < 4 * NN; q++)
+            gcr[q] = 0.0;  /* gcr, gcl, gir, gil */
+        gcr[(size_t) (N - 1) * N] = 1.0 / z;
+        for (k = N - 1; k >= 1; k--) {
+            n = N - k;
+            const double *restrict gr = gcr + (size_t) k * N;
+            const double *restrict gl = gcl + (size_t) k * N;
+            for (x = 0; x < k; x++) {
+                const double *restrict a = cl + (size_t) x * N;
+                const double *restrict b = il + (size_t) (k - x) * N + x;
+                double *restrict ga = gcl + (size_t) x * N;
+                double *restrict gb = gil + (size_t) (k - x) * N + x;
+                for (i = 0; i < n; i++) {
+                    ga[i] += gl[i] * b[i];
+                    gb[i] += gl[i] * a[i];
+                }
+            }
+            for (x = 1; x <= k; x++) {
+                const double *restrict a = ir + (size_t) x * N;
+                const double *restrict b = cr + (size_t) (k - x) * N + x;
+                double *restrict ga = gir + (size_t) x * N;
+                double *restrict gb = gcr + (size_t) (k - x) * N + x;
+                for (i = 0; i < n; i++) {
+                    ga[i] += gr[i] * b[i];
+                    gb[i] += gr[i] * a[i];
+                }
+            }
+            /* the attachments: the edges' posteriors, the adjoint of their sum */
+            double *restrict gs = gir + (size_t) k * N;  /* reused: gir[k] is final here */
+            const double *restrict gt = gil + (size_t) k * N;
+            for (i = 0; i < n; i++) {
+                edges[(size_t) i * N + i + k] = gs[i] * ir[(size_t) k * N + i];
+                edges[(size_t) (i + k) * N + i] = gt[i] * il[(size_t) k * N + i];
+                gs[i] = gs[i] * wr[(size_t) k * N + i] + gt[i] * wl[(size_t) k * N + i];
+            }
+            for (x = 0; x < k; x++) {
+                const double *restrict a = cr + (size_t) x * N;
+                const double *restrict b = cl + (size_t) (k - 1 - x) * N + x + 1;
+                double *restrict ga = gcr + (size_t) x * N;
+                double *restrict gb = gcl + (size_t) (k - 1 - x) * N + x + 1;
+                for (i = 0; i < n; i++) {
+                    ga[i] += gs[i] * b[i];
+                    gb[i] += gs[i] * a[i];
+                }
+            }
+        }
+        for (i = 0; i < N; i++)
+            edges[(size_t) i * N + i] = 0.0;
+        for (size_t q = 0; q < NN; q++)
+            if (!(edges[q] <= 2.0))  /* inf or NaN: the adjoints left their range */
+                return NAN;
+        return log(z);
+    }
+
+    /* whether one of the m x m scores at w (rows stride apart) is NaN or
+       +inf: independent flags per lane, so the compiler vectorizes it */
+    static int semiparse_any_nan_or_inf(const double *w, Py_ssize_t stride, Py_ssize_t m) {
+        int bad = 0;
+        for (Py_ssize_t h = 0; h < m; h++) {
+            const double *row = w + h * stride;
+            for (Py_ssize_t d = 0; d < m; d++)
+                bad |= !(row[d] < HUGE_VAL);
+        }
+        return bad;
+    }
+
+    /* the largest absolute value of the finite entries among n scores at
+       most 0 (shifted scores), 0.0 if none: four running maxima */
+    static double semiparse_largest_below_zero(const double *x, Py_ssize_t n) {
+        double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0, t;
+        Py_ssize_t k = 0;
+        for (; k + 3 < n; k += 4) {
+            t = x[k] > -HUGE_VAL ? -x[k] : 0.0;         m0 = t > m0 ? t : m0;
+            t = x[k + 1] > -HUGE_VAL ? -x[k + 1] : 0.0; m1 = t > m1 ? t : m1;
+            t = x[k + 2] > -HUGE_VAL ? -x[k + 2] : 0.0; m2 = t > m2 ? t : m2;
+            t = x[k + 3] > -HUGE_VAL ? -x[k + 3] : 0.0; m3 = t > m3 ? t : m3;
+        }
+        for (; k < n; k++) {
+            t = x[k] > -HUGE_VAL ? -x[k] : 0.0;
+            m0 = t > m0 ? t : m0;
+        }
+        m0 = m1 > m0 ? m1 : m0;
+        m2 = m3 > m2 ? m3 : m2;
+        return m2 > m0 ? m2 : m0;
+    }
+    """
+    double eisner "semiparse_eisner"(const double* w, int N, double* work, double* edges) nogil
+    bint any_nan_or_inf "semiparse_any_nan_or_inf"(const double* w, Py_ssize_t stride,
+                                                   Py_ssize_t m) nogil
+    double largest_below_zero "semiparse_largest_below_zero"(const double* x,
+                                                             Py_ssize_t n) nogil
+
+
+def log_partition_batch(CompiledRules rules not None, const double[:, :, ::1] w not None,
+                        list codes not None, const int[::1] sizes not None,
+                        Py_ssize_t start, Py_ssize_t stop, double[:, :, ::1] edges=None,
+                        bint use_eisner=True):
+    """The log partition, and with ``edges`` the edge posteriors, of the
+    items ``start..stop-1`` of a padded batch of scores ``w[b, h, d]``, item
+    ``b`` reading ``w[b, :sizes[b], :sizes[b]]`` and the start states
+    ``codes[b] = (pl, pr)``: in one call without the GIL, the checks and the
+    shift of :func:`semiparse.chart.shift.shifted` included, so that an
+    ordinary batch needs no Python per item.
+
+    Returns ``(totals, offsets, fast)``, arrays over the whole batch written
+    at ``start..stop-1``: the log kernel's value of the shifted scores, the
+    shift's total (:attr:`semiparse.chart.shift.Shift.total`) and whether
+    the item took this path.  An item whose scores are NaN or +inf, whose
+    shift overflows, whose shift's total is not finite or whose shifted
+    scores are large enough for rounding to matter (``eps * n * largest >
+    1e-6``, where :func:`semiparse.chart.shift.shift_errors` would compute
+    the errors) is left alone (``fast`` False) for the caller's checked
+    path; so is every item when the kernel is not the log kernel.
+    ``edges[b, :n, :n]`` gets the posteriors of a fast item with a tree
+    (the rest of ``edges[b]`` is not written).
+
+    For first-order projective rules (:meth:`CompiledRules.first_order`)
+    an item first tries Eisner's algorithm over plain probabilities stored
+    by width (``semiparse_eisner``: each width's sums run over all its spans
+    at once), and takes the split-grammar log kernel where that leaves its
+    exact range; ``use_eisner=False`` always takes the latter (for tests)."""
+    cdef Py_ssize_t B = w.shape[0], N = w.shape[1], b, x, h, d, m, largest = 1
+    cdef Py_ssize_t bad[2]
+    cdef bint marg = edges is not None
+    cdef double v, big, total
+    cdef const int[::1] pl
+    cdef const int[::1] pr
+    if w.shape[2] != N or sizes.shape[0] != B or len(codes) != B or not 0 <= start <= stop <= B:
+        raise ValueError(f"log_partition_batch: scores of shape ({B}, {N}, {w.shape[2]}), "
+                         f"{sizes.shape[0]} sizes, {len(codes)} codes, items {start}..{stop}")
+    if marg and (edges.shape[0] != B or edges.shape[1] != N or edges.shape[2] != N):
+        raise ValueError("log_partition_batch: edges must have the scores' shape")
+    totals_array, offsets_array = np.zeros(B), np.zeros(B)
+    fast_array = np.zeros(B, dtype=np.uint8)
+    cdef double[::1] totals = totals_array
+    cdef double[::1] offsets = offsets_array
+    cdef unsigned char[::1] fast = fast_array
+    if start == stop or N == 0:
+        return totals_array, offsets_array, fast_array.astype(bool)
+    cdef const int** pls = <const int**> malloc(B * sizeof(void*))
+    cdef const int** prs = <const int**> malloc(B * sizeof(void*))
+    cdef Chart ch, ad
+    cdef double* scratch = NULL
+    cdef double* shifts = NULL
+    cdef double* out = NULL
+    cdef double* work = NULL
+    cdef bint plain, first_order = rules.first_order() and use_eisner
+    cdef Plain pv
+    cdef Scaled sl
+    ch.block = NULL
+    ad.block = NULL
+    try:
+        if pls == NULL or prs == NULL:
+            raise MemoryError("no memory for the batch's pointers")
+        for b in range(start, stop):
+            m = sizes[b]
+            pl, pr = codes[b]
+            if not 1 <= m <= N or pl.shape[0] != m or pr.shape[0] != m:
+                raise ValueError(f"log_partition_batch: item {b} of {m} positions with "
+                                 f"{pl.shape[0]} and {pr.shape[0]} start states for scores "
+                                 f"of size {N}")
+            for x in range(m):
+                if not (0 <= pl[x] < rules.n_left and 0 <= pr[x] < rules.n_right):
+                    raise ValueError(f"kernel input: position {x} starts in states ({pl[x]}, "
+                                     f"{pr[x]}): expected left states below {rules.n_left}, "
+                                     f"right states below {rules.n_right}")
+            pls[b], prs[b] = &pl[0], &pr[0]
+            largest = max(largest, m)
+        scratch = <double*> malloc(largest * largest * sizeof(double))
+        out = <double*> malloc(largest * largest * sizeof(double))
+        shifts = <double*> malloc(largest * sizeof(double))
+        if first_order:
+            work = <double*> malloc(10 * largest * largest * sizeof(double))
+        if (scratch == NULL or out == NULL or shifts == NULL or (first_order and work == NULL)
+                or chart_alloc(&ch, sizeof(Scaled), largest, rules.n_left, rules.n_right) < 0
+                or (marg and chart_alloc(&ad, sizeof(double), largest, rules.n_left,
+                                         rules.n_right) < 0)):
+            raise MemoryError(f"chart for {largest} positions does not fit in memory")
+        with nogil:
+            for b in range(start, stop):
+                m = sizes[b]
+                fast[b] = 0
+                if any_nan_or_inf(&w[b, 0, 0], N, m):  # the checked path names them
+                    continue
+                total = shift_core(&w[b, 0, 0], N, m, scratch, shifts, bad)
+                if bad[0] >= 0 or total == INFINITY:
+                    continue
+                # shifted scores are at most 0: the largest of largest_score
+                big = largest_below_zero(scratch, m * m)
+                if DBL_EPSILON * m * big > 1e-6:  # shift_errors would compute the errors
+                    continue
+                fast[b] = 1
+                offsets[b] = total
+                if first_order:
+                    totals[b] = eisner(scratch, m, work, out if marg else NULL)
+                    if totals[b] == totals[b]:  # else beyond its range: the split kernel
+                        if marg and totals[b] > -INFINITY:
+                            for h in range(m):
+                                for d in range(m):
+                                    edges[b, h, d] = out[h * m + d]
+                        continue
+                chart_layout(&ch, sizeof(Scaled), m, rules.n_left, rules.n_right)
+                if marg:
+                    chart_layout(&ad, sizeof(double), m, rules.n_left, rules.n_right)
+                    totals[b] = marginals_one(KERNEL_LOG, &ch, &ad, &rules.g, pls[b], prs[b],
+                                              scratch, out)
+                    if totals[b] > -INFINITY:
+                        for h in range(m):
+                            for d in range(m):
+                                edges[b, h, d] = out[h * m + d]
+                else:
+                    totals[b] = log_inside(KERNEL_LOG, &ch, &rules.g, pls[b], prs[b], scratch,
+                                           &plain, &pv, &sl)
+        return totals_array, offsets_array, fast_array.astype(bool)
+    finally:
+        free(pls)
+        free(prs)
+        free(scratch)
+        free(out)
+        free(shifts)
+        free(work)
+        if ch.block != NULL:
+            chart_free(&ch)
+        if ad.block != NULL:
+            chart_free(&ad)
