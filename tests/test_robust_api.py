@@ -56,7 +56,7 @@ def test_sampling_is_uniform_with_double_and_log_counts(log_counts):
     rng = np.random.default_rng(5)
     draws = Counter()
     for _ in range(150 * count):
-        score, heads = _cky.best_tree(compiled(g), pl, pr, w, rng.random(8 * 7 + 8), log_counts)
+        score, heads = _cky.best_tree(compiled(g), pl, pr, w, rng.random(_cky.uniforms_needed(7)), log_counts)
         draws[tuple(heads.tolist())] += 1
     assert len(draws) == count
     for tree in draws:

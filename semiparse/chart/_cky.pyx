@@ -38,6 +38,26 @@ from semiparse.chart._plain cimport (Plain, drifted, in_range, plain_dot, plain_
                                plain_weights, recentring, track)
 
 
+cdef inline size_t at(size_t item, int i, int j, int N, size_t NN) noexcept nogil:
+    """The index of entry (i, j) of chart item ``item`` in its array: the
+    items (states, or pairs of states for the attachment items) one after
+    another, each an N x N square stored row by row (NN = N * N)."""
+    return item * NN + <size_t> i * N + j
+
+
+cdef inline int trace_cap(int N) noexcept nogil:
+    """A bound on the items of one derivation over N positions (8 per
+    position, and 8 more): the depth of the backtrace's stack, and the number
+    of uniforms a sampled backtrace may draw (at most one per item)."""
+    return 8 * N + 8
+
+
+def uniforms_needed(int N):
+    """How many uniforms :func:`best_tree` needs to sample a tree over N
+    positions (:c:func:`trace_cap`)."""
+    return trace_cap(N)
+
+
 ctypedef struct CountF:
     double c
 
@@ -268,21 +288,21 @@ cdef bint plain_rescale(Chart* ch, const Rules* g, int width, double shift) noex
         for i in range(N - s):
             j = i + s
             for b in range(nl):
-                Lf[b * NN + i * N + j].p *= f
-                Lb[b * NN + j * N + i].p *= f
-                track(Lf[b * NN + i * N + j].p, &lo, &hi)
+                Lf[at(b, i, j, N, NN)].p *= f
+                Lb[at(b, j, i, N, NN)].p *= f
+                track(Lf[at(b, i, j, N, NN)].p, &lo, &hi)
             for c in range(nr):
-                Rf[c * NN + i * N + j].p *= f
-                Rb[c * NN + j * N + i].p *= f
-                track(Rf[c * NN + i * N + j].p, &lo, &hi)
+                Rf[at(c, i, j, N, NN)].p *= f
+                Rb[at(c, j, i, N, NN)].p *= f
+                track(Rf[at(c, i, j, N, NN)].p, &lo, &hi)
             for q in range(g.npairs):  # (b, c) pairs are distinct
                 b, c = g.pairs[4 * q], g.pairs[4 * q + 1]
                 if g.pairs[4 * q + 2]:
-                    IL[(b * nr + c) * NN + j * N + i].p *= f
-                    track(IL[(b * nr + c) * NN + j * N + i].p, &lo, &hi)
+                    IL[at(b * nr + c, j, i, N, NN)].p *= f
+                    track(IL[at(b * nr + c, j, i, N, NN)].p, &lo, &hi)
                 if g.pairs[4 * q + 3]:
-                    IR[(b * nr + c) * NN + i * N + j].p *= f
-                    track(IR[(b * nr + c) * NN + i * N + j].p, &lo, &hi)
+                    IR[at(b * nr + c, i, j, N, NN)].p *= f
+                    track(IR[at(b * nr + c, i, j, N, NN)].p, &lo, &hi)
     ch.log_scale -= shift * (N - 1)
     return in_range(lo, hi) and plain_rescale_weights(<Plain*> ch.W, N, exp(shift))
 
@@ -324,13 +344,13 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             W[x] = v_edge(tag, w[x])
     for i in range(N):
         for b in range(nl):
-            Lf[b * NN + i * N + i] = Lb[b * NN + i * N + i] = zero
+            Lf[at(b, i, i, N, NN)] = Lb[at(b, i, i, N, NN)] = zero
         for c in range(nr):
-            Rf[c * NN + i * N + i] = Rb[c * NN + i * N + i] = zero
-        Lf[pl[i] * NN + i * N + i] = one
-        Lb[pl[i] * NN + i * N + i] = one
-        Rf[pr[i] * NN + i * N + i] = one
-        Rb[pr[i] * NN + i * N + i] = one
+            Rf[at(c, i, i, N, NN)] = Rb[at(c, i, i, N, NN)] = zero
+        Lf[at(pl[i], i, i, N, NN)] = one
+        Lb[at(pl[i], i, i, N, NN)] = one
+        Rf[at(pr[i], i, i, N, NN)] = one
+        Rb[at(pr[i], i, i, N, NN)] = one
 
     for span in range(1, N):
         if V is Plain:
@@ -341,8 +361,8 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             for q in range(g.npairs):
                 b = g.pairs[4 * q]
                 c = g.pairs[4 * q + 1]
-                row1 = Rf + c * NN + i * N
-                row2 = Lb + b * NN + j * N
+                row1 = Rf + at(c, i, 0, N, NN)
+                row2 = Lb + at(b, j, 0, N, NN)
                 if V is Scaled:
                     acc = scaled_dot(row1 + i, row2 + i + 1, j - i)
                 elif V is Plain:
@@ -354,23 +374,23 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                     for k in range(i, j):
                         acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
                 if g.pairs[4 * q + 2]:
-                    IL[(b * nr + c) * NN + j * N + i] = v_times(acc, W[j * N + i], p)
+                    IL[at(b * nr + c, j, i, N, NN)] = v_times(acc, W[j * N + i], p)
                     if V is Plain:
-                        track(IL[(b * nr + c) * NN + j * N + i].p, &lo, &hi)
+                        track(IL[at(b * nr + c, j, i, N, NN)].p, &lo, &hi)
                 if g.pairs[4 * q + 3]:
-                    IR[(b * nr + c) * NN + i * N + j] = v_times(acc, W[i * N + j], p)
+                    IR[at(b * nr + c, i, j, N, NN)] = v_times(acc, W[i * N + j], p)
                     if V is Plain:
-                        track(IR[(b * nr + c) * NN + i * N + j].p, &lo, &hi)
+                        track(IR[at(b * nr + c, i, j, N, NN)].p, &lo, &hi)
             # left items: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]
             for b2 in range(nl):
-                Lf[b2 * NN + i * N + j] = zero
+                Lf[at(b2, i, j, N, NN)] = zero
             for q in range(g.nlc):
                 b2 = g.lc[4 * q]
                 bd = g.lc[4 * q + 1]
                 b = g.lc[4 * q + 2]
                 cd = g.lc[4 * q + 3]
-                row1 = Lf + bd * NN + i * N
-                row2 = IL + (b * nr + cd) * NN + j * N
+                row1 = Lf + at(bd, i, 0, N, NN)
+                row2 = IL + at(b * nr + cd, j, 0, N, NN)
                 if V is Scaled:
                     acc = scaled_dot(row1 + i, row2 + i, j - i)
                 elif V is Plain:
@@ -381,21 +401,21 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                     acc = zero
                     for d in range(i, j):
                         acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
-                Lf[b2 * NN + i * N + j] = v_plus(Lf[b2 * NN + i * N + j], acc, p)
+                Lf[at(b2, i, j, N, NN)] = v_plus(Lf[at(b2, i, j, N, NN)], acc, p)
             for b2 in range(nl):
-                Lb[b2 * NN + j * N + i] = Lf[b2 * NN + i * N + j]
+                Lb[at(b2, j, i, N, NN)] = Lf[at(b2, i, j, N, NN)]
                 if V is Plain:
-                    track(Lf[b2 * NN + i * N + j].p, &lo, &hi)
+                    track(Lf[at(b2, i, j, N, NN)].p, &lo, &hi)
             # right items: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]
             for c2 in range(nr):
-                Rf[c2 * NN + i * N + j] = zero
+                Rf[at(c2, i, j, N, NN)] = zero
             for q in range(g.nrc):
                 c2 = g.rc[4 * q]
                 c = g.rc[4 * q + 1]
                 bd = g.rc[4 * q + 2]
                 cd = g.rc[4 * q + 3]
-                row1 = IR + (bd * nr + c) * NN + i * N
-                row2 = Rb + cd * NN + j * N
+                row1 = IR + at(bd * nr + c, i, 0, N, NN)
+                row2 = Rb + at(cd, j, 0, N, NN)
                 if V is Scaled:
                     acc = scaled_dot(row1 + i + 1, row2 + i + 1, j - i)
                 elif V is Plain:
@@ -406,11 +426,11 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                     acc = zero
                     for d in range(i + 1, j + 1):
                         acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
-                Rf[c2 * NN + i * N + j] = v_plus(Rf[c2 * NN + i * N + j], acc, p)
+                Rf[at(c2, i, j, N, NN)] = v_plus(Rf[at(c2, i, j, N, NN)], acc, p)
             for c2 in range(nr):
-                Rb[c2 * NN + j * N + i] = Rf[c2 * NN + i * N + j]
+                Rb[at(c2, j, i, N, NN)] = Rf[at(c2, i, j, N, NN)]
                 if V is Plain:
-                    track(Rf[c2 * NN + i * N + j].p, &lo, &hi)
+                    track(Rf[at(c2, i, j, N, NN)].p, &lo, &hi)
         if V is Plain:
             if not in_range(lo, hi) or (drifted(lo, hi) and not plain_rescale(
                     ch, g, span, recentring(lo, hi, span))):
@@ -419,7 +439,7 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
 
     acc = zero
     for q in range(g.nroot):
-        acc = v_plus(acc, v_times(Lf[g.root[2 * q] * NN], Rf[g.root[2 * q + 1] * NN + N - 1], p), p)
+        acc = v_plus(acc, v_times(Lf[at(g.root[2 * q], 0, 0, N, NN)], Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)], p), p)
     return acc
 
 
@@ -512,7 +532,7 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
     cdef BV* IL = <BV*> ch.IL
     cdef BV* IR = <BV*> ch.IR
     cdef BV* W = <BV*> ch.W
-    cdef int cap = 8 * N + 8
+    cdef int cap = trace_cap(N)
     cdef int* stack = <int*> malloc(5 * cap * sizeof(int))
     cdef int top = 0, n_u = 0, kind, a, b, i, j, k, d, q, bd, cd, found = 1
     cdef double target, extra, r, ref
@@ -527,8 +547,8 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
     # weighed relative to the largest log count among them.
     best_s, ref = -INFINITY, -INFINITY
     for q in range(g.nroot):
-        x = Lf[g.root[2 * q] * NN]
-        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        x = Lf[at(g.root[2 * q], 0, 0, N, NN)]
+        y = Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)]
         if x.s > -INFINITY and y.s > -INFINITY and x.s + y.s >= best_s:
             if x.s + y.s > best_s:
                 best_s, ref = x.s + y.s, -INFINITY
@@ -539,15 +559,15 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
         return -1
     best_c = 0
     for q in range(g.nroot):
-        x = Lf[g.root[2 * q] * NN]
-        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        x = Lf[at(g.root[2 * q], 0, 0, N, NN)]
+        y = Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)]
         if x.s + y.s == best_s:
             best_c += weight(x, y, ref)
     r = u[n_u] * best_c * SHRINK
     n_u += 1
     for q in range(g.nroot):
-        x = Lf[g.root[2 * q] * NN]
-        y = Rf[g.root[2 * q + 1] * NN + N - 1]
+        x = Lf[at(g.root[2 * q], 0, 0, N, NN)]
+        y = Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)]
         if pick(x.s + y.s, weight(x, y, ref), best_s, &r, sample):
             push(stack, &top, ITEM_R, g.root[2 * q + 1], 0, 0, N - 1)
             break
@@ -566,15 +586,15 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
             # sum_k R[b][i][k] * L[a][k+1][j], times the (fixed) edge
             if kind == ITEM_IL:
                 heads[i] = j
-                x = IL[(a * nr + b) * NN + j * N + i]
+                x = IL[at(a * nr + b, j, i, N, NN)]
                 extra = W[j * N + i].s
             else:
                 heads[j] = i
-                x = IR[(a * nr + b) * NN + i * N + j]
+                x = IR[at(a * nr + b, i, j, N, NN)]
                 extra = W[i * N + j].s
             target, ref = x.s, log_count(x)
-            row1 = Rf + b * NN + i * N
-            row2 = Lb + a * NN + j * N + 1
+            row1 = Rf + at(b, i, 0, N, NN)
+            row2 = Lb + at(a, j, 1, N, NN)
             if sample:
                 r = u[n_u] * mass(row1 + i, row2 + i, j - i, extra, target, ref) * SHRINK
                 n_u += 1
@@ -585,14 +605,14 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
                     found = 1
                     break
         elif kind == ITEM_L:
-            x = Lf[a * NN + i * N + j]
+            x = Lf[at(a, i, j, N, NN)]
             target, ref = x.s, log_count(x)
             if sample:
                 r = 0
                 for q in range(g.nlc):
                     if g.lc[4 * q] == a:
-                        r += mass(Lf + g.lc[4 * q + 1] * NN + i * N + i,
-                                  IL + (g.lc[4 * q + 2] * nr + g.lc[4 * q + 3]) * NN + j * N + i,
+                        r += mass(Lf + at(g.lc[4 * q + 1], i, i, N, NN),
+                                  IL + at(g.lc[4 * q + 2] * nr + g.lc[4 * q + 3], j, i, N, NN),
                                   j - i, 0, target, ref)
                 r *= u[n_u] * SHRINK
                 n_u += 1
@@ -600,8 +620,8 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
                 if g.lc[4 * q] != a:
                     continue
                 bd, b, cd = g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
-                row1 = Lf + bd * NN + i * N
-                row2 = IL + (b * nr + cd) * NN + j * N
+                row1 = Lf + at(bd, i, 0, N, NN)
+                row2 = IL + at(b * nr + cd, j, 0, N, NN)
                 for d in range(i, j):
                     if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
                         push(stack, &top, ITEM_L, bd, 0, i, d)
@@ -611,22 +631,22 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
                 if found:
                     break
         else:
-            x = Rf[a * NN + i * N + j]
+            x = Rf[at(a, i, j, N, NN)]
             target, ref = x.s, log_count(x)
             if sample:
                 r = 0
                 for q in range(g.nrc):
                     if g.rc[4 * q] == a:
-                        r += mass(IR + (g.rc[4 * q + 2] * nr + g.rc[4 * q + 1]) * NN + i * N + i + 1,
-                                  Rb + g.rc[4 * q + 3] * NN + j * N + i + 1, j - i, 0, target, ref)
+                        r += mass(IR + at(g.rc[4 * q + 2] * nr + g.rc[4 * q + 1], i, i, N, NN) + 1,
+                                  Rb + at(g.rc[4 * q + 3], j, i + 1, N, NN), j - i, 0, target, ref)
                 r *= u[n_u] * SHRINK
                 n_u += 1
             for q in range(g.nrc):
                 if g.rc[4 * q] != a:
                     continue
                 b, bd, cd = g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
-                row1 = IR + (bd * nr + b) * NN + i * N
-                row2 = Rb + cd * NN + j * N
+                row1 = IR + at(bd * nr + b, i, 0, N, NN)
+                row2 = Rb + at(cd, j, 0, N, NN)
                 for d in range(i + 1, j + 1):
                     if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
                         push(stack, &top, ITEM_IR, bd, b, i, d)
@@ -703,53 +723,53 @@ cdef void outside(OV tag, Chart* ch, Chart* ad, const Rules* g, OV total,
         share(total, one, 1.0, &c, &base)
     for q in range(g.nroot):
         b, c1 = g.root[2 * q], g.root[2 * q + 1]
-        back_rows(Lf + b * NN, Rf + c1 * NN + N - 1, c, base,
-                  gLf + b * NN, gRf + c1 * NN + N - 1, 1)
+        back_rows(Lf + at(b, 0, 0, N, NN), Rf + at(c1, 0, N - 1, N, NN), c, base,
+                  gLf + at(b, 0, 0, N, NN), gRf + at(c1, 0, N - 1, N, NN), 1)
 
     for span in range(N - 1, 0, -1):
         for i in range(N - span):
             j = i + span
             # right items: R[c2][i][j] = sum_d IR[bd][c][i][d] * R[cd][d][j]
             for c2 in range(nr):
-                gRf[c2 * NN + i * N + j] = adj_plus(tag, gRf[c2 * NN + i * N + j],
-                                                    gRb[c2 * NN + j * N + i])
+                gRf[at(c2, i, j, N, NN)] = adj_plus(tag, gRf[at(c2, i, j, N, NN)],
+                                                    gRb[at(c2, j, i, N, NN)])
             for q in range(g.nrc):
                 c2, c1, bd, cd = g.rc[4 * q], g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
-                if share(Rf[c2 * NN + i * N + j], one, gRf[c2 * NN + i * N + j], &c, &base):
-                    back_rows(IR + (bd * nr + c1) * NN + i * N + i + 1,
-                              Rb + cd * NN + j * N + i + 1, c, base,
-                              gIR + (bd * nr + c1) * NN + i * N + i + 1,
-                              gRb + cd * NN + j * N + i + 1, j - i)
+                if share(Rf[at(c2, i, j, N, NN)], one, gRf[at(c2, i, j, N, NN)], &c, &base):
+                    back_rows(IR + at(bd * nr + c1, i, i, N, NN) + 1,
+                              Rb + at(cd, j, i, N, NN) + 1, c, base,
+                              gIR + at(bd * nr + c1, i, i, N, NN) + 1,
+                              gRb + at(cd, j, i, N, NN) + 1, j - i)
             # left items: L[b2][i][j] = sum_d L[bd][i][d] * IL[b][cd][j][d]
             for b2 in range(nl):
-                gLf[b2 * NN + i * N + j] = adj_plus(tag, gLf[b2 * NN + i * N + j],
-                                                    gLb[b2 * NN + j * N + i])
+                gLf[at(b2, i, j, N, NN)] = adj_plus(tag, gLf[at(b2, i, j, N, NN)],
+                                                    gLb[at(b2, j, i, N, NN)])
             for q in range(g.nlc):
                 b2, bd, b, cd = g.lc[4 * q], g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
-                if share(Lf[b2 * NN + i * N + j], one, gLf[b2 * NN + i * N + j], &c, &base):
-                    back_rows(Lf + bd * NN + i * N + i, IL + (b * nr + cd) * NN + j * N + i,
-                              c, base, gLf + bd * NN + i * N + i,
-                              gIL + (b * nr + cd) * NN + j * N + i, j - i)
+                if share(Lf[at(b2, i, j, N, NN)], one, gLf[at(b2, i, j, N, NN)], &c, &base):
+                    back_rows(Lf + at(bd, i, i, N, NN), IL + at(b * nr + cd, j, i, N, NN),
+                              c, base, gLf + at(bd, i, i, N, NN),
+                              gIL + at(b * nr + cd, j, i, N, NN), j - i)
             # attachments: sum_k R[c][i][k] * L[b][k+1][j], times the edge; the
             # two attachments of a pair share that sum, so they hand down together
             for q in range(g.npairs):
                 b, c1 = g.pairs[4 * q], g.pairs[4 * q + 1]
                 adj = zero
                 if g.pairs[4 * q + 2]:  # head j, child i
-                    e = gIL[(b * nr + c1) * NN + j * N + i]
+                    e = gIL[at(b * nr + c1, j, i, N, NN)]
                     if e != zero:
                         edges[j * N + i] = adj_plus(tag, edges[j * N + i], e)
                         adj = adj_plus(tag, adj, e)
-                        y, edge = IL[(b * nr + c1) * NN + j * N + i], W[j * N + i]
+                        y, edge = IL[at(b * nr + c1, j, i, N, NN)], W[j * N + i]
                 if g.pairs[4 * q + 3]:  # head i, child j
-                    e = gIR[(b * nr + c1) * NN + i * N + j]
+                    e = gIR[at(b * nr + c1, i, j, N, NN)]
                     if e != zero:
                         edges[i * N + j] = adj_plus(tag, edges[i * N + j], e)
                         adj = adj_plus(tag, adj, e)
-                        y, edge = IR[(b * nr + c1) * NN + i * N + j], W[i * N + j]
+                        y, edge = IR[at(b * nr + c1, i, j, N, NN)], W[i * N + j]
                 if adj != zero and share(y, edge, adj, &c, &base):
-                    back_rows(Rf + c1 * NN + i * N + i, Lb + b * NN + j * N + i + 1, c, base,
-                              gRf + c1 * NN + i * N + i, gLb + b * NN + j * N + i + 1, j - i)
+                    back_rows(Rf + at(c1, i, i, N, NN), Lb + at(b, j, i, N, NN) + 1, c, base,
+                              gRf + at(c1, i, i, N, NN), gLb + at(b, j, i, N, NN) + 1, j - i)
 
 
 # --- Python entry points ----------------------------------------------------
@@ -928,7 +948,7 @@ def best_tree(CompiledRules rules not None, const int[::1] pl not None,
 
     Without ``uniforms`` the first best derivation in chart order is returned
     (the one the generic Viterbi semiring keeps), from a max-plus chart; with
-    ``uniforms`` (at least ``8 * N + 8`` numbers in [0, 1)) a best tree is
+    ``uniforms`` (at least :func:`uniforms_needed` numbers in [0, 1)) a best tree is
     drawn from a chart of best scores and their counts with probability
     proportional to derivation counts, i.e. uniformly among best derivations:
     counts are doubles while the total fits one, else logs (any length;
@@ -946,11 +966,11 @@ def best_tree(CompiledRules rules not None, const int[::1] pl not None,
     cdef double[::1] zeros
     check_input(rules, pl, pr, w)
     if not sample:
-        zeros = np.zeros(8 * N + 8)
+        zeros = np.zeros(trace_cap(N))
         u = &zeros[0]
     else:
-        if uniforms.shape[0] < 8 * N + 8 or not all(0.0 <= x < 1.0 for x in uniforms):
-            raise ValueError("best_tree needs 8 * N + 8 uniforms in [0, 1)")
+        if uniforms.shape[0] < trace_cap(N) or not all(0.0 <= x < 1.0 for x in uniforms):
+            raise ValueError(f"best_tree needs {trace_cap(N)} uniforms (8 * N + 8) in [0, 1)")
         u = &uniforms[0]
     if chart_alloc(&ch, sizeof(MaxCountF) if sample else sizeof(MaxPlus),  # MaxLogCount: same size
                    N, rules.n_left, rules.n_right) < 0:

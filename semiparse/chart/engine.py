@@ -101,7 +101,7 @@ def sample_best_tree(grammar, terminals, weights, rng=None):
     grammar = loaded(grammar)
     (ids, pl, pr), w = check_input(grammar, terminals, weights)
     w, _ = shifted(w)
-    uniforms = np.array([rng.random() for _ in range(8 * len(ids) + 8)])
+    uniforms = np.array([rng.random() for _ in range(_cky.uniforms_needed(len(ids)))])
     _, heads = _cky.best_tree(compiled(grammar), pl, pr, w, uniforms)
     return None if heads is None else heads.tolist()
 

@@ -33,8 +33,8 @@ cdef struct StateC:
     int* r2            # second rightmost child
     int* vl            # number of left children
     int* vr            # number of right children
-    uint64_t* lsl      # bit set of left children's labels
-    uint64_t* lsr      # bit set of right children's labels
+    uint64_t* lsl      # bit set of left children's labels (label l sets bit l % 64)
+    uint64_t* lsr      # bit set of right children's labels (likewise)
 
 
 cdef inline size_t state_n_ints(int n) noexcept nogil:
@@ -126,7 +126,11 @@ cdef inline int pop_buffer_front(StateC* s) noexcept nogil:
 
 
 cdef inline void add_arc(StateC* s, int h, int d, int lab) noexcept nogil:
-    """Record the arc h -> d with label lab and update h's child bookkeeping."""
+    """Record the arc h -> d with label lab and update h's child bookkeeping.
+
+    The label sets are 64-bit: with more than 64 labels, labels l and l + 64
+    share a bit, so the label-set features (Zhang and Nivre 2011) tell them
+    apart no longer; the parse itself, which reads the labels, is unaffected."""
     s.head[d] = h
     s.label[d] = lab
     if d < h:
