@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
-from semiparse.heads import no_crossing
+from semiparse.heads import is_tree, no_crossing
 from semiparse.testing.strategies import computations, gold_trees, oracle_examples
 from semiparse.transitions import get_system
 from semiparse.transitions.registry import system_methods
-from semiparse.treebank.partial import check_partial_tree, partial_problems
+from semiparse.treebank.partial import check_partial_tree
 
 # Every shipped system with a completion grammar (the grammar path is the
 # partial trees' method); lr_spine has none, and refuses partial trees.
@@ -130,3 +130,37 @@ def test_check_draws_partial_trees():
     notes = check("arc_standard", strategies=["none"], examples=20, max_n=5,
                   method="cubic_critical")[0].notes
     assert notes == ["complete gold trees only (the method refuses partial ones)"]
+
+
+def projective_trees(n):
+    """Every projective tree over n words (brute force)."""
+    for rest in itertools.product(range(n + 1), repeat=n):
+        heads = (-1,) + rest
+        if is_tree(heads) and no_crossing(heads):
+            yield heads
+
+
+def known_kept(tree, heads):
+    return sum(tree[d] == heads[d] for d in range(1, len(heads)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_projectivization_of_partial_trees_keeps_the_most_known_edges(data):
+    n = data.draw(st.integers(1, 5))
+    heads = hidden(n, data)
+    trees = list(projective_trees(n))
+    best = max(known_kept(t, heads) for t in trees)
+    optimal = {t for t in trees if known_kept(t, heads) == best}
+    assert semiparse.count_optimal_projectivizations(heads, partial=True) == (best, len(optimal))
+    for tie_break in ("first", "closest", "random"):
+        tree = semiparse.projectivize(heads, tie_break, seed=1, partial=True)
+        assert tuple(tree) in optimal
+    assert no_crossing(semiparse.projectivize(heads, single_root=heads.count(0) <= 1,
+                                              partial=True))
+
+
+def test_projectivization_refuses_unknown_heads_without_partial():
+    for call in (semiparse.projectivize, semiparse.count_optimal_projectivizations):
+        with pytest.raises(ValueError, match=r"^heads is not a tree: HEAD -1 of word 1 is out of range 0\.\.2$"):
+            call([-1, -1, 0])
