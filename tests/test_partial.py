@@ -164,3 +164,69 @@ def test_projectivization_refuses_unknown_heads_without_partial():
     for call in (semiparse.projectivize, semiparse.count_optimal_projectivizations):
         with pytest.raises(ValueError, match=r"^heads is not a tree: HEAD -1 of word 1 is out of range 0\.\.2$"):
             call([-1, -1, 0])
+
+
+PARTIAL = """# sent_id = a
+1\tA\ta\tX\t_\t_\t3\tdep\t_\t_
+2\tB\tb\tX\t_\t_\t_\t_\t_\t_
+3\tC\tc\tX\t_\t_\t0\troot\t_\t_
+4\tD\td\tX\t_\t_\t2\tdep\t_\t_
+5\tE\te\tX\t_\t_\t1\tdep\t_\t_
+
+"""
+
+
+def test_conllu_reader_takes_underscore_heads_only_with_partial(tmp_path):
+    from semiparse.treebank.conllu import read_conllu
+
+    path = tmp_path / "p.conllu"
+    path.write_text(PARTIAL)
+    (sentence,) = read_conllu(str(path), partial=True)
+    assert sentence.heads == [-1, 3, -1, 0, 2, 1] and not sentence.errors
+    (sentence,) = read_conllu(str(path))
+    assert [str(e) for e in sentence.errors] == [f"{path}:3: HEAD of word 2 is '_' (no basic tree)"]
+    path.write_text(PARTIAL.replace("\t2\tdep", "\t-1\tdep"))
+    (sentence,) = read_conllu(str(path), partial=True)
+    assert [str(e) for e in sentence.errors] == [f"{path}:5: HEAD -1 of word 4 is out of range 0..5"]
+    path.write_text(PARTIAL.replace("\t3\tdep", "\t5\tdep"))
+    (sentence,) = read_conllu(str(path), partial=True)
+    assert [str(e) for e in sentence.errors] == [
+        f"{path}:2: cycle 1 -> 5 -> 1 (each arrow goes from a word to its head)"]
+
+
+@pytest.mark.parametrize("command", [["projectivize"], ["count"]])
+def test_commands_refuse_underscore_heads_without_partial(tmp_path, capsys, command):
+    from semiparse.cli import main
+
+    path = tmp_path / "p.conllu"
+    path.write_text(PARTIAL)
+    assert main(command + [str(path)]) == 2
+    assert f"{path}:3: HEAD of word 2 is '_' (no basic tree)" in capsys.readouterr().err
+
+
+def test_projectivize_partial_keeps_underscore_for_unknown_heads(tmp_path):
+    from semiparse.cli import main
+
+    path, out = tmp_path / "p.conllu", tmp_path / "out.conllu"
+    path.write_text(PARTIAL)
+    assert main(["projectivize", "--partial", str(path), "-o", str(out)]) == 0
+    lines = [l.split("\t") for l in out.read_text().splitlines() if l and not l.startswith("#")]
+    heads = [-1] + [-1 if cols[6] == "_" else int(cols[6]) for cols in lines]
+    assert heads[2] == -1 and lines[1] == PARTIAL.splitlines()[2].split("\t")
+    # of the known edges 3 -> 1, 0 -> 3, 2 -> 4, 1 -> 5, at most two can stay
+    assert sum(heads[d] == [-1, 3, -1, 0, 2, 1][d] for d in (1, 3, 4, 5)) == 2
+    assert semiparse.count_optimal_projectivizations([-1, 3, -1, 0, 2, 1], partial=True)[0] == 2
+    assert main(["projectivize", "--partial", "--encode", "head", str(path)]) == 2
+
+
+def test_count_partial_counts_known_edges(tmp_path, capsys):
+    from semiparse.cli import main
+
+    path = tmp_path / "p.conllu"
+    path.write_text(PARTIAL)
+    assert main(["count", "--partial", "--json", str(path)]) == 0
+    import json
+
+    stats = json.loads(capsys.readouterr().out)
+    total = stats["files"][0] if "files" in stats else stats
+    assert total["words"] == 5 and total["edges_lost"] == 2 and total["non_projective"] == 1
