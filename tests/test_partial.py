@@ -230,3 +230,14 @@ def test_count_partial_counts_known_edges(tmp_path, capsys):
     stats = json.loads(capsys.readouterr().out)
     total = stats["files"][0] if "files" in stats else stats
     assert total["words"] == 5 and total["edges_lost"] == 2 and total["non_projective"] == 1
+
+
+def test_read_trees_takes_partial_trees_only_with_partial(tmp_path):
+    from semiparse.train import read_trees
+
+    path = tmp_path / "p.conllu"
+    path.write_text(PARTIAL)
+    (tree,) = read_trees(str(path), partial=True)
+    assert tree.heads == [-1, 3, -1, 0, 2, 1]
+    with pytest.raises(ValueError, match=r"p\.conllu:3: HEAD of word 2 is '_' \(no basic tree\)"):
+        read_trees(str(path))
