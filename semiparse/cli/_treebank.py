@@ -48,6 +48,14 @@ def add_input_options(parser):
 positive_int = int_range(1)
 
 
+def add_partial_option(parser, what):
+    """``--partial``: HEAD ``_`` is an unknown head (docs/treebanks.md, Partial trees)."""
+    parser.add_argument(
+        "--partial", action="store_true",
+        help=f"accept partial trees: HEAD _ is an unknown head; {what}",
+    )
+
+
 def expand_inputs(paths):
     """Files named, with directories replaced by their ``*.conllu`` files."""
     files = []
@@ -85,9 +93,12 @@ def progress(path):
 
 def sentences(path, args, passthrough=False):
     """``(sentence, usable)`` pairs of a file under the ``--on-error`` policy
-    (``passthrough``: as :func:`read_conllu` says)."""
+    (``passthrough``: as :func:`read_conllu` says; partial trees with
+    ``--partial``)."""
+    partial = getattr(args, "partial", False)
     return apply_policy(
-        read_conllu(path, multiple_roots=args.multiple_roots, passthrough=passthrough), args.on_error
+        read_conllu(path, multiple_roots=args.multiple_roots, passthrough=passthrough, partial=partial),
+        args.on_error,
     )
 
 

@@ -4,7 +4,9 @@ Per file: sentences, syntactic words (the numbered word lines: multiword
 token ranges and empty nodes are not words of the basic tree), non-projective
 trees, gold edges an optimal projectivization loses, and for every sentence the exact number of
 optimal projectivizations (``--json`` lists them all; ``--plot`` draws them
-against sentence length, as Nederhof 2019, Figure 8).
+against sentence length, as Nederhof 2019, Figure 8).  With ``--partial``
+(HEAD ``_``: unknown) the edges lost and the non-projective trees concern
+the known edges.
 """
 import collections
 import contextlib
@@ -19,7 +21,8 @@ from semiparse.cli import UserError, pyplot
 from semiparse.treebank.outputs import check_output, is_stdout, open_output
 from semiparse.treebank.projectivity import NoProjectiveTree, TreeTooLarge, count_optimal_projectivizations
 from semiparse.treebank.columns import parse_deprels, words_with
-from semiparse.cli._treebank import add_input_options, expand_inputs, failed, mapped, progress, sentences, use_single_root
+from semiparse.cli._treebank import (add_input_options, add_partial_option, expand_inputs, failed, mapped,
+                                     progress, sentences, use_single_root)
 
 
 def add_parser(subparsers):
@@ -44,18 +47,19 @@ def add_parser(subparsers):
         "(a sentence where they cannot make it projective is an error under --on-error)",
     )
     add_input_options(parser)
+    add_partial_option(parser, "the known edges are counted")
     parser.set_defaults(func=run)
     return parser
 
 
-def _analyse(item, root):
+def _analyse(item, root, partial=False):
     """Worker: ``(kept, count)`` for one tree, or the error when its ``only``
     words cannot make it projective (NoProjectiveTree) or its chart would
     not fit in memory (TreeTooLarge)."""
     heads, only = item
     single = use_single_root(root, heads)
     try:
-        return count_optimal_projectivizations(heads, single_root=single, only=only)
+        return count_optimal_projectivizations(heads, single_root=single, only=only, partial=partial)
     except (NoProjectiveTree, TreeTooLarge) as error:
         return error
 
@@ -64,7 +68,7 @@ def file_statistics(path, args, spool=None):
     """Totals of one file.  Memory does not grow with the file: each
     sentence's row ``[line, sent_id, length, lost, optimal_trees]`` goes to
     ``spool`` (a text file, one JSON list a line) when one is given."""
-    worker = functools.partial(_analyse, root=args.root)
+    worker = functools.partial(_analyse, root=args.root, partial=args.partial)
     only = None if args.only is None else parse_deprels(args.only)
     pending = collections.deque()
 
@@ -85,13 +89,14 @@ def file_statistics(path, args, spool=None):
                 continue
             kept, count = result
             n = len(sentence)
+            known = n - sentence.heads[1:].count(-1)  # words with a known head
             sentences_seen += 1
             words += n
-            lost += n - kept
-            nonproj += kept < n
+            lost += known - kept
+            nonproj += kept < known
             most = max(most, count)
             if spool is not None:
-                spool.write(json.dumps([sentence.first_line, _sent_id(sentence), n, n - kept, count]) + "\n")
+                spool.write(json.dumps([sentence.first_line, _sent_id(sentence), n, known - kept, count]) + "\n")
             bar.update()
     return _with_alias({
         "file": str(path),

@@ -6,6 +6,9 @@ the old head as ``OrigHead=H`` in MISC; ``--unmark`` undoes that;
 ``--update-deps`` moves the DEPS entry for the old head; ``--encode`` writes
 into DEPREL how to restore the original head, see :mod:`semiparse.treebank.encoding`).
 ``--only`` lets just the words with the given relations change head.
+``--partial`` reads HEAD ``_`` as an unknown head: the known edges are
+projectivized (the projective tree with the most known edges) and the words
+with unknown heads keep ``_``.
 """
 import collections
 import functools
@@ -18,7 +21,8 @@ from semiparse.treebank.encoding import ENCODE_TIE_BREAK, ENCODINGS
 from semiparse.treebank.outputs import check_output, open_output
 from semiparse.treebank.projectivity import TIE_BREAKS, NoProjectiveTree, TreeTooLarge, projectivize
 from semiparse.treebank.columns import DEPREL, DEPS, bare_entry, parse_deprels, stale_deps, words_with
-from semiparse.cli._treebank import add_input_options, failed, mapped, progress, sentences, use_single_root
+from semiparse.cli._treebank import (add_input_options, add_partial_option, failed, mapped, progress,
+                                     sentences, use_single_root)
 from semiparse.cli.deprojectivize import encode_sentence
 
 
@@ -58,14 +62,16 @@ def add_parser(subparsers):
         "semiparse deprojectivize; see docs/treebanks.md, Encodings)",
     )
     add_input_options(parser)
+    add_partial_option(parser, "the known heads are projectivized, the unknown ones stay _")
     parser.set_defaults(func=run)
     return parser
 
 
-def _tree(item, tie_break, seed, root):
+def _tree(item, tie_break, seed, root, partial=False):
     """Worker: the new heads of one sentence (None for an unusable one, the
     error when ``only`` words cannot make it projective, NoProjectiveTree, or
-    its chart would not fit in memory, TreeTooLarge)."""
+    its chart would not fit in memory, TreeTooLarge).  With ``partial`` the
+    words whose head is unknown (-1) keep it."""
     index, heads, only = item
     if heads is None:
         return None
@@ -73,9 +79,10 @@ def _tree(item, tie_break, seed, root):
     # One generator per sentence, seeded by (seed, index): output does not depend on --jobs.
     rng = random.Random(f"{seed}:{index}") if seed is not None else random.Random()
     try:
-        return projectivize(heads, tie_break, seed=rng, single_root=single, only=only)
+        tree = projectivize(heads, tie_break, seed=rng, single_root=single, only=only, partial=partial)
     except (NoProjectiveTree, TreeTooLarge) as error:
         return error
+    return [-1 if h == -1 else t for h, t in zip(heads, tree)] if partial else tree
 
 
 def run(args):
@@ -86,11 +93,15 @@ def run(args):
     if args.encode and (args.mark or args.unmark or args.update_deps):
         other = "mark" if args.mark else "unmark" if args.unmark else "update-deps"
         raise UserError(f"--encode cannot be combined with --{other}")
+    if args.partial and args.encode:
+        raise UserError("--encode records how to restore each changed head: it needs complete "
+                        "trees, not --partial")
     only = None if args.only is None else parse_deprels(args.only)
     # In place (-o IN) is safe: the input is read to its end before the rename.
     check_output(args.output, [args.input], allow_input=True)
     tie_break = args.tie_break or (ENCODE_TIE_BREAK if args.encode else "first")
-    worker = functools.partial(_tree, tie_break=tie_break, seed=args.seed, root=args.root)
+    worker = functools.partial(_tree, tie_break=tie_break, seed=args.seed, root=args.root,
+                               partial=args.partial)
     pending = collections.deque()
 
     def items(stream):

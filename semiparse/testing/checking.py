@@ -1,6 +1,7 @@
 """Proving an oracle right: hypothesis against the exhaustive search.
 
-:func:`check` draws gold trees (projective and not), configurations
+:func:`check` draws gold trees (projective and not, complete and partial
+where the method accepts partial trees), configurations
 reachable from the initial one (by random transitions mixed with steps that
 follow the oracle under test) and, per strategy, compares the oracle's scores
 with :meth:`Oracle.scores_exhaustive`.  A mismatch is shrunk by hypothesis to
@@ -144,17 +145,20 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
     for strategy in strategies or system.strategies:
         checked = Oracle(system, strategy, method)
         exhaustive = Oracle(system, strategy, "exhaustive")
+        partial = checked.accepts_partial()
         result = CheckResult(system.name, strategy, method, examples, max_n, seed,
                              grammar=getattr(system, "grammar_name", None))
         if projective_only:
             result.notes.append("projective gold trees only (the method is exact only for those)")
+        elif not partial:
+            result.notes.append("complete gold trees only (the method refuses partial ones)")
         found = {}
 
         @hypothesis_seed(seed)
         @settings(max_examples=examples, database=None, deadline=None, print_blob=False,
                   suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
         @given(oracle_examples(system, max_n, [strategy], {strategy: checked},
-                               projective=True if projective_only else None))
+                               projective=True if projective_only else None, partial=partial))
         def prop(ex):
             result.calls += 1
             c = ex.computation
@@ -162,9 +166,9 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
             if seen is not None:
                 result.dead_ends += 1
                 result.dead_end = result.dead_end or seen
-            expected = exhaustive.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs)
+            expected = exhaustive.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs, partial)
             try:
-                got = checked.scores(c.stack, c.buffer, ex.heads, c.arcs)
+                got = checked.scores(c.stack, c.buffer, ex.heads, c.arcs, partial)
             except Exception as exc:  # a crashing method is a counterexample too
                 found["m"] = Mismatch(ex.heads, strategy, c.stack, c.buffer, c.arcs,
                                       c.transitions, {}, expected, f"{type(exc).__name__}: {exc}")

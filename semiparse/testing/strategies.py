@@ -1,6 +1,7 @@
 """Hypothesis strategies for testing oracles, systems and grammars.
 
-- :func:`gold_trees`: dependency trees as ``heads`` lists, projective or not;
+- :func:`gold_trees`: dependency trees as ``heads`` lists, projective or not,
+  optionally partial (some heads hidden as ``-1``);
 - :func:`computations` / :func:`configurations`: configurations reachable
   from the initial one, by random transitions, optionally mixed with steps
   that follow an oracle;
@@ -45,19 +46,35 @@ def any_trees(draw, min_n=1, max_n=8):
     return heads
 
 
-def gold_trees(min_n=1, max_n=8, projective=None):
+def gold_trees(min_n=1, max_n=8, projective=None, partial=False):
     """Trees over ``min_n..max_n`` words as ``heads`` lists (``heads[0] == -1``).
 
     projective: True for projective trees only, False for non-projective ones
-    only (needs ``max_n >= 3``), None for a mix of both.
+    only (needs ``max_n >= 3``), None for a mix of both.  partial: in about
+    half the trees a random non-empty set of heads is hidden (``-1``, a
+    partial tree, :mod:`semiparse.treebank.partial`); ``projective`` then
+    describes the tree before hiding.  Shrinks towards complete trees.
     """
     if projective is True:
-        return projective_trees(min_n, max_n)
-    if projective is False:
+        trees = projective_trees(min_n, max_n)
+    elif projective is False:
         if max_n < 3:
             raise ValueError("non-projective trees need at least 3 words: max_n >= 3")
-        return any_trees(max(min_n, 3), max_n).filter(lambda h: not no_crossing(h))
-    return st.one_of(projective_trees(min_n, max_n), any_trees(min_n, max_n))
+        trees = any_trees(max(min_n, 3), max_n).filter(lambda h: not no_crossing(h))
+    else:
+        trees = st.one_of(projective_trees(min_n, max_n), any_trees(min_n, max_n))
+    return hidden_heads(trees) if partial else trees
+
+
+@st.composite
+def hidden_heads(draw, trees):
+    """A tree drawn from ``trees``, with a random non-empty set of its heads
+    made unknown (``-1``) in about half the draws."""
+    heads = list(draw(trees))
+    if len(heads) > 1 and draw(st.booleans()):
+        for d in draw(st.sets(st.integers(1, len(heads) - 1), min_size=1)):
+            heads[d] = -1
+    return heads
 
 
 @dataclass
@@ -71,13 +88,14 @@ class Computation:
 
 
 @st.composite
-def computations(draw, system, n, heads=None, oracle=None, max_steps=None):
+def computations(draw, system, n, heads=None, oracle=None, max_steps=None, partial=False):
     """A computation from the initial configuration for ``n`` words.
 
     Each step is a random legal transition or, when ``oracle`` (an
     :class:`~semiparse.transitions.Oracle`) and ``heads`` are given, possibly one
-    of the oracle's optimal transitions.  Stops at a random point (possibly
-    at the initial or a final configuration).
+    of the oracle's optimal transitions (``partial``: ``heads`` may be a
+    partial tree).  Stops at a random point (possibly at the initial or a
+    final configuration).
     """
     system = get_system(system)
     stack, buffer, arcs = system.initial(n)
@@ -88,7 +106,7 @@ def computations(draw, system, n, heads=None, oracle=None, max_steps=None):
         if not legal or not draw(st.booleans()):
             break
         if oracle is not None and draw(st.booleans()):
-            legal = sorted(oracle.optimal(stack, buffer, heads, arcs), key=legal.index)
+            legal = sorted(oracle.optimal(stack, buffer, heads, arcs, partial), key=legal.index)
         t = legal[draw(st.integers(0, len(legal) - 1))]
         stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, t)
         done.append(t)
@@ -164,14 +182,16 @@ class OracleExample:
 
 
 @st.composite
-def oracle_examples(draw, system, max_n=8, strategies=None, oracles=None, projective=None):
+def oracle_examples(draw, system, max_n=8, strategies=None, oracles=None, projective=None,
+                    partial=False):
     """A gold tree, a strategy of ``system`` and a reachable configuration.
 
-    oracles: optional ``{strategy: Oracle}`` used to follow optimal steps.
+    oracles: optional ``{strategy: Oracle}`` used to follow optimal steps;
+    partial: the gold tree may be partial (as :func:`gold_trees` draws them).
     """
     system = get_system(system)
-    heads = draw(gold_trees(1, max_n, projective))
+    heads = draw(gold_trees(1, max_n, projective, partial))
     strategy = draw(st.sampled_from(list(strategies or system.strategies)))
     oracle = oracles.get(strategy) if oracles else None
-    comp = draw(computations(system, len(heads) - 1, heads, oracle))
+    comp = draw(computations(system, len(heads) - 1, heads, oracle, partial=partial))
     return OracleExample(heads, strategy, comp)

@@ -47,7 +47,7 @@ class Tree:
         return f"{self.source.file}:{self.source.first_line}"
 
 
-def read_trees(source, need_heads=True, name=None, keep_empty=False):
+def read_trees(source, need_heads=True, name=None, keep_empty=False, partial=False):
     """The sentences of a CoNLL-U file as :class:`Tree` objects.
 
     ``source``: what :func:`semiparse.treebank.conllu.read_conllu` reads (a path,
@@ -58,20 +58,22 @@ def read_trees(source, need_heads=True, name=None, keep_empty=False):
     without words (comments alone) is kept as a tree of no words, so that
     writing every tree's ``source`` back
     (:meth:`~semiparse.treebank.conllu.Sentence.relabeled`) reproduces the whole
-    file.  A file without words is an error.
+    file.  With ``partial`` a HEAD of ``_`` is an unknown head (``-1``, a
+    partial tree: :mod:`semiparse.treebank.partial`), not an error.  A file
+    without words is an error.
     """
     if name is None:
         name = "<stdin>" if source == "-" else (
             str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "<stream>"))
     try:
-        return _read_trees(source, need_heads, name, keep_empty)
+        return _read_trees(source, need_heads, name, keep_empty, partial)
     except OSError as exc:  # missing file, a directory, unreadable: PATH: reason
         raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
 
 
-def _read_trees(source, need_heads, name, keep_empty):
+def _read_trees(source, need_heads, name, keep_empty, partial):
     trees, words = [], False
-    for sentence in conllu.read_conllu(source, name=name, multiple_roots="warn"):
+    for sentence in conllu.read_conllu(source, name=name, multiple_roots="warn", partial=partial):
         structural = [e for e in sentence.errors if not _tree_only(e.reason)]
         if structural or (need_heads and sentence.errors):
             raise (structural or sentence.errors)[0]

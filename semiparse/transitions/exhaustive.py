@@ -7,6 +7,8 @@ memo over (configuration, strategy flags) makes it fast enough for n <= 10.
 Systems with a compiled machine (declared rewrite systems, LR-spine) are
 searched on its C state (:class:`._exhaustive.CSearch`); the Python search
 here serves the others and is the reference the C one is tested against.
+Both are exact for partial gold trees as they are: an edge counts when the
+gold head of its dependent is its head, which an unknown head (-1) never is.
 """
 from semiparse.transitions._exhaustive import CSearch
 from semiparse.transitions._machine import machine_for

@@ -2,7 +2,8 @@
 
 For each legal transition t from c: sigma_t = (1 if t's edge is gold) + the
 max-plus value of the system's completion grammar on the configuration t(c),
-with w(i, j) = delta_gold(c_i, c_j), virtual positions scored 0, the
+with w(i, j) = delta_gold(c_i, c_j) (0 for every edge into a word whose
+gold head is unknown, in a partial gold tree), virtual positions scored 0, the
 strategy's restrictions as -inf weights, and every edge already built between
 nodes of the string fixed: its dependent may take no other head, and the edge
 scores 0 (it is not counted again).
@@ -46,14 +47,17 @@ MASKED_MIN_SIZE = 25
 def masked_method(system):
     """``masked_scores`` for ``system`` as a registered method
     ``fn(stack, buffer, heads, arcs, strategy)`` (the gold tree's preparation is
-    cached across calls with the same ``heads`` object)."""
+    cached across calls with the same ``heads`` object).  Exact for partial
+    gold trees, as the grammar path is (``fn.partial``); the oracle has
+    checked ``heads`` under the caller's ``partial`` before calling it."""
     last = [None, None]
 
     def fn(stack, buffer, heads, arcs, strategy):
         if last[0] is not heads:
-            last[0], last[1] = heads, Gold(heads)
+            last[0], last[1] = heads, Gold(heads, partial=True)
         return masked_scores(system, last[1], stack, buffer, arcs, strategy)
 
+    fn.partial = True
     return fn
 
 

@@ -6,6 +6,13 @@ computation from t(c) allowed by the strategy can still add (edges built
 before c are not counted).  Methods: ``"grammar"`` (the system's completion
 grammar, exact for any gold tree), ``"exhaustive"`` (search over all
 computations, small n only), and any registered fast method.
+
+Partial gold trees (some heads ``-1``, unknown; :mod:`semiparse.treebank.partial`)
+are accepted where the caller passes ``partial=True``: sigma then counts the
+known gold edges only.  The grammar path and the exhaustive search are exact
+for them, and so is a registered method whose ``fn`` has the attribute
+``partial = True`` (``projective_masked``); ``auto`` chooses among these,
+and the other methods refuse such trees.
 """
 import numpy as np
 
@@ -48,10 +55,11 @@ class Oracle:
 
     # -- gold trees are checked once and cached --------------------------------
 
-    def _prepare(self, stack, buffer, heads, arcs):
+    def _prepare(self, stack, buffer, heads, arcs, partial):
         gold = self._gold
-        if gold is None or (gold.heads is not heads and not _same_ints(gold.heads, heads)):
-            gold = self._gold = Gold(heads)
+        if (gold is None or (gold.partial and not partial)
+                or (gold.heads is not heads and not _same_ints(gold.heads, heads))):
+            gold = self._gold = Gold(heads, partial)
             self._fn = self._search = None
         stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
         return gold, stack, buffer, arcs
@@ -64,11 +72,13 @@ class Oracle:
         if self.system.grammar is not None:
             best, best_rank = "grammar", GRAMMAR_RANK
         for m in self._registered.values():
-            if m.rank < best_rank and m.applies(self.strategy, gold.projective):
+            if (m.rank < best_rank and m.applies(self.strategy, gold.projective)
+                    and (not gold.partial or accepts_partial(m))):
                 best, best_rank = m.name, m.rank
         if best is None:
+            kind = "this partial gold tree" if gold.partial else "this gold tree"
             raise ValueError(f"no oracle method of {self.system.name} applies to strategy "
-                             f"{self.strategy!r} and this gold tree, and the system has "
+                             f"{self.strategy!r} and {kind}, and the system has "
                              f"no completion grammar{_why_no_grammar(self.system)}")
         return best
 
@@ -85,6 +95,10 @@ class Oracle:
         if name == "exhaustive":
             return lambda s, b, g, a: self._exhaustive(g).scores(s, b, a)
         m = self._registered[name]
+        if gold.partial and not accepts_partial(m):
+            raise ValueError(f"oracle method {name!r} of {self.system.name} needs a complete "
+                             f"gold tree, and this one has unknown heads (-1): use method "
+                             f"'grammar' or 'auto' for partial trees")
         if m.projective_only and not gold.projective:
             raise ValueError(f"oracle method {name!r} of {self.system.name} is exact only for "
                              f"projective gold trees, and this one is not projective")
@@ -118,11 +132,12 @@ class Oracle:
         """The system's transition names: the columns of :meth:`scores_batch`."""
         return self.system.transitions
 
-    def scores(self, stack, buffer, heads=None, arcs=None):
+    def scores(self, stack, buffer, heads=None, arcs=None, partial=False):
         """``{transition: sigma}`` for every legal transition (empty if final).
 
         The configuration is ``stack, buffer[, heads, arcs]`` or a
-        :class:`Configuration`: ``scores(config, heads)``."""
+        :class:`Configuration`: ``scores(config, heads)``.  ``partial=True``
+        accepts unknown heads (``-1``) in ``heads`` (see the module doc)."""
         if isinstance(stack, Configuration):
             heads, (stack, buffer, arcs) = buffer, self._unpack(stack, heads, arcs)
         elif heads is None and not isinstance(stack, (list, tuple, np.ndarray)):
@@ -130,16 +145,16 @@ class Oracle:
                              f"semiparse.system(name).initial(n)), got {stack!r:.60} "
                              f"({type(stack).__name__}); or give stack, buffer and the gold "
                              f"heads: scores(stack, buffer, heads[, arcs])")
-        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs)
+        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial)
         if self._fn is None:
             self._fn = self._resolve(gold)
         return self._fn(stack, buffer, gold, arcs)
 
-    def optimal(self, stack, buffer, heads=None, arcs=None):
+    def optimal(self, stack, buffer, heads=None, arcs=None, partial=False):
         """The set of transitions with maximal sigma (arguments as :meth:`scores`)."""
-        return best_of(self.scores(stack, buffer, heads, arcs))
+        return best_of(self.scores(stack, buffer, heads, arcs, partial))
 
-    def scores_batch(self, configs, golds, n_jobs=1):
+    def scores_batch(self, configs, golds, n_jobs=1, partial=False):
         """sigma for many configurations at once, as a float array with one row
         per configuration and one column per transition (:attr:`transitions`
         order), -inf where a transition does not apply.
@@ -157,7 +172,9 @@ class Oracle:
         configuration it scores: when the configurations of a gold tree follow
         a computation (as when a loop collects a sentence's configurations and
         then scores them), each one's successor has been scored already and
-        one of its three futures costs nothing.
+        one of its three futures costs nothing.  ``partial=True`` accepts
+        unknown heads (``-1``) in ``golds``; such trees are scored through
+        :meth:`scores`, as no C kernel is exact for them.
         """
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
@@ -177,12 +194,13 @@ class Oracle:
 
         def prepare(heads, i):
             try:
-                gold = Gold(heads)
+                gold = Gold(heads, partial)
             except ValueError as exc:
                 raise ValueError(f"golds[{i}]: {exc}") from None
-            if gold.projective not in kernels:
-                kernels[gold.projective] = self._kernel(gold, column)
-            found = kernels[gold.projective]
+            kind = (gold.projective, gold.partial)
+            if kind not in kernels:
+                kernels[kind] = self._kernel(gold, column)
+            found = kernels[kind]
             if found is None:
                 return None, gold.n
             kernel, code, columns = found
@@ -193,7 +211,7 @@ class Oracle:
 
         out = np.empty((len(configs), len(self.transitions)))
         for i in fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs):
-            for t, v in self.scores(configs[i], golds[i]).items():
+            for t, v in self.scores(configs[i], golds[i], partial=partial).items():
                 out[i, column[t]] = v
         return out
 
@@ -202,22 +220,38 @@ class Oracle:
         method for this gold tree has a C kernel for this strategy, else None."""
         method = self._registered.get(self._choose(gold))
         kernel = getattr(method, "rows", None)
-        if (kernel is None or self.strategy not in kernel.strategy_codes
+        if (kernel is None or gold.partial or self.strategy not in kernel.strategy_codes
                 or not method.applies(self.strategy, gold.projective)
                 or (self.method == "auto" and method.min_size and self.system.grammar)):
             return None
         columns = np.array([column[t] for t in kernel.columns], dtype=np.intc)
         return kernel, kernel.strategy_codes[self.strategy], columns
 
-    def scores_exhaustive(self, stack, buffer, heads, arcs=None):
+    def scores_exhaustive(self, stack, buffer, heads, arcs=None, partial=False):
         """The same scores by exhaustive search over all computations (small n only)."""
-        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs)
+        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial)
         return self._exhaustive(gold).scores(stack, buffer, arcs)
 
-    def method_for(self, heads):
+    def method_for(self, heads, partial=False):
         """Name of the method :meth:`scores` uses for the gold tree ``heads``
         (under ``auto``, for configurations of at least its ``min_size``)."""
-        return self._choose(Gold(heads))
+        return self._choose(Gold(heads, partial))
+
+    def accepts_partial(self):
+        """Whether this oracle's method is exact for partial gold trees (for
+        ``auto``: whether some method of the system is)."""
+        if self.method in ("grammar", "exhaustive"):
+            return True
+        if self.method == "auto":
+            return self.system.grammar is not None or any(map(accepts_partial,
+                                                              self._registered.values()))
+        return accepts_partial(self._registered[self.method])
+
+
+def accepts_partial(method):
+    """Whether a registered method is exact for partial gold trees: its
+    ``fn`` says so with the attribute ``partial = True``."""
+    return getattr(method.fn, "partial", False) is True
 
 
 def _same_ints(cached, heads):

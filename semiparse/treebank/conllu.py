@@ -37,6 +37,7 @@ from conllu.parser import ParseException, parse_id_value, parse_int_value
 
 from semiparse.treebank._conllu import NOT_SINGLE_TREE, PROJECTIVE, BlockScanner, parse_words
 from semiparse.heads import is_tree, tree_problems
+from semiparse.treebank.partial import partial_problems
 from semiparse.treebank.outputs import open_output as atomic_output  # the name documented before outputs.py existed
 from semiparse.treebank.columns import DEPREL, DEPS, moved_deps
 
@@ -275,7 +276,7 @@ def _encode_text(text):
     return text.encode("utf-8", "surrogateescape")
 
 
-def read_conllu(source, name=None, multiple_roots="error", passthrough=False):
+def read_conllu(source, name=None, multiple_roots="error", passthrough=False, partial=False):
     """Yield the :class:`Sentence` objects of a CoNLL-U file, one at a time.
 
     ``source``: a path, ``"-"`` (standard input), a binary or text file
@@ -286,11 +287,14 @@ def read_conllu(source, name=None, multiple_roots="error", passthrough=False):
     projectivization would change (valid UTF-8, a projective tree with one
     word on the root, or no words) as its raw bytes, without building a
     :class:`Sentence` (what ``semiparse projectivize`` copies as read).
+    ``partial``: a HEAD of ``_`` is an unknown head, ``-1`` in
+    ``Sentence.heads``, and the known heads must form a partial tree
+    (:mod:`semiparse.treebank.partial`); otherwise ``_`` is an error.
     """
     if multiple_roots not in ("error", "warn"):
         raise ValueError(f"multiple_roots must be 'error' or 'warn', not {multiple_roots!r}")
     with _open_binary(source) as (chunks, default_name):
-        yield from _sentences(chunks, name or default_name, multiple_roots, passthrough)
+        yield from _sentences(chunks, name or default_name, multiple_roots, passthrough, partial)
 
 
 @contextlib.contextmanager
@@ -346,7 +350,7 @@ def count_sentences(path):
 BOM = b"\xef\xbb\xbf"
 
 
-def _sentences(chunks, name, multiple_roots, passthrough=False):
+def _sentences(chunks, name, multiple_roots, passthrough=False, partial=False):
     """The :class:`Sentence` of each block; with ``passthrough``, the raw
     bytes instead for a block that nothing would change: valid UTF-8, a
     projective tree with one word on the root, or no words.
@@ -358,7 +362,7 @@ def _sentences(chunks, name, multiple_roots, passthrough=False):
     for raw, first in _blocks(chunks):
         words = None if first == 1 and raw.startswith(BOM) else parse_words(raw)
         if words is None:
-            block = _Block(name, first)
+            block = _Block(name, first, partial)
             for number, match in enumerate(_LINE.finditer(raw), first):
                 line = match.group()
                 text = line[3:] if number == 1 and line.startswith(BOM) else line
@@ -370,7 +374,7 @@ def _sentences(chunks, name, multiple_roots, passthrough=False):
         if passthrough and kind == PROJECTIVE and _is_utf8(raw):
             yield raw
             continue
-        block = _Block(name, first)
+        block = _Block(name, first, partial)
         block.spans, block.word_lines, block.heads = spans, word_lines, heads
         yield block.build(raw, multiple_roots, single_tree=kind != NOT_SINGLE_TREE)
 
@@ -395,9 +399,10 @@ def _is_utf8(raw):
 class _Block:
     """The word lines of a sentence being read, parsed as they come."""
 
-    def __init__(self, name, first):
-        self.name, self.first = name, first
+    def __init__(self, name, first, partial=False):
+        self.name, self.first, self.partial = name, first, partial
         self.spans, self.word_lines, self.heads, self.errors = [], [], [-1], []
+        self.unknown = set()  # words whose HEAD is _ (read with partial)
 
     def word(self, number, start, text):
         """Line ``number`` (``text``, at byte ``start`` of the block): a word,
@@ -424,7 +429,10 @@ class _Block:
             heads.append(-1)
             return self._error(number, f"HEAD {head!r} of word {token_id} is not an integer")
         if head == "_":
-            self._error(number, f"HEAD of word {token_id} is '_' (no basic tree)")
+            if self.partial:
+                self.unknown.add(token_id)
+            else:
+                self._error(number, f"HEAD of word {token_id} is '_' (no basic tree)")
 
     def _error(self, number, reason):
         self.errors.append(ConlluError(self.name, number, reason))
@@ -439,8 +447,16 @@ class _Block:
         except UnicodeDecodeError as exc:
             errors.append(self._utf8_error(raw, exc))
             errors.sort(key=lambda e: e.line)
-        if not (errors or single_tree) and len(heads) > 1 and not (is_tree(heads) and heads.count(0) == 1):
-            for word, reason, roots_only in tree_problems(heads):
+        if self.unknown:
+            problems = [(d, f"HEAD -1 of word {d} is out of range 0..{len(heads) - 1}", False)
+                        for d in range(1, len(heads)) if heads[d] == -1 and d not in self.unknown]
+            problems = problems or partial_problems(heads)
+        elif not (errors or single_tree) and len(heads) > 1 and not (is_tree(heads) and heads.count(0) == 1):
+            problems = tree_problems(heads)
+        else:
+            problems = []
+        if not errors:
+            for word, reason, roots_only in problems:
                 problem = ConlluError(self.name, sentence.line_of(word), reason)
                 if roots_only and multiple_roots == "warn":
                     sentence.warnings.append(problem)

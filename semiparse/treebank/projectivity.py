@@ -38,6 +38,13 @@ extra root children can always be hung under one root child without losing
 a gold edge or projectivity -- but it changes which trees count as optimal.
 The default follows Nederhof 2019 (Table 3: the root may take several
 children).
+
+``partial=True`` accepts partial trees (:mod:`semiparse.treebank.partial`:
+unknown heads ``-1``): the optimum is then the projective tree with the most
+*known* edges, every word with an unknown head taking whichever head serves
+that best (edges into it score 0; under ``closest`` they cost nothing
+either).  Such trees are solved uncontracted, and ``only`` always includes
+the words with unknown heads.
 """
 import functools
 import os
@@ -46,6 +53,7 @@ import random as _random
 import numpy as np
 
 from semiparse.heads import check_tree, no_crossing
+from semiparse.treebank.partial import UNKNOWN, check_partial_tree, unknown_words
 
 TIE_BREAKS = ("first", "closest", "random")
 
@@ -128,11 +136,11 @@ def _terminals(m, single_root):
     return ("r" + "s" * (m - 1)) if single_root else "s" * m
 
 
-def _checked(heads):
+def _checked(heads, partial=False):
     """``heads`` as a new list of Python ints, after checking it is a tree
-    rooted at 0.  Accepts a list, tuple or 1-D array of integers (numpy
-    integer types included); refuses bools, floats and strings rather than
-    converting them."""
+    rooted at 0 (``partial``: a partial tree).  Accepts a list, tuple or 1-D
+    array of integers (numpy integer types included); refuses bools, floats
+    and strings rather than converting them."""
     if np.ma.isMaskedArray(heads):
         raise ValueError("heads is a masked array, whose mask would be ignored: fill it first")
     if isinstance(heads, np.ndarray) and heads.ndim == 1:
@@ -140,7 +148,9 @@ def _checked(heads):
     if not isinstance(heads, (list, tuple, range)):
         raise ValueError(f"heads must be a sequence of integers (list, tuple or 1-D array), "
                          f"got {type(heads).__name__}")
-    return list(check_tree(heads))
+    if not isinstance(partial, (bool, np.bool_)):
+        raise ValueError(f"partial must be True or False, got {partial!r}")
+    return list(check_partial_tree(heads) if partial else check_tree(heads))
 
 
 def _rng(seed):
@@ -159,8 +169,11 @@ def _check_options(heads, single_root, engine):
     check_engine(engine)
     if not isinstance(single_root, (bool, np.bool_)):
         raise ValueError(f"single_root must be True or False, got {single_root!r}")
-    if single_root and heads.count(0) != 1:
-        raise ValueError("single_root=True needs a gold tree with exactly one word attached to 0")
+    roots = heads.count(0)
+    if single_root and not (roots == 1 or (roots == 0 and UNKNOWN in heads[1:])):
+        raise ValueError("single_root=True needs a gold tree with exactly one word attached to 0"
+                         + (" (or, partial, none and an unknown head)" if UNKNOWN in heads[1:]
+                            else ""))
 
 
 def _check_only(only, heads):
@@ -220,10 +233,12 @@ def is_projective(heads):
 
 
 def gold_weights(heads):
-    """``w[h, d] = 1`` for gold edges, ``0`` for any other edge (max-plus)."""
+    """``w[h, d] = 1`` for gold edges, ``0`` for any other edge (max-plus);
+    a word whose head is unknown (``-1``) has no gold edge."""
     m = len(heads)
     w = np.zeros((m, m))
-    w[heads[1:], np.arange(1, m)] = 1.0
+    known = [d for d in range(1, m) if heads[d] != UNKNOWN]
+    w[[heads[d] for d in known], known] = 1.0
     return w
 
 
@@ -237,6 +252,9 @@ def closest_weights(heads, penalty=None):
     w = np.full((m, m), -float(penalty))
     for d in range(1, m):
         g = heads[d]
+        if g == UNKNOWN:  # any head keeps as much and costs nothing
+            w[:, d] = 0.0
+            continue
         w[g, d] = big
         a, steps = heads[g], 1  # heads[0] == -1 ends the walk up
         while a >= 0:
@@ -290,7 +308,8 @@ def contract(heads):
     return kept, [-1] + [position[heads[v]] for v in kept[1:]]
 
 
-def projectivize(heads, tie_break="first", seed=None, single_root=False, engine="auto", only=None):
+def projectivize(heads, tie_break="first", seed=None, single_root=False, engine="auto", only=None,
+                 partial=False):
     """A projective tree keeping the most edges of ``heads`` (a new list).
 
     ``tie_break`` chooses among the optimal trees: ``"first"``, ``"closest"``
@@ -299,16 +318,21 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
     engine, for comparison); ``random`` always samples with the Cython engine.
     ``only`` (word positions): just these words may change head; the best
     such tree, or :class:`NoProjectiveTree` when there is none.
+    ``partial``: ``heads`` may be a partial tree; the result is a complete
+    projective tree keeping the most known edges (see the module doc).
     """
     if tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, not {tie_break!r}")
     if tie_break == "random" and engine == "python":
         raise ValueError("tie_break='random' samples with the Cython engine: use engine='auto'")
-    heads = _checked(heads)
+    heads = _checked(heads, partial)
     _check_options(heads, single_root, engine)
     only = _check_only(only, heads)
+    unknown = unknown_words(heads)
+    if unknown and only is not None:
+        only = only | frozenset(unknown)
     rng = _rng(seed) if tie_break == "random" or seed is not None else None  # for every tree
-    if no_crossing(heads):
+    if not unknown and no_crossing(heads):
         return heads
     from semiparse.chart.engine import parse, sample_best_tree
 
@@ -321,7 +345,7 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
             return sample_best_tree(g, _terminals(len(heads), single_root), w, rng)
         tree = sample_best_tree(g, _terminals(len(heads), single_root), forced_weights(w, heads, only), rng)
         return _check_forced(tree, heads, only)
-    kept, small = contract(heads) if only is None else (range(len(heads)), heads)
+    kept, small = contract(heads) if only is None and not unknown else (range(len(heads)), heads)
     _check_memory(len(small), single_root, 8, f"projectivizing a non-projective tree of {len(heads) - 1} words"
                   + (f" ({len(small) - 1} once contracted)" if len(small) < len(heads) else ""))
     if tie_break == "closest":
@@ -337,15 +361,21 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
     return out if only is None else _check_forced(out, heads, only)
 
 
-def count_optimal_projectivizations(heads, single_root=False, engine="auto", only=None):
+def count_optimal_projectivizations(heads, single_root=False, engine="auto", only=None,
+                                    partial=False):
     """``(score, count)``: gold edges an optimal projective tree keeps, and
     the exact number of projective trees keeping that many (``engine`` as
     for :func:`projectivize`); with ``only``, among the trees that change
-    just those words' heads (:class:`NoProjectiveTree` when there are none)."""
-    heads = _checked(heads)
+    just those words' heads (:class:`NoProjectiveTree` when there are none).
+    ``partial``: ``heads`` may be a partial tree; the score counts known
+    edges, and the trees differ in any head, unknown ones included."""
+    heads = _checked(heads, partial)
     _check_options(heads, single_root, engine)
     only = _check_only(only, heads)
-    if no_crossing(heads):
+    unknown = unknown_words(heads)
+    if unknown and only is not None:
+        only = only | frozenset(unknown)
+    if not unknown and no_crossing(heads):
         return len(heads) - 1, 1
     from semiparse.chart.engine import parse
 

@@ -38,6 +38,10 @@ class _Cache:
 
     def get(self, heads):
         if heads is not self.key and heads != self.key:
+            if -1 in heads[1:]:
+                raise ValueError(f"the fast oracle methods need a complete gold tree: word "
+                                 f"{heads.index(-1, 1)} has an unknown head (-1); partial "
+                                 f"trees take method 'grammar' (or 'auto', which uses it)")
             self.value = self.build(heads)
             self.key = heads
         return self.value
