@@ -241,3 +241,84 @@ def test_read_trees_takes_partial_trees_only_with_partial(tmp_path):
     assert tree.heads == [-1, 3, -1, 0, 2, 1]
     with pytest.raises(ValueError, match=r"p\.conllu:3: HEAD of word 2 is '_' \(no basic tree\)"):
         read_trees(str(path))
+
+
+# -- training on partial trees -------------------------------------------------------------
+
+def _partial_trees(count, seed, hide=0.5):
+    """Trees of the shared-data kind: random projective trees with a share of
+    the heads hidden (-1) and their labels, as `_` in CoNLL-U."""
+    import random
+
+    from semiparse.train import Tree
+
+    rng, out = random.Random(seed), []
+    for k in range(count):
+        n = rng.randint(2, 7)
+        heads = [-1] + [0] + [rng.randint(1, d - 1) for d in range(2, n + 1)]
+        hidden = [d for d in range(1, n + 1) if rng.random() < hide]
+        for d in hidden:
+            heads[d] = -1
+        labels = [None] + ["_" if d in hidden else "dep" for d in range(1, n + 1)]
+        out.append(Tree([None] + [f"w{k}{d}" for d in range(1, n + 1)], [None] + ["X"] * n,
+                        heads, labels))
+    return out
+
+
+@pytest.mark.parametrize("oracle", ["dynamic", "nondet"])
+def test_the_trainer_follows_the_oracle_of_the_known_edges(oracle, monkeypatch):
+    """Every training step asks the oracle with partial=True, and the moves
+    it calls optimal are those of the known edges' sigma."""
+    from semiparse.train import Trainer
+    from semiparse.train import trainer as trainer_module
+
+    calls = []
+    optimal_names = trainer_module.DynamicOracle.optimal_names
+
+    def spy(self, state, sent):
+        names = optimal_names(self, state, sent)
+        heads = tuple(sent.heads.tolist())
+        sigma = semiparse.oracle("arc_hybrid").scores(state.stack, state.buffer, heads,
+                                                      partial=True)
+        top = max(sigma.values())
+        calls.append(names == {t for t, v in sigma.items() if v == top})
+        return names
+
+    monkeypatch.setattr(trainer_module.DynamicOracle, "optimal_names", spy)
+    trees = _partial_trees(12, seed=1)
+    assert any(-1 in t.heads[1:] for t in trees)
+    model = Trainer(system="arc_hybrid", oracle=oracle, epochs=2, progress=False).run(
+        trees, partial=True)
+    assert calls and all(calls)
+    for tree in trees:
+        heads, _, _ = model.parse(tree)
+        assert is_tree(heads)
+
+
+def test_partial_training_refuses_the_static_oracle_and_unknown_heads_without_partial():
+    from semiparse.train import Trainer
+
+    trees = _partial_trees(5, seed=2, hide=1.0)
+    with pytest.raises(ValueError, match="the static oracle needs complete trees"):
+        Trainer(system="arc_hybrid", oracle="static", epochs=1, progress=False).run(trees, partial=True)
+    with pytest.raises(ValueError):
+        Trainer(system="arc_hybrid", epochs=1, progress=False).run(trees)
+
+
+def test_train_partial_on_the_command_line(tmp_path, capsys):
+    from semiparse.cli import main
+
+    path, model = tmp_path / "p.conllu", tmp_path / "m.npz"
+    path.write_text(PARTIAL * 3)
+    assert main(["train", str(path), "--system", "arc_eager", "--epochs", "1", "--quiet",
+                 "-o", str(model)]) == 2
+    assert f"{path}:3: HEAD of word 2 is '_'" in capsys.readouterr().err
+    assert main(["train", str(path), "--partial", "--system", "arc_eager", "--epochs", "1",
+                 "--quiet", "-o", str(model)]) == 0
+    assert "3 partial (kept)" in capsys.readouterr().err and model.exists()
+    assert main(["train", str(path), "--partial", "--oracle", "static", "--epochs", "1",
+                 "--quiet", "-o", str(tmp_path / "s.npz")]) == 2
+    assert "the static oracle needs complete trees" in capsys.readouterr().err
+    assert main(["train", str(path), "--partial", "--model", "bilstm", "-o",
+                 str(tmp_path / "n.pt")]) == 2
+    assert "--partial is an option of the perceptron models" in capsys.readouterr().err

@@ -48,6 +48,10 @@ def add_parser(subparsers):
                    "optimally, or train on them with the (non-projective) dynamic oracle "
                    "(default: projectivize for the perceptron, oracle for bilstm); bilstm also: "
                    "encode (projectivize, recording in the labels how to undo it)")
+    p.add_argument("--partial", action="store_true",
+                   help="TRAIN may have unknown heads (HEAD _): partial trees, trained on with the "
+                   "dynamic oracle, which counts their known edges (perceptron models; "
+                   "--oracle dynamic or nondet)")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--beam", type=int, help="beam size for the beam trainers (default 8)")
@@ -118,9 +122,10 @@ def run(args):
         explore_after=args.explore_after, explore_p=args.explore_p, lam=args.l1,
         progress=not args.quiet, log=log, **settings,
     )
-    trees = read_trees(args.train)
+    trees = read_trees(args.train, partial=args.partial)
     dev = read_trees(args.dev) if args.dev else None
-    model = trainer.run(trees, dev=dev, nonproj=args.nonproj or "projectivize")
+    model = trainer.run(trees, dev=dev, nonproj=args.nonproj or "projectivize",
+                        partial=args.partial)
     model.save(args.output)
     log(f"saved {args.output}: {len(model.classes)} classes, {model.n_nonzero()} non-zero parameters")
     return 0
@@ -128,6 +133,9 @@ def run(args):
 
 def _run_neural(args, log):
     """``--model bilstm``: semiparse.neural, PyTorch imported only here."""
+    if args.partial:
+        raise UserError("--partial is an option of the perceptron models for now: the neural "
+                        "trainer reads complete trees")
     given = _given(args, list(PERCEPTRON_ONLY) + ["l1"])
     if given:
         raise UserError(f"--{given[0]} is an option of --model perceptron, not bilstm")

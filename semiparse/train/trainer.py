@@ -51,10 +51,12 @@ RESTARTS = ("none", "positive", "negative")
 
 
 class DynamicOracle:
-    """The project's dynamic oracle (:func:`semiparse.oracle`) as sets of move codes."""
+    """The project's dynamic oracle (:func:`semiparse.oracle`) as sets of move
+    codes; ``partial``: gold trees may have unknown heads (-1), and sigma
+    counts the known gold edges."""
 
-    def __init__(self, system):
-        self.system = system
+    def __init__(self, system, partial=False):
+        self.system, self.partial = system, partial
         self.oracle = oracle(system)
         self.needs_arcs = self.oracle.system.needs_arcs
         self._sentence = self._heads = None
@@ -66,7 +68,7 @@ class DynamicOracle:
         if sent is not self._sentence:  # the oracle keys its per-tree cache on a tuple
             self._sentence, self._heads = sent, tuple(sent.heads.tolist())
         scores = self.oracle.scores(state.stack, state.buffer, self._heads,
-                                    state.arcs if self.needs_arcs else None)
+                                    state.arcs if self.needs_arcs else None, partial=self.partial)
         self.viable = frozenset(t for t, v in scores.items() if v > -math.inf)
         top = max(scores.values(), default=-math.inf)
         return {t for t, v in scores.items() if v == top} if top > -math.inf else set()
@@ -127,18 +129,28 @@ class StaticOracle:
         return np.array(prints, dtype=np.uint64), np.array(moves, dtype=np.int32)
 
 
-def prepare(trees, nonproj, oracle, log=None):
-    """The training trees after the ``--nonproj`` policy (new list; heads may change)."""
+def prepare(trees, nonproj, oracle, log=None, partial=False):
+    """The training trees after the ``--nonproj`` policy (new list; heads may
+    change).  With ``partial``, a tree with unknown heads (-1) is kept as it
+    is, whatever the policy: the dynamic oracle is exact for it, projective
+    or not, and counts its known edges."""
     from semiparse.treebank.projectivity import is_projective, projectivize
 
     if nonproj not in NONPROJ:
         raise ValueError(f"nonproj must be one of {', '.join(NONPROJ)}, not {nonproj!r}")
     if nonproj == "oracle" and oracle == "static":
         raise ValueError("the static oracle needs projective trees: use --nonproj skip or projectivize")
+    if partial and oracle == "static":
+        raise ValueError("the static oracle needs complete trees: use --oracle dynamic or nondet "
+                         "with --partial")
     if not trees:
         raise ValueError("no training trees given")
-    out, n_nonproj = [], 0
+    out, n_nonproj, n_partial = [], 0, 0
     for tree in trees:
+        if partial and any(h < 0 for h in tree.heads[1:]):
+            n_partial += 1
+            out.append(tree)
+            continue
         if is_projective(tree.heads):
             out.append(tree)
             continue
@@ -151,7 +163,8 @@ def prepare(trees, nonproj, oracle, log=None):
         out.append(tree)
     if log:
         action = {"skip": "skipped", "projectivize": "projectivized", "oracle": "kept"}[nonproj]
-        log(f"{len(trees)} training trees, {n_nonproj} non-projective ({action})")
+        log(f"{len(trees)} training trees, {n_nonproj} non-projective ({action})"
+            + (f", {n_partial} partial (kept)" if partial else ""))
     if not out:
         raise ValueError("no training trees left after --nonproj skip")
     return out
@@ -270,13 +283,20 @@ class Trainer:
 
     # -- main loop -----------------------------------------------------------
 
-    def run(self, trees, dev=None, nonproj="projectivize"):
+    def run(self, trees, dev=None, nonproj="projectivize", partial=False):
+        """Train on ``trees`` (:class:`~semiparse.train.data.Tree`); ``dev``
+        for model selection; ``nonproj`` the policy for non-projective trees;
+        ``partial``: trees may have unknown heads (-1), trained on with the
+        dynamic oracle, which counts their known edges."""
         from tqdm import tqdm
 
         if nonproj == "oracle" and self.spine:
             raise ValueError("the LR-spine oracle is exact for projective trees only: "
                              "use --nonproj skip or projectivize")
-        trees = prepare(trees, nonproj, self.oracle_name, self.log)
+        if partial and self.spine:
+            raise ValueError("the LR-spine oracle is exact for complete trees only: "
+                             "--partial needs a declared system")
+        trees = prepare(trees, nonproj, self.oracle_name, self.log, partial)
         labels = sorted({l for t in trees for l in t.labels[1:]})
         n_tokens = sum(len(t) for t in trees)
         root_labels = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
@@ -284,12 +304,13 @@ class Trainer:
                       beam=self.beam if self.trainer.startswith("beam") else 1,
                       meta={"trainer": self.trainer, "oracle": self.oracle_name, "nonproj": nonproj,
                             "epochs": self.epochs, "seed": self.seed, "train_tokens": n_tokens,
-                            "root_label": root_labels.most_common(1)[0][0]})
+                            "root_label": root_labels.most_common(1)[0][0], "partial": partial})
         if self.trainer == "rda":
             w = model.weights
             w.rho, w.alpha = self.rho, self.alpha
             w.lam = self.lam if self.lam is not None else 1.0 / (20 * n_tokens)
-        self.oracle = (StaticOracle if self.oracle_name == "static" else DynamicOracle)(self.system)
+        self.oracle = (StaticOracle(self.system) if self.oracle_name == "static"
+                       else DynamicOracle(self.system, partial))
         sents = [model.sentence(t) for t in trees]
         self.t = 1.0  # perceptron clock (number of examples seen), for averaging
         order = list(range(len(sents)))
