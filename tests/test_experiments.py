@@ -31,6 +31,7 @@ RUNS = {
     "exploration": (["--languages", "el"], GREEK, 2),
     "constituency": ([], ["ptb/wsj_sample_combined.mrg"], 2),
     "encoded-training": (["--languages", "el"], GREEK, 3),
+    "partial-training": (["--languages", "el"], GREEK, 5),
     "neural-accuracy": (["--languages", "el"], GREEK_DEV, 2),
     "neural-nonprojective": (["--languages", "el"], GREEK_DEV, 3),
     "neural-oracles": ([], GREEK_DEV, 3),
@@ -284,3 +285,21 @@ def test_perceptron_keeps_the_epoch_with_the_best_dev_las(shared_data):
     las = [r["las"] for r in trainer.history]
     assert trainer.best_epoch == las.index(max(las)) + 1
     assert evaluate_model(model, dev)["las"] == pytest.approx(max(las))
+
+
+def test_partial_training_hides_the_share_asked_and_drops_what_it_says(shared_data):
+    from semiparse.experiments import partial_training as pt
+    from semiparse.experiments.common import read_ud
+
+    trees = read_ud(shared_data, "el", "train", 300)
+    words = sum(len(t) for t in trees)
+    for share in (25, 50):
+        partial, flag = pt.training_set(trees, f"partial {share}%", seed=1)
+        hidden = sum(h == -1 for t in partial for h in t.heads[1:])
+        assert flag and abs(hidden / words - share / 100) < 0.03
+        assert all((h == -1) == (l == "_") for t in partial for h, l in zip(t.heads[1:], t.labels[1:]))
+        assert all(h in (-1, g) for t, u in zip(partial, trees) for h, g in zip(t.heads, u.heads))
+        dropped, flag = pt.training_set(trees, f"drop {share}%", seed=1)
+        assert not flag and all(-1 not in t.heads[1:] for t in dropped)
+        assert len(dropped) == sum(-1 not in t.heads[1:] for t in partial)
+    assert pt.training_set(trees, "complete", seed=1) == (trees, False)

@@ -22,6 +22,7 @@ EXPERIMENTS = {
     "exploration": "exploration",
     "constituency": "constituency",
     "encoded-training": "encoded_training",
+    "partial-training": "partial_training",
     "biaffine-crf": "biaffine_crf",
     "neural-accuracy": "neural_accuracy",
     "neural-nonprojective": "neural_nonprojective",
