@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass
 
 from semiparse.treebank import conllu
-FORM, UPOS, DEPREL = 1, 3, 7
+from semiparse.treebank.columns import DEPREL, FORM, UPOS
 
 
 def stable_hash(text):

@@ -1,11 +1,12 @@
-"""DEPREL and DEPS columns for the treebank commands.
+"""The CoNLL-U columns: their indices (defined here only), and the DEPREL
+and DEPS helpers of the treebank commands.
 
 ``projectivize --only`` picks words by the universal part of their DEPREL;
 a changed HEAD leaves the word's DEPS entry for its old head behind (the
 basic tree is meant to be part of the enhanced graph), which
 ``--update-deps`` moves to the new head.
 """
-DEPREL, DEPS = 7, 8  # column indices
+ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)  # column indices
 
 
 def universal(deprel):

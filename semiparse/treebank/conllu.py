@@ -39,7 +39,7 @@ from semiparse.treebank._conllu import NOT_SINGLE_TREE, PROJECTIVE, BlockScanner
 from semiparse.heads import is_tree, tree_problems
 from semiparse.treebank.partial import partial_problems
 from semiparse.treebank.outputs import open_output as atomic_output  # the name documented before outputs.py existed
-from semiparse.treebank.columns import DEPREL, DEPS, moved_deps
+from semiparse.treebank.columns import DEPREL, DEPS, HEAD, MISC, moved_deps
 
 # The same few IDs and heads recur on every sentence: remember the parses.
 _id_value = functools.lru_cache(maxsize=4096)(parse_id_value)
@@ -47,7 +47,6 @@ _int_value = functools.lru_cache(maxsize=4096)(parse_int_value)
 
 ON_ERROR = ("fail", "skip", "keep")
 MARK_KEY = "OrigHead"
-HEAD, MISC = 6, 9  # column indices (DEPREL and DEPS come with treebank_columns)
 
 
 class ConlluError(ValueError):
