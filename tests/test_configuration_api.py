@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import semiparse
-from semiparse.transitions import get_system
+from semiparse.transitions import load_system
 from semiparse.testing import gold_trees
 
 SHIPPED = ["arc_standard", "arc_hybrid", "arc_eager", "lr_spine"]
@@ -56,7 +56,7 @@ def _walk(spec, n, choices):
     """Follow random transitions with the API and with the system's tuple
     interface side by side; return the configurations visited."""
     system = semiparse.system(spec)
-    py = get_system(spec)
+    py = load_system(spec)
     config = system.initial(n)
     stack, buffer, arcs = py.initial(n)
     visited = []
@@ -185,7 +185,7 @@ def test_scores_batch_on_treebank_configurations(ud_files):
 
 def test_the_same_file_loaded_twice_is_one_system(late_root):
     config = semiparse.system(late_root).initial(3)
-    oracle = semiparse.oracle(get_system(late_root), method="exhaustive")
+    oracle = semiparse.oracle(load_system(late_root), method="exhaustive")
     assert oracle.scores(config, [-1, 0, 1, 2]) == {"shift": 3}
 
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import semiparse
-from semiparse.transitions import get_system
+from semiparse.transitions import load_system
 from semiparse.transitions.system_file import SystemFileError
 
 # Arc-standard whose arcs from the root wait for an empty buffer, with a
@@ -85,7 +85,7 @@ edge = "s1 -> s2"
 @settings(max_examples=60)
 @given(n=st.integers(0, 7), choices=st.lists(st.integers(0, 1000), max_size=40))
 def test_new_requirements_run_alike_in_python_and_in_the_machine(late_root, n, choices):
-    py = get_system(late_root)
+    py = load_system(late_root)
     config = semiparse.system(late_root).initial(n)
     stack, buffer, arcs = py.initial(n)
     for choice in choices:
@@ -104,7 +104,7 @@ def test_new_requirements_run_alike_in_python_and_in_the_machine(late_root, n, c
 
 
 def test_root_arcs_wait_for_the_empty_buffer(late_root):
-    py = get_system(late_root)
+    py = load_system(late_root)
     stack, buffer, arcs = py.initial(2)
     stack, buffer, arcs, _ = py.apply(stack, buffer, arcs, "shift")
     assert py.legal(stack, buffer, arcs) == ["shift"]
@@ -150,7 +150,7 @@ edge = "s0 -> s1"
     path = _system_file(tmp_path, text)
     with pytest.raises(SystemFileError, match=rf"^{path}:14: transition odd: contradictory "
                                               rf"requirements: .*{reason}"):
-        get_system(path)
+        load_system(path)
 
 
 def test_a_bad_requirement_lists_every_form(tmp_path):
@@ -158,7 +158,7 @@ def test_a_bad_requirement_lists_every_form(tmp_path):
     with pytest.raises(SystemFileError, match=r":\d+: transition left_arc: bad require 's1 is "
                                               r"big': expected .*'X == root'.*'buffer empty'.*"
                                               r"'stack size >= K'"):
-        get_system(path)
+        load_system(path)
 
 
 def test_a_transition_that_changes_nothing_is_refused(tmp_path):
@@ -174,13 +174,13 @@ buffer_after = ["b", "*"]
     line = text[:text.index('stack_after = ["*", "s0"]\nbuffer_after = ["b"')].count("\n") + 1
     with pytest.raises(SystemFileError, match=rf"^{path}:{line}: transition wait: it changes "
                                               rf"nothing .* can be applied forever"):
-        get_system(path)
+        load_system(path)
 
 
 def test_a_self_edge_is_refused(tmp_path):
     path = _system_file(tmp_path, LATE_ROOT)
     with pytest.raises(SystemFileError, match=r"transition skip: bad edge 's0 -> s0'"):
-        get_system(path)
+        load_system(path)
 
 
 SWAP = '''
@@ -239,12 +239,12 @@ def test_a_system_no_split_grammar_can_describe_says_so(tmp_path, capsys, text, 
         # this swap has no order condition, so shift and swap can undo each
         # other forever: the file is refused where it is loaded
         with pytest.raises(SystemFileError, match="transitions shift, swap, shift, swap can loop"):
-            get_system(path)
+            load_system(path)
         assert main(["check", path]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "can loop" in err[0]
     else:
-        system = get_system(path)
+        system = load_system(path)
         assert reason in system.not_split and "non-projective" in system.not_split
         with pytest.raises(ValueError, match=f"cannot have one: {reason}"):
             semiparse.oracle(path, method="grammar")
@@ -265,4 +265,4 @@ terminals = [{ node = "stack", terminal = "p" }, { node = "buffer", terminal = "
     line = (text + completion)[:line].count("\n") + 1
     with pytest.raises(SystemFileError, match=rf"^{path}:{line}: a \[completion\] cannot "
                                               rf"describe this system: {reason}"):
-        get_system(path)
+        load_system(path)

@@ -20,7 +20,7 @@ import semiparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.transitions import Oracle, get_system
+from semiparse.transitions import Oracle, load_system
 from semiparse.transitions._exhaustive import CSearch
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.exhaustive import PythonSearch, Search
@@ -69,8 +69,8 @@ buffer_after = ["*"]
 '''
 
 SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
-SYSTEMS = ([(name, get_system(name)) for name in SHIPPED]
-           + [(p.stem, get_system(str(p)))
+SYSTEMS = ([(name, load_system(name)) for name in SHIPPED]
+           + [(p.stem, load_system(str(p)))
               for p in sorted((Path(__file__).parent / "systems").glob("*.toml"))]
            + [("eager_no_root", system_from_text(EAGER_NO_ROOT, "eager_no_root.toml"))])
 
@@ -119,7 +119,7 @@ class DelegatingHybrid(TransitionSystem):
     needs_arcs = False
 
     def __init__(self):
-        self.declared = get_system("arc_hybrid")
+        self.declared = load_system("arc_hybrid")
 
     def legal(self, stack, buffer, arcs):
         return self.declared.legal(stack, buffer, arcs)
@@ -179,7 +179,7 @@ def test_the_oracle_searches_on_the_c_state():
     oracle = Oracle("arc_standard", "lbr", "exhaustive")
     with mock.patch.object(PythonSearch, "scores", side_effect=AssertionError("Python search")):
         got = oracle.scores_exhaustive([0, 1], [2, 3], [-1, 2, 0, 2])
-    assert got == Search(get_system("arc_standard"), [-1, 2, 0, 2], "lbr",
+    assert got == Search(load_system("arc_standard"), [-1, 2, 0, 2], "lbr",
                          compiled=False).scores((0, 1), (2, 3), None)
 
 

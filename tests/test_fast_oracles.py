@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.treebank.conllu import read_conllu
-from semiparse.transitions import get_system, methods
+from semiparse.transitions import load_system, methods
 from semiparse.transitions.fast import _lrspine
 from semiparse.transitions.fast.lr_spine import child_bounds, spines
 from semiparse.heads import no_crossing
@@ -73,7 +73,7 @@ def test_linear_equals_right_stack_on_longer_sentences(data):
     heads = data.draw(gold_trees(8, 45, projective=True))
     linear = get_oracle("arc_standard", "none", "linear")
     full = get_oracle("arc_standard", "none", "right_stack")
-    system = get_system("arc_standard")
+    system = load_system("arc_standard")
     stack, buffer, arcs = system.initial(len(heads) - 1)
     follow = data.draw(st.floats(0, 1))
     rng = random.Random(data.draw(st.integers(0, 2**16)))
@@ -142,7 +142,7 @@ def test_auto_picks_fast_methods():
 # -- the LR-spine system ------------------------------------------------------------
 
 def test_lr_spine_transitions():
-    system = get_system("lr_spine")
+    system = load_system("lr_spine")
     stack, buffer, arcs = system.initial(5)
     for t in ["shift", "shift", "left_arc_1", "shift", "right_arc_1", "shift"]:
         stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, t)
@@ -161,7 +161,7 @@ def test_lr_spine_transitions():
 
 
 def test_lr_spine_validate():
-    system = get_system("lr_spine")
+    system = load_system("lr_spine")
     with pytest.raises(ValueError, match="root 0 at the bottom"):
         system.validate((1,), (2,), (-1, -1, -1), 2)
     with pytest.raises(ValueError, match="no head"):
@@ -175,7 +175,7 @@ def test_lr_spine_validate():
 @given(perturbed_configurations("lr_spine", max_n=9))
 def test_lr_spine_c_acceptance_agrees_with_the_python_validator(example):
     n, stack, buffer, arcs = example
-    system = get_system("lr_spine")
+    system = load_system("lr_spine")
     expected = validation_outcome(system.validate_slowly, example)
     assert validation_outcome(system.validate, example) == expected
     if arcs is not None:
@@ -185,7 +185,7 @@ def test_lr_spine_c_acceptance_agrees_with_the_python_validator(example):
 
 def test_lr_spine_validate_normalizes_other_integers():
     import numpy as np
-    system = get_system("lr_spine")
+    system = load_system("lr_spine")
     got = system.validate(np.array([0, 2]), [np.int64(3)], np.array([-1, 2, -1, -1]), 3)
     assert got == ((0, 2), (3,), (-1, 2, -1, -1))
     assert all(type(x) is int for part in got for x in part)
@@ -200,7 +200,7 @@ def test_lr_spine_validate_normalizes_other_integers():
 def test_lr_spine_builds_every_projective_tree(heads):
     """From the initial configuration the best completion gets every edge."""
     o = get_oracle("lr_spine", "none", "spine_table")
-    stack, buffer, arcs = get_system("lr_spine").initial(len(heads) - 1)
+    stack, buffer, arcs = load_system("lr_spine").initial(len(heads) - 1)
     assert max(o.scores(stack, buffer, heads, arcs).values()) == len(heads) - 1
 
 
@@ -223,7 +223,7 @@ def lr_spine_by_successors(stack, buffer, heads, arcs):
     n = len(heads) - 1
     work = _lrspine.Work(heads)
     out = {}
-    for t, s2, b2, a2, edge in get_system("lr_spine").successors(
+    for t, s2, b2, a2, edge in load_system("lr_spine").successors(
             tuple(stack), tuple(buffer), tuple(arcs)):
         gain = 0 if edge is None else int(heads[edge[1]] == edge[0])
         start = b2[0] if b2 else n + 1
@@ -250,7 +250,7 @@ def test_lr_spine_equals_composition(data):
     computations."""
     heads = data.draw(gold_trees(1, 12, projective=True))
     o = get_oracle("lr_spine", "none", "spine_table")
-    system = get_system("lr_spine")
+    system = load_system("lr_spine")
     stack, buffer, arcs = system.initial(len(heads) - 1)
     follow = data.draw(st.floats(0, 1))
     rng = random.Random(data.draw(st.integers(0, 2**16)))
@@ -298,7 +298,7 @@ def test_ud_dev_file(ud_trees, system, names):
     """fast == grammar on every configuration of a random and of an
     oracle-guided computation, for every sentence of the file."""
     rng = random.Random(5)
-    sys_ = get_system(system)
+    sys_ = load_system(system)
     grammar = get_oracle(system, "none", "grammar")
     fast = {m: get_oracle(system, "none", m) for m in names}
     compared = 0
@@ -324,7 +324,7 @@ def test_lr_spine_ud_dev_file(ud_trees):
     the best sigma is sigma_t minus t's own gain, and a computation that
     follows the oracle from the initial configuration builds the gold tree."""
     rng = random.Random(6)
-    system = get_system("lr_spine")
+    system = load_system("lr_spine")
     o = get_oracle("lr_spine", "none", "spine_table")
     done = 0
     for heads in ud_trees:
@@ -352,7 +352,7 @@ def test_lr_spine_ud_dev_file_equals_composition(ud_trees):
     random and of an oracle-guided computation, for every projective
     sentence of the file."""
     rng = random.Random(7)
-    system = get_system("lr_spine")
+    system = load_system("lr_spine")
     o = get_oracle("lr_spine", "none", "spine_table")
     compared = 0
     for heads in ud_trees:

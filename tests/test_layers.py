@@ -115,3 +115,10 @@ def test_one_oracle_entry_for_dependency_and_constituent_systems():
             semiparse.oracle(name, strategy="lbr")
     with pytest.raises(ValueError, match="unknown options chain"):
         semiparse.oracle("arc_standard", chain="lis")
+
+
+def test_get_system_is_a_deprecated_name_of_load_system():
+    from semiparse.transitions import get_system, load_system
+
+    with pytest.warns(DeprecationWarning, match="get_system is load_system"):
+        assert get_system("arc_standard") is load_system("arc_standard")

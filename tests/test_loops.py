@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.transitions import get_system, loops
+from semiparse.transitions import load_system, loops
 from semiparse.transitions.system import system_from_text
 from semiparse.transitions.system_file import SystemFileError
 
@@ -75,13 +75,13 @@ def _refusal(tmp_path, text):
     path = tmp_path / "x.toml"
     path.write_text(text)
     with pytest.raises(SystemFileError) as info:
-        get_system(str(path))
+        load_system(str(path))
     return str(path), str(info.value)
 
 
 @pytest.mark.parametrize("name", ["arc_standard", "arc_hybrid", "arc_eager"])
 def test_shipped_systems_load_and_are_proved_to_terminate_without_search(name):
-    system = get_system(name)
+    system = load_system(name)
     assert loops.find_loop(system) is None
     with mock.patch.object(loops, "_shortest_cycle", side_effect=AssertionError("searched")):
         assert system_from_text(system.text, f"{name}.toml").transitions == system.transitions

@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.transitions import get_system
 from semiparse.transitions._machine import Machine, machine_for
 from semiparse.transitions.fast.lr_spine import spines
 from semiparse.transitions.system import load_system
@@ -135,7 +134,7 @@ def _sentence(n, heads=None, labels=None):
 def _follow(system, n, choices):
     """Walk random legal transitions in C and in Python side by side, comparing
     every successor of every configuration on the way."""
-    py = load_system(system) if system.endswith(".toml") else get_system(system)
+    py = load_system(system) if system.endswith(".toml") else load_system(system)
     machine = Machine(py)
     state = _core.State(_sentence(n), machine)
     stack, buffer, arcs = py.initial(n)
@@ -260,7 +259,7 @@ def dev_trees(shared_data):
 def test_static_oracle_rebuilds_every_projective_tree_as_the_hand_written_one(dev_trees, system):
     oracle = StaticOracle(system)
     machine = machine_for(system)
-    py = get_system(system)
+    py = load_system(system)
     for tree in dev_trees:
         labels = sorted(set(tree.labels[1:]))
         index = [-1] + [labels.index(l) for l in tree.labels[1:]]
@@ -280,7 +279,7 @@ def test_static_oracle_rebuilds_every_projective_tree_as_the_hand_written_one(de
 
 
 def test_static_order_is_honoured(tmp_path, dev_trees):
-    text = Path(get_system("arc_eager").path).read_text()
+    text = Path(load_system("arc_eager").path).read_text()
     late = tmp_path / "late_eager.toml"
     late.write_text(text.replace('name = "arc_eager"', 'name = "late_eager"').replace(
         'static_order = ["left_arc", "right_arc", "reduce", "shift"]',
@@ -304,7 +303,7 @@ def test_static_order_is_honoured(tmp_path, dev_trees):
     ('"shift"', "static_order must be a list of strings"),  # the file schema answers first
 ])
 def test_bad_static_order(tmp_path, order, message):
-    text = Path(get_system("arc_standard").path).read_text()
+    text = Path(load_system("arc_standard").path).read_text()
     path = tmp_path / "bad.toml"
     path.write_text(text.replace('static_order = ["left_arc", "right_arc", "shift"]',
                                  f"static_order = {order}"))
@@ -357,7 +356,7 @@ def test_bench_floor_replays_like_the_machine(dev_trees, capsys):
 
 
 def test_errors_in_a_transition_name_its_line_not_static_order(tmp_path):
-    text = Path(get_system("arc_eager").path).read_text()
+    text = Path(load_system("arc_eager").path).read_text()
     path = tmp_path / "eager.toml"
     path.write_text(text.replace('require = ["s0 has head"]', 'require = ["s0 is big"]'))
     line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if "s0 is big" in l)

@@ -7,13 +7,13 @@ import pytest
 
 import semiparse
 from semiparse.treebank.conllu import read_conllu
-from semiparse.transitions import get_system, methods, register_method
+from semiparse.transitions import load_system, methods, register_method
 from semiparse.testing.checking import check
 from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
 
 COMBOS = [(name, strategy) for name in ("arc_standard", "arc_hybrid", "arc_eager")
-          for strategy in get_system(name).strategies]
+          for strategy in load_system(name).strategies]
 
 
 @pytest.mark.parametrize("name, strategy", COMBOS)
@@ -88,7 +88,7 @@ def gothic(shared_data):
 
 @pytest.mark.parametrize("name, strategy", COMBOS)
 def test_following_optimal_steps_reaches_the_best_projective_score(gothic, name, strategy):
-    system = get_system(name)
+    system = load_system(name)
     o = semiparse.oracle(name, strategy, method="grammar")
     rng = random.Random(1)
     for heads, best in gothic:
@@ -204,7 +204,7 @@ def test_auto_uses_the_grammar_path_below_the_masked_methods_min_size(monkeypatc
     calls = []
     real = oracle_module.grammar_scores
     monkeypatch.setattr(oracle_module, "grammar_scores", lambda *a: calls.append(a) or real(*a))
-    system = semiparse.transitions.get_system("arc_hybrid")
+    system = semiparse.transitions.load_system("arc_hybrid")
     for n, uses_grammar in ((MASKED_MIN_SIZE - 1, True), (MASKED_MIN_SIZE + 5, False)):
         heads = [-1, 0, 4, 1] + [d - 1 for d in range(4, n + 1)]  # the edge 4 -> 2 crosses 1 -> 3
         assert not semiparse.is_projective(heads)

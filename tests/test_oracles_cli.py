@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.transitions import get_system
+from semiparse.transitions import load_system
 from semiparse.heads import check_tree
 from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
@@ -59,7 +59,7 @@ def test_gold_tree_strategies(data):
 @given(st.data())
 def test_computations_are_legal_runs_from_the_initial_configuration(data):
     name = data.draw(st.sampled_from(["arc_standard", "arc_hybrid", "arc_eager"]))
-    system = get_system(name)
+    system = load_system(name)
     n = data.draw(st.integers(1, 7))
     comp = data.draw(computations(name, n))
     config = system.initial(n)
@@ -72,7 +72,7 @@ def test_computations_are_legal_runs_from_the_initial_configuration(data):
 @settings(max_examples=50)
 @given(oracle_examples("arc_standard", max_n=6))
 def test_oracle_examples_carry_a_strategy_of_the_system(ex):
-    assert ex.strategy in get_system("arc_standard").strategies
+    assert ex.strategy in load_system("arc_standard").strategies
     assert len(ex.computation.arcs) == len(ex.heads)
 
 
@@ -82,7 +82,7 @@ def test_check_without_grammar_checks_every_registered_method(capsys):
     import semiparse
     from semiparse.transitions import register_method, register_system
 
-    system = copy.copy(get_system("arc_hybrid"))
+    system = copy.copy(load_system("arc_hybrid"))
     system.name, system.grammar, system.projective_form = "grammarless_hybrid", None, False
     register_system(system)
     declared = semiparse.oracle("arc_hybrid", method="grammar")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.heads import is_tree, no_crossing
 from semiparse.testing.strategies import computations, gold_trees, oracle_examples
-from semiparse.transitions import get_system
+from semiparse.transitions import load_system
 from semiparse.transitions.registry import system_methods
 from semiparse.treebank.partial import check_partial_tree
 
@@ -24,7 +24,7 @@ SYSTEMS = sorted(p.stem for p in semiparse.resources.data_dir("systems").glob("*
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_oracle_agrees_with_the_exhaustive_search_on_partial_trees(name, data):
-    system = get_system(name)
+    system = load_system(name)
     strategy = data.draw(st.sampled_from(list(system.strategies)))
     oracle = semiparse.oracle(system, strategy)
     ex = data.draw(oracle_examples(system, 7, [strategy], {strategy: oracle}, partial=True))
@@ -44,7 +44,7 @@ def hidden(n, data):
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_every_method_that_accepts_partial_trees_equals_the_grammar_path(name, data):
-    system = get_system(name)
+    system = load_system(name)
     heads = hidden(data.draw(st.integers(1, 9)), data)
     grammar = semiparse.oracle(name, method="grammar")
     c = data.draw(computations(system, len(heads) - 1, heads, grammar, partial=True))

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.cli import main
-from semiparse.transitions import get_system
+from semiparse.transitions import load_system
 from semiparse.transitions._configs import accepts
 from semiparse.testing.checking import check
 from semiparse.transitions.fast import _lrspine
@@ -49,7 +49,7 @@ def entry_points(o):
 ])
 def test_bad_heads_are_value_errors_at_every_entry_point(name, heads, message):
     o = semiparse.oracle(name)
-    stack, buffer, arcs = get_system(name).initial(3)
+    stack, buffer, arcs = load_system(name).initial(3)
     for call in entry_points(o).values():
         with pytest.raises(ValueError, match=message):
             call(stack, buffer, heads, arcs)
@@ -59,7 +59,7 @@ def test_bad_heads_are_value_errors_at_every_entry_point(name, heads, message):
 def test_heads_equal_to_the_cached_tree_but_not_ints_are_rejected(name):
     # True == 1 and 2.0 == 2: the cache of the last gold tree must not let them in
     o = semiparse.oracle(name)
-    stack, buffer, arcs = get_system(name).initial(3)
+    stack, buffer, arcs = load_system(name).initial(3)
     o.scores(stack, buffer, [-1, 2, 0, 2], arcs)
     with pytest.raises(ValueError, match="bool"):
         o.scores(stack, buffer, [-1, 2, False, 2], arcs)
@@ -85,7 +85,7 @@ def test_bad_positions_and_arcs_are_value_errors(name, which, value):
 
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_numpy_integers_are_normalized_to_python_ints(name):
-    system = get_system(name)
+    system = load_system(name)
     o = semiparse.oracle(name)
     stack, buffer, arcs = (np.array(x, dtype=np.int32) for x in ([0, 1], [2, 3], [-1] * 4))
     got = system.validate(stack, buffer, arcs, 3)
@@ -98,7 +98,7 @@ def test_numpy_integers_are_normalized_to_python_ints(name):
 
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_apply_rejects_positions_that_are_not_integers(name):
-    system = get_system(name)
+    system = load_system(name)
     with pytest.raises(ValueError, match=r"stack must be .* element 1 is True"):
         system.apply([0, True], [2], [-1, -1, -1], "shift")
     with pytest.raises(ValueError, match=r"arcs must be .* element 2 is 0.5"):
@@ -121,7 +121,7 @@ def test_reduced_words_without_a_head_are_rejected(name):
     with pytest.raises(ValueError, match="position 1 has left the stack and buffer but has no "
                                          "head"):
         o.scores([0], [3], HEADS, [-1, -1, 1, -1])
-    assert get_system(name).pops_headed
+    assert load_system(name).pops_headed
     assert not accepts((0,), (3,), (-1, -1, 1, -1), 3, False)
     # a reachable configuration: 2 heads 1, 0 heads 2, both reduced
     reachable = [-1, 2, 0, -1]
@@ -134,7 +134,7 @@ def test_a_system_that_pops_without_an_edge_may_leave_words_headless(tmp_path):
     text = text.replace('require = ["s0 has head"]\n', "")  # reduce pops headless words
     path = tmp_path / "eager_free_reduce.toml"
     path.write_text(text.replace('name = "arc_eager"', 'name = "eager_free_reduce"'))
-    system = get_system(str(path))
+    system = load_system(str(path))
     assert not system.pops_headed
     assert system.validate([0], [3], [-1, -1, -1, -1], 3) == ((0,), (3,), (-1, -1, -1, -1))
     with pytest.raises(ValueError, match="cycle"):
@@ -166,7 +166,7 @@ def test_perturbed_configurations_include_arcs_cycles():
 def test_c_acceptance_agrees_with_the_python_validator_on_bad_values(data):
     name = data.draw(st.sampled_from(SYSTEMS))
     source = data.draw(st.sampled_from(SYSTEMS[:3]))
-    system = get_system(name)
+    system = load_system(name)
     configuration = data.draw(perturbed_configurations(source))
     expected = validation_outcome(system.validate_slowly, configuration)
     assert validation_outcome(system.validate, configuration) == expected
@@ -187,7 +187,7 @@ HYBRID = (data_dir("systems") / "arc_hybrid.toml").read_text()
 def load_error(path):
     """The message of the SystemFileError loading ``path`` raises."""
     with pytest.raises(SystemFileError) as info:
-        get_system(str(path))
+        load_system(str(path))
     assert isinstance(info.value, ValueError)
     return str(info.value)
 
@@ -250,7 +250,7 @@ def test_a_latin1_system_file_names_the_line_of_the_bad_byte(tmp_path):
 def test_crlf_system_files_load(tmp_path):
     path = tmp_path / "crlf.toml"
     path.write_bytes(HYBRID.replace("\n", "\r\n").encode())
-    assert get_system(str(path)).transitions == get_system("arc_hybrid").transitions
+    assert load_system(str(path)).transitions == load_system("arc_hybrid").transitions
 
 
 def test_key_line_finds_tables_keys_and_inline_array_elements():
@@ -292,11 +292,11 @@ def test_a_user_file_identical_to_a_shipped_one_gets_its_methods(tmp_path, name)
     path = tmp_path / f"{name}.toml"
     text = (data_dir("systems") / f"{name}.toml").read_text()
     path.write_text("# a copy\n" + text)
-    shipped = [m.name for m in system_methods(get_system(name))]
-    assert [m.name for m in system_methods(get_system(str(path)))] == shipped
+    shipped = [m.name for m in system_methods(load_system(name))]
+    assert [m.name for m in system_methods(load_system(str(path)))] == shipped
     # any difference in the definition, even in a description, loses them
     path.write_text(text.replace('description = "', 'description = "changed: ', 1))
-    assert [m.name for m in system_methods(get_system(str(path)))] in (
+    assert [m.name for m in system_methods(load_system(str(path)))] in (
         [], ["projective_masked"])
 
 
@@ -358,7 +358,7 @@ def test_mutated_system_files_load_or_say_file_and_line(fuzz_dir, case):
     path = fuzz_dir / f"{name}.toml"
     path.write_bytes(data)
     try:
-        system = get_system(str(path))
+        system = load_system(str(path))
     except SystemFileError as exc:
         event("rejected")
         assert re.match(rf"{re.escape(str(path))}:\d+(:\d+)?: \S", str(exc)), str(exc)

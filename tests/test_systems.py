@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
-from semiparse.transitions import TransitionSystem, get_system, register_system
+from semiparse.transitions import TransitionSystem, load_system, register_system
 from semiparse.transitions._configs import accepts
 from semiparse.testing.checking import check
 from semiparse.heads import no_crossing
@@ -49,7 +49,7 @@ def final_arcs(system, n):
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_systems_load_with_their_transitions(name):
-    system = get_system(name)
+    system = load_system(name)
     expected = {"arc_eager": ("shift", "left_arc", "right_arc", "reduce")}.get(
         name, ("shift", "left_arc", "right_arc"))
     assert system.transitions == expected
@@ -59,7 +59,7 @@ def test_shipped_systems_load_with_their_transitions(name):
 
 
 def test_arc_standard_transitions():
-    s = get_system("arc_standard")
+    s = load_system("arc_standard")
     arcs = (-1,) * 5
     assert s.apply((0, 1, 2), (3, 4), arcs, "shift")[:2] == ((0, 1, 2, 3), (4,))
     # left_arc: the top becomes head of the second; right_arc: the reverse.
@@ -73,7 +73,7 @@ def test_arc_standard_transitions():
 
 
 def test_arc_hybrid_transitions():
-    s = get_system("arc_hybrid")
+    s = load_system("arc_hybrid")
     arcs = (-1,) * 5
     assert s.apply((0, 1, 2), (3, 4), arcs, "left_arc")[:2] == ((0, 1), (3, 4))
     assert s.apply((0, 1, 2), (3, 4), arcs, "left_arc")[3] == (3, 2)
@@ -83,7 +83,7 @@ def test_arc_hybrid_transitions():
 
 
 def test_arc_eager_transitions_and_final_configurations():
-    s = get_system("arc_eager")
+    s = load_system("arc_eager")
     arcs = (-1,) * 4
     stack, buffer, arcs2, edge = s.apply((0, 1), (2, 3), arcs, "right_arc")
     assert (stack, buffer, edge, arcs2[2]) == ((0, 1, 2), (3,), (1, 2), 1)
@@ -104,13 +104,13 @@ def test_arc_eager_transitions_and_final_configurations():
 @pytest.mark.parametrize("name", ["arc_standard", "arc_hybrid"])
 @pytest.mark.parametrize("n", range(1, 6))
 def test_reachable_trees_are_exactly_the_projective_trees(name, n):
-    reached = final_arcs(get_system(name), n)
+    reached = final_arcs(load_system(name), n)
     assert reached == {h for h in all_trees(n) if no_crossing(h)}
 
 
 @pytest.mark.parametrize("n", range(1, 6))
 def test_arc_eager_reaches_every_projective_tree_and_only_projective_forests(n):
-    reached = final_arcs(get_system("arc_eager"), n)
+    reached = final_arcs(load_system("arc_eager"), n)
     projective = {h for h in all_trees(n) if no_crossing(h)}
     assert projective <= reached
     for arcs in reached:  # headless tokens attached to the root give a projective tree
@@ -118,7 +118,7 @@ def test_arc_eager_reaches_every_projective_tree_and_only_projective_forests(n):
 
 
 def test_every_stack_head_in_arc_eager_is_the_node_below():
-    system = get_system("arc_eager")
+    system = load_system("arc_eager")
     seen = []
 
     def walk(stack, buffer, arcs):
@@ -157,7 +157,7 @@ def test_bad_configurations_are_value_errors(stack, buffer, arcs, message):
 @given(data=st.data())
 @pytest.mark.parametrize("name", ["arc_standard", "arc_hybrid", "arc_eager"])
 def test_c_acceptance_agrees_with_the_python_validator(name, data):
-    system = get_system(name)
+    system = load_system(name)
     # configurations of any of the three systems, perturbed
     source = data.draw(st.sampled_from(["arc_standard", "arc_hybrid", "arc_eager"]))
     configuration = data.draw(perturbed_configurations(source))
@@ -171,7 +171,7 @@ def test_c_acceptance_agrees_with_the_python_validator(name, data):
 
 
 def test_validation_normalizes_numpy_positions():
-    system = get_system("arc_eager")
+    system = load_system("arc_eager")
     got = system.validate(np.array([0, 1]), np.array([2, 3]), np.array([-1, 0, -1, -1]), 3)
     assert got == ((0, 1), (2, 3), (-1, 0, -1, -1))
     assert all(type(x) is int for part in got for x in part)
@@ -215,26 +215,26 @@ def test_bad_system_files_name_file_line_and_reason(tmp_path, edit, message):
     assert old in HYBRID
     path = write_system(tmp_path, HYBRID.replace(old, new, 1))
     with pytest.raises(ValueError, match=f"toy.toml{message}"):
-        get_system(str(path))
+        load_system(str(path))
 
 
 def test_completion_grammar_errors(tmp_path):
     path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', '"nowhere.grammar"'))
     with pytest.raises(ValueError, match="toy.toml:42: completion grammar 'nowhere.grammar' not"):
-        get_system(str(path))
+        load_system(str(path))
     (tmp_path / "broken.grammar").write_text("start P\n(N, R0) -> p\nP -> (N R0)\n")
     path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', '"broken.grammar"'))
     with pytest.raises(semiparse.GrammarError, match="broken.grammar:3:"):
-        get_system(str(path))
+        load_system(str(path))
 
 
 def test_unknown_system_and_strategy():
     with pytest.raises(ValueError, match="unknown transition system 'arc_swift'.*arc_eager"):
-        get_system("arc_swift")
+        load_system("arc_swift")
     with pytest.raises(ValueError, match="unknown strategy 'lbr' for transition system 'arc_hybrid'"):
         semiparse.oracle("arc_hybrid", "lbr")
     with pytest.raises(ValueError, match="no transition system file"):
-        get_system("nowhere/x.toml")
+        load_system("nowhere/x.toml")
 
 
 def test_a_new_system_needs_only_files(tmp_path):
@@ -244,7 +244,7 @@ def test_a_new_system_needs_only_files(tmp_path):
     text = (HYBRID.replace('name = "arc_hybrid"', 'name = "renamed_hybrid"')
             .replace('"shift"', '"push"').replace('"arc_hybrid.grammar"', '"mine.grammar"'))
     path = write_system(tmp_path, text, "renamed_hybrid")
-    system = get_system(str(path))
+    system = load_system(str(path))
     assert system.transitions == ("push", "left_arc", "right_arc")
     [result] = check(system, examples=150, max_n=6)
     assert result.ok and result.calls >= 150
@@ -276,12 +276,12 @@ class PythonHybrid(TransitionSystem):
         return not buffer and len(stack) == 1
 
     def validate(self, stack, buffer, arcs, n):
-        return get_system("arc_hybrid").validate(stack, buffer, None, n)
+        return load_system("arc_hybrid").validate(stack, buffer, None, n)
 
 
 def test_python_system_gets_exhaustive_search_and_check():
     system = register_system(PythonHybrid())
-    assert get_system("python_hybrid") is system
+    assert load_system("python_hybrid") is system
     declared = semiparse.oracle("arc_hybrid", method="grammar")
     semiparse.transitions.register_method(
         "python_hybrid", "via_declared",

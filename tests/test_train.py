@@ -1,6 +1,6 @@
 """The Cython parser core against the Python transition systems and brute force.
 
-- the Cython state follows ``semiparse.transitions.get_system`` step by step on
+- the Cython state follows ``semiparse.transitions.load_system`` step by step on
   random transition sequences (legal moves, configuration, arcs, finality);
 - every hashed feature equals a pure-Python re-computation from the Python
   configuration (slots, children, valency, label sets, distance, the hash);
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.transitions import get_system
+from semiparse.transitions import load_system
 from semiparse.transitions._machine import machine_for
 from semiparse.train import _core
 from semiparse.train.features import ZHANG_NIVRE, compile_templates
@@ -114,7 +114,7 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
     sent = _core.Sentence(words, tags, [-1] * (n + 1), [-1] * (n + 1))
     machine = machine_for(system)
     state = _core.State(sent, machine)
-    py = get_system(system)
+    py = load_system(system)
     stack, buffer, arcs = py.initial(n)
     labels = [-1] * (n + 1)
     for choice in choices:

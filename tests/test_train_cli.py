@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
-from semiparse.transitions import get_system
+from semiparse.transitions import load_system
 from semiparse.cli import main
 from semiparse.treebank.projectivity import is_projective
 from semiparse.train import Model, Trainer, Tree, attachment_scores, evaluate_model, read_trees
@@ -189,10 +189,10 @@ def test_cli_train_parse_evaluate_calibration(greek, tmp_path, capsys):
     assert table == fast
     # a system given by its file must be the one the output names
     renamed = tmp_path / "renamed.toml"
-    renamed.write_text(get_system("arc_standard").text.replace('name = "arc_standard"',
+    renamed.write_text(load_system("arc_standard").text.replace('name = "arc_standard"',
                                                                'name = "renamed"'))
     assert main(["evaluate", str(small), str(out), "--calibration", "--json", "--system",
-                 str(get_system("arc_standard").path)]) == 0
+                 str(load_system("arc_standard").path)]) == 0
     assert json.loads(capsys.readouterr().out)["calibration"] == report["calibration"]
     assert "made with system 'arc_standard', not 'renamed'" in _error(
         capsys, ["evaluate", str(small), str(out), "--calibration", "--system", str(renamed)])

@@ -36,7 +36,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from semiparse.transitions import get_system, methods
+    from semiparse.transitions import load_system, methods
     from semiparse.transitions.gold import Gold
     from semiparse.heads import no_crossing
     from semiparse.transitions.grammar_path import grammar_scores
@@ -45,7 +45,7 @@ def run(args):
     trees = [t for t in long_trees(ud_files(args.files), longest=3 * args.per_size)
              if no_crossing(t)]
     for name in args.systems:
-        system = get_system(name)
+        system = load_system(name)
         fast = [m for m in methods(name) if "none" in m.strategies]
         baseline = system.grammar is not None
         found = collect(system, "none", trees, args.sizes, args.per_size, rng)

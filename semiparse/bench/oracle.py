@@ -85,7 +85,7 @@ def collect(system, strategy, trees, sizes, per_size, rng):
 def run(args):
     from semiparse import oracle
     from semiparse.heads import no_crossing
-    from semiparse.transitions import get_system
+    from semiparse.transitions import load_system
     from semiparse.transitions.registry import system_methods
 
     if args.plot:
@@ -101,7 +101,7 @@ def run(args):
     trees = long_trees(ud_files(args.files), longest=3 * args.per_size)
     curves = {}
     for spec in args.systems:
-        system = get_system(spec)
+        system = load_system(spec)
         name = system.name
         system.check_strategy(args.strategy)
         registered = system_methods(system)

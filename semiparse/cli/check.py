@@ -58,13 +58,13 @@ def run(args):
         from semiparse.constituency import checking
 
         return checking.run(args.system, examples=args.examples, max_n=args.max_n, seed=args.seed)
-    from semiparse.transitions import get_system
+    from semiparse.transitions import load_system
     from semiparse.transitions.registry import system_methods
 
     start = time.perf_counter()
     chosen = [args.method]
     if args.method is None:
-        system = get_system(args.system)
+        system = load_system(args.system)
         chosen = ["grammar"] if system.grammar is not None or args.grammar else [
             m.name for m in system_methods(system)]
         if not chosen:
@@ -85,7 +85,7 @@ def run_all(args):
     grammar (if any) and every registered method, then the constituent
     systems; one summary line, status 1 if anything failed."""
     from semiparse.constituency import checking
-    from semiparse.transitions import get_system
+    from semiparse.transitions import load_system
     from semiparse.testing.checking import check
     from semiparse.transitions.registry import system_methods
     from semiparse.transitions.system import available_systems
@@ -99,7 +99,7 @@ def run_all(args):
     start = time.perf_counter()
     failed, count, passed = [], 0, 0
     for name in available_systems():
-        system = get_system(name)
+        system = load_system(name)
         # (method, strategies): the grammar under all, a method under those it supports
         methods = [("grammar", None)] * (system.grammar is not None)
         methods += [(m.name, [s for s in system.strategies if s in m.strategies])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from semiparse.transitions import get_system
+from semiparse.transitions import load_system
 from semiparse.heads import no_crossing
 
 
@@ -25,7 +25,7 @@ from semiparse.heads import no_crossing
 def projective_trees(draw, min_n=1, max_n=8):
     """A projective tree: the result of a random complete arc-standard computation."""
     n = draw(st.integers(min_n, max_n))
-    system = get_system("arc_standard")
+    system = load_system("arc_standard")
     stack, buffer, arcs = system.initial(n)
     while not system.is_final(stack, buffer, arcs):
         legal = system.legal(stack, buffer, arcs)
@@ -97,7 +97,7 @@ def computations(draw, system, n, heads=None, oracle=None, max_steps=None, parti
     partial tree).  Stops at a random point (possibly at the initial or a
     final configuration).
     """
-    system = get_system(system)
+    system = load_system(system)
     stack, buffer, arcs = system.initial(n)
     done = []
     limit = 4 * n + 4 if max_steps is None else max_steps
@@ -122,7 +122,7 @@ def perturbed_configurations(draw, system, max_n=7):
     anywhere in the stack, buffer or arcs (out-of-range values, duplicates),
     and elements replaced by values that are not integer positions (bools,
     floats, numeric strings, None).  ``arcs`` is None in one draw in six."""
-    system = get_system(system)
+    system = load_system(system)
     n = draw(st.integers(0, max_n))
     stack, buffer, arcs = system.initial(n)
     for _ in range(draw(st.integers(0, 2 * n))):
@@ -189,7 +189,7 @@ def oracle_examples(draw, system, max_n=8, strategies=None, oracles=None, projec
     oracles: optional ``{strategy: Oracle}`` used to follow optimal steps;
     partial: the gold tree may be partial (as :func:`gold_trees` draws them).
     """
-    system = get_system(system)
+    system = load_system(system)
     heads = draw(gold_trees(1, max_n, projective, partial))
     strategy = draw(st.sampled_from(list(strategies or system.strategies)))
     oracle = oracles.get(strategy) if oracles else None

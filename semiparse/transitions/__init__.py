@@ -20,10 +20,13 @@ from semiparse.transitions.system_file import SystemFileError
 
 
 def get_system(spec):
-    """The transition system ``spec`` names: see :func:`load_system` (a
-    registered or shipped name, a TOML path or ``module:attr``)."""
+    """Deprecated name of :func:`load_system`, kept for one release."""
+    import warnings
+
+    warnings.warn("semiparse.transitions.get_system is load_system; the old name will be removed "
+                  "in the next release", DeprecationWarning, stacklevel=2)
     return load_system(spec)
 
 
-__all__ = ["oracle", "Oracle", "best_of", "system", "System", "Configuration", "get_system", "available_systems", "register_method",
+__all__ = ["oracle", "Oracle", "best_of", "system", "System", "Configuration", "load_system", "available_systems", "register_method",
            "register_system", "methods", "TransitionSystem", "GRAMMAR_RANK", "SystemFileError"]
