@@ -35,13 +35,32 @@ def get_oracle(system, strategy, method):
     return _oracles[key]
 
 
-def test_registered():
-    for system, method, strategies, projective in FAST + [("lr_spine", "spine_table", ("none",),
-                                                           True)]:
-        found = {m.name: m for m in methods(system)}
-        assert method in found, f"{system}/{method} not registered"
-        assert found[method].strategies == strategies
-        assert found[method].projective_only == projective
+NONPROJECTIVE = [-1, 3, 0, 2, 2, 3]  # 3 -> 1 and 3 -> 5 cross 0 -> 2
+
+
+@pytest.mark.parametrize("system", ["arc_standard", "arc_eager", "arc_hybrid", "lr_spine"])
+def test_registered_methods_keep_to_what_they_declare(system):
+    """Every registered method of the shipped systems (those FAST tests, and
+    lr_spine's): a strategy it does not declare is refused, and one that
+    declares projective gold trees only refuses a crossing tree; the others
+    answer for it."""
+    found = methods(system)
+    tested = {m for s, m, _, _ in FAST + [("lr_spine", "spine_table", (), True)] if s == system}
+    assert {m.name for m in found} == tested  # FAST, which the tests below run, lists them all
+    stack, buffer = [0, 1], [2, 3, 4, 5]
+    for m in found:
+        for strategy in load_system(system).strategies:
+            if strategy not in m.strategies:
+                with pytest.raises(ValueError):
+                    semiparse.oracle(system, strategy, m.name).scores(stack, buffer,
+                                                                      [-1, 2, 0, 2, 3, 4])
+        oracle = semiparse.oracle(system, "none", m.name)
+        if m.projective_only:
+            with pytest.raises(ValueError):
+                oracle.scores(stack, buffer, NONPROJECTIVE)
+        else:
+            assert oracle.scores(stack, buffer, NONPROJECTIVE) == \
+                semiparse.oracle(system, "none", "grammar").scores(stack, buffer, NONPROJECTIVE)
 
 
 @pytest.mark.parametrize("system,method,strategy,projective", CASES,

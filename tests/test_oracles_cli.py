@@ -1,4 +1,5 @@
 """``semiparse check`` and the hypothesis strategies of ``semiparse.testing``."""
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,9 +72,21 @@ def test_computations_are_legal_runs_from_the_initial_configuration(data):
 
 @settings(max_examples=50)
 @given(oracle_examples("arc_standard", max_n=6))
-def test_oracle_examples_carry_a_strategy_of_the_system(ex):
-    assert ex.strategy in load_system("arc_standard").strategies
-    assert len(ex.computation.arcs) == len(ex.heads)
+def test_oracle_examples_are_reachable_configurations_of_the_gold_trees_sentence(ex):
+    system = load_system("arc_standard")
+    config = system.initial(len(ex.heads) - 1)
+    for t in ex.computation.transitions:
+        assert t in system.legal(*config)
+        config = system.apply(*config, t)[:3]
+    assert config == (ex.computation.stack, ex.computation.buffer, ex.computation.arcs)
+
+
+@pytest.mark.parametrize("strategy", ["none", "lbr", "strict_lbr", "rbl"])
+def test_oracle_examples_draw_every_strategy_of_the_system(strategy):
+    from hypothesis import find
+
+    assert find(oracle_examples("arc_standard", max_n=4), lambda ex: ex.strategy == strategy,
+                settings=settings(database=None)).strategy == strategy
 
 
 def test_check_without_grammar_checks_every_registered_method(capsys):
