@@ -246,6 +246,8 @@ def test_projectivize_keeps_its_promises(tmp_path_factory, data, options):
             assert kept == count_optimal_projectivizations(before.heads, single_root=single)[0]
     copied = "(sentence copied unchanged)" in err
     event(f"{mode}: changed" if result != data else f"{mode}: unchanged")
+    if options["root"] == "any":  # the output may give the root several children, as asked:
+        common[3] = "warn"        # reading it back must allow them
     if mode == "mark" and not copied and b"OrigHead" not in data:  # --unmark reads any OrigHead
         status, _, err = run(["projectivize", "--unmark", str(out), "-o", str(back), *common])
         assert status == 0, err
