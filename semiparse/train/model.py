@@ -201,19 +201,7 @@ class Model:
             state = self.beam_search(sent, beam)
             steps = []
         elif with_probabilities:
-            state = self.state(sent)
-            steps = []
-            C = len(self.classes)
-            scores = np.empty(C)
-            valid = np.empty(C, dtype=np.uint8)
-            while not state.is_final():
-                _core.step_scores(state, self.weights, self.templates, self.cls_move, scores, valid)
-                if not valid.any():
-                    break
-                p = self.probabilities(scores, valid.astype(bool))
-                best = int(np.argmax(np.where(valid, scores, -np.inf)))
-                steps.append((self.class_name(best), float(p[best])))
-                self.apply(state, best)
+            state, steps = self._stepwise(sent, True)
         else:
             state = self.state(sent)
             _core.greedy_parse(state, self.weights, self.templates, self.cls_move, self.cls_label)
@@ -236,28 +224,37 @@ class Model:
         if self._viability is None:
             self._viability = Viability(self.transition_system)
         try:
-            return self._viable_steps(sent, with_probabilities)
+            return self._stepwise(sent, with_probabilities, self._viability)
         except ValueError:  # no oracle method applies to this system
             return None
 
-    def _viable_steps(self, sent, with_probabilities):
+    def _stepwise(self, sent, with_probabilities, viability=None):
+        """``(state, steps)`` of a greedy parse taken one step at a time: the
+        model's best valid class, with ``viability`` only among the moves it
+        says can still finish; ``steps`` lists ``(class name, probability)``
+        when asked."""
         C = len(self.classes)
         scores = np.empty(C)
         valid = np.empty(C, dtype=np.uint8)
         state, steps = self.state(sent), []
         while not state.is_final():
             _core.step_scores(state, self.weights, self.templates, self.cls_move, scores, valid)
-            codes = [self.machine.code(t) for t in self._viability.names(
-                state.stack, state.buffer, state.arcs, state.n)]
-            ok = valid.astype(bool) & np.isin(self.cls_move, codes)
+            ok = valid.astype(bool)
+            if viability is not None:
+                ok &= self.classes_with_moves(viability.names(state.stack, state.buffer,
+                                                              state.arcs, state.n))
             if not ok.any():
-                break  # not even the initial configuration can finish
+                break  # a dead end, or (viable moves only) not even the start can finish
             best = int(np.argmax(np.where(ok, scores, -np.inf)))
             if with_probabilities:
                 p = self.probabilities(scores, valid.astype(bool))
                 steps.append((self.class_name(best), float(p[best])))
             self.apply(state, best)
         return state, steps
+
+    def classes_with_moves(self, names):
+        """Per class, whether its move is one of the transitions ``names``."""
+        return np.isin(self.cls_move, [self.machine.code(t) for t in names])
 
     def beam_search(self, sent, beam):
         """Final configuration of a beam search of the given width; a

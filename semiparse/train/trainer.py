@@ -274,12 +274,11 @@ class Trainer:
             raise _DeadEnd
         return moves
 
-    def _viable(self, model, state):
+    def _viable(self, model):
         """Per class, whether the last :meth:`_optimal` call (the dynamic
         oracle's, which exploration uses) scored its move above -inf: from
         there a final configuration is reachable."""
-        codes = [state.machine.code(name) for name in self.oracle.viable]
-        return np.isin(model.cls_move, codes)
+        return model.classes_with_moves(self.oracle.viable)
 
     # -- main loop -----------------------------------------------------------
 
@@ -402,7 +401,7 @@ class Trainer:
                 weights.perceptron_update(feats, best_gold, 1.0, self.t)
                 weights.perceptron_update(feats, predicted, -1.0, self.t)
             self.t += 1
-            if (explore and predicted not in gold and self._viable(model, state)[predicted]
+            if (explore and predicted not in gold and self._viable(model)[predicted]
                     and self.rng.random() < self.explore_p):
                 model.apply(state, predicted)
             else:
@@ -434,7 +433,7 @@ class Trainer:
             predicted = int(np.argmax(p))
             correct += predicted in gold
             if sample:
-                q = np.where(self._viable(model, state), p, 0.0)  # never into a dead end
+                q = np.where(self._viable(model), p, 0.0)  # never into a dead end
                 nxt = int(np.searchsorted(np.cumsum(q), self.rng.random() * q.sum()))
                 nxt = min(nxt, C - 1)
                 if not q[nxt] > 0:
