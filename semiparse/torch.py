@@ -42,7 +42,8 @@ from semiparse import semiring as sr
 from semiparse.chart.engine import parse
 from semiparse.chart.generic import outside_generic
 from semiparse.chart.inputs import NEG_INF, compiled
-from semiparse.chart.shift import ROUNDING_LIMIT, likely_edges, rounding_bound, shifted, unshift
+from semiparse.chart.shift import (ROUNDING_LIMIT, keeps_digits, likely_edges, rounding_bound, shifted,
+                                   unshift)
 from semiparse.grammar import Grammar, load_grammar
 
 __all__ = ["log_partition", "TreeCRF", "SINGLE_ROOT", "grammar_of", "heads_to_edges"]
@@ -245,9 +246,8 @@ class _Batch:
         sizes = self.size_array
         with np.errstate(invalid="ignore", over="ignore"):
             log_z = totals + offsets
-            bound = rounding_bound(sizes, totals)
             ok = (fast & (totals > NEG_INF) & np.isfinite(log_z)
-                  & ((offsets == 0.0) | (bound <= np.maximum(ROUNDING_LIMIT, 1e-9 * np.abs(log_z)))))
+                  & ((offsets == 0.0) | keeps_digits(sizes, totals, log_z)))
             if w.dtype != torch.float64:
                 ok &= np.abs(log_z) <= torch.finfo(w.dtype).max
         if not ok.all():

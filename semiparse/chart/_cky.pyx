@@ -1209,6 +1209,11 @@ def edge_marginals_batch(str kernel, CompiledRules rules not None, list items no
 cdef extern from "float.h":
     const double DBL_EPSILON
 
+# The most rounding a log-space result may carry (semiparse.chart.shift reads
+# it from here, so that the kernels and the Python checks share one value).
+cdef double ROUNDING_LIMIT_C = 1e-6
+ROUNDING_LIMIT = ROUNDING_LIMIT_C
+
 cdef extern from *:
     """
     /* out[i] = sum_{x < count} a[x * sa + i] * b[x * sb + i] for i < n, the
@@ -1407,7 +1412,7 @@ def log_partition_batch(CompiledRules rules not None, const double[:, :, ::1] w 
     the item took this path.  An item whose scores are NaN or +inf, whose
     shift overflows, whose shift's total is not finite or whose shifted
     scores are large enough for rounding to matter (``eps * n * largest >
-    1e-6``, where :func:`semiparse.chart.shift.shift_errors` would compute
+    ROUNDING_LIMIT``, where :func:`semiparse.chart.shift.shift_errors` would compute
     the errors) is left alone (``fast`` False) for the caller's checked
     path; so is every item when the kernel is not the log kernel.
     ``edges[b, :n, :n]`` gets the posteriors of a fast item with a tree
@@ -1486,7 +1491,7 @@ def log_partition_batch(CompiledRules rules not None, const double[:, :, ::1] w 
                     continue
                 # shifted scores are at most 0: the largest of largest_score
                 big = largest_below_zero(scratch, m * m)
-                if DBL_EPSILON * m * big > 1e-6:  # shift_errors would compute the errors
+                if DBL_EPSILON * m * big > ROUNDING_LIMIT_C:  # shift_errors would compute the errors
                     continue
                 fast[b] = 1
                 offsets[b] = total

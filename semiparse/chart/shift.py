@@ -13,8 +13,8 @@ from semiparse.chart import _cky
 from semiparse.chart.inputs import NEG_INF, exact_log_scale
 
 # Results are refused when rounding could move them by more (and, for scores,
-# by more than a billionth of them).
-ROUNDING_LIMIT = 1e-6
+# by more than a billionth of them); the batch kernel tests the same value.
+ROUNDING_LIMIT = _cky.ROUNDING_LIMIT
 
 
 def rounding_bound(n, *magnitudes):
@@ -94,6 +94,14 @@ def shifted(w):
     return out, Shift(columns, total, shift_errors(w, columns, out))
 
 
+def keeps_digits(n, shifted_value, total):
+    """Whether ``total``, a score ``shifted_value`` of shifted weights over
+    ``n`` positions plus the shift, kept its digits: the rounding of the
+    shifted score moves it by at most :data:`ROUNDING_LIMIT`, or by a
+    billionth of it.  Elementwise on arrays."""
+    return rounding_bound(n, shifted_value) <= np.maximum(ROUNDING_LIMIT, 1e-9 * np.abs(total))
+
+
 def unshift(value, shift, what="the score"):
     """``value`` (a score or an array of scores of shifted weights; -inf
     stays -inf) plus ``shift.total``, the score every tree lost in
@@ -111,7 +119,7 @@ def unshift(value, shift, what="the score"):
         total = value + offset
         if not math.isfinite(total):
             total = _unshift_scaled(value, shift.columns, what)
-        if rounding_bound(n, value) > max(ROUNDING_LIMIT, 1e-9 * abs(total)):
+        if not keeps_digits(n, value, total):
             _cancelled(value, total, n, what)
         return total
     largest = _cky.largest_score(np.ascontiguousarray(value).reshape(1, -1))
@@ -121,8 +129,7 @@ def unshift(value, shift, what="the score"):
         total = _unshift_scaled(value, shift.columns, what)
     if rounding_bound(n, largest) > ROUNDING_LIMIT:
         finite = np.isfinite(value)
-        bounds = rounding_bound(n, np.where(finite, value, 0.0))
-        bad = np.argwhere(finite & (bounds > np.maximum(ROUNDING_LIMIT, 1e-9 * np.abs(total))))
+        bad = np.argwhere(finite & ~keeps_digits(n, np.where(finite, value, 0.0), total))
         if len(bad):
             at = tuple(bad[0])
             _cancelled(value[at], total[at], n, f"{what} at {list(map(int, at))}")
