@@ -1,6 +1,5 @@
 """semiparse.torch: differentiable queries over a grammar's trees, against
-brute force (every derivation of a small input, from test_engine and
-test_queries_expect) and torch.autograd.gradcheck."""
+brute force (every derivation of a small input, tests/brute_force.py) and torch.autograd.gradcheck."""
 import math
 import random
 import subprocess
@@ -10,8 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engine import split_grammars
-from test_queries_expect import labelled_derivations, log_partition
+
+from brute_force import (
+    labelled_distribution,
+    projective_trees,
+)
+from support import split_grammars
 
 torch = pytest.importorskip("torch")
 
@@ -24,29 +27,6 @@ SCORES = [0.0, 0.5, 1.0, -1.5, 2.0, NEG_INF]
 
 
 # -- brute force ----------------------------------------------------------------
-
-def brute(grammar, terms, w3):
-    """log Z, and per labelled edge (h, d, l): the marginal, the gradient of
-    the entropy, the gradient of E[sum of values] (values = a fixed array),
-    by enumerating derivations."""
-    derivations = labelled_derivations(grammar, terms, w3)
-    log_z = log_partition(derivations)
-    shape = w3.shape
-    values = np.arange(np.prod(shape), dtype=float).reshape(shape) % 5 - 2.0
-    mu, e_sx, e_vx = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    e_s = e_v = entropy = 0.0
-    for s, heads, labels in derivations:
-        p = math.exp(s - log_z)
-        v = sum(values[heads[d], d, labels[d]] for d in range(1, len(heads)))
-        e_s, e_v, entropy = e_s + p * s, e_v + p * v, entropy - p * (s - log_z)
-        for d in range(1, len(heads)):
-            mu[heads[d], d, labels[d]] += p
-            e_sx[heads[d], d, labels[d]] += p * s
-            e_vx[heads[d], d, labels[d]] += p * v
-    return {"derivations": derivations, "log_z": log_z, "mu": mu, "entropy": entropy,
-            "d_entropy": -(e_sx - e_s * mu), "values": values, "expected": e_v,
-            "d_expected": e_vx - e_v * mu}
-
 
 @st.composite
 def cases(draw, labelled=False, max_len=5):
@@ -75,7 +55,7 @@ def test_queries_and_gradients_equal_brute_force(case, labelled):
     gradients, log_prob, the best tree, k-best and counts equal enumeration,
     unlabelled or with a label axis of one; ValueError "no tree" when none."""
     grammar, terms, w3 = case
-    want = brute(grammar, terms, w3)
+    want = labelled_distribution(grammar, terms, w3)
     w = torch.tensor(w3 if labelled else w3[..., 0], requires_grad=True).unsqueeze(0)
     crf = TreeCRF(w, grammar=grammar, terminals=[terms])
     if not want["derivations"]:
@@ -125,7 +105,7 @@ def test_labelled_gradients_equal_brute_force(case):
     """Labelled weights: log Z, labelled marginals, the entropy's and the
     expectation's gradients per labelled edge equal enumeration."""
     grammar, terms, w3 = case
-    want = brute(grammar, terms, w3)
+    want = labelled_distribution(grammar, terms, w3)
     if not want["derivations"]:
         return
     w = torch.tensor(w3, requires_grad=True).unsqueeze(0)
@@ -395,7 +375,7 @@ def test_eisner_path_equals_brute_force(n):
                                                      batch.size_array, 0, 3, edges)
     assert fast.all() and totals[2] == NEG_INF
     for b in range(2):
-        want = brute(semiparse.load_grammar("projective"), "s" * (n + 1), w[b][:, :, None])
+        want = labelled_distribution(semiparse.load_grammar("projective"), "s" * (n + 1), w[b][:, :, None])
         assert close(totals[b] + offsets[b], want["log_z"], 1e-12)
         assert close(edges[b], want["mu"][:, :, 0], 1e-12)
 
@@ -488,7 +468,6 @@ def test_single_root_and_user_grammar_files(tmp_path):
 
 
 def _projective(n1):
-    from test_engine import projective_trees
 
     return projective_trees(n1)
 

@@ -9,7 +9,7 @@ and the caller back-propagates once per minibatch.
 :func:`sentence_loss` computes the same loss one sentence and one
 configuration at a time with one ``oracle.scores`` call per configuration,
 as UUParser does (de Lhoneux, Stymne and Nivre 2017): the reference that the lockstep
-loss must equal (tests/test_neural.py) and the baseline of ``semiparse bench
+loss must equal (tests/neural/test_neural.py) and the baseline of ``semiparse bench
 neural``.
 """
 import time

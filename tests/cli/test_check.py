@@ -1,0 +1,128 @@
+"""``semiparse check`` and the hypothesis strategies of ``semiparse.testing``."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semiparse.cli import main
+from semiparse.heads import check_tree, no_crossing
+from semiparse.resources import data_dir
+from semiparse.testing import computations, gold_trees, oracle_examples
+from semiparse.transitions import load_system
+
+
+def test_check_passes_and_exits_0(capsys):
+    assert main(["check", "arc_standard", "--examples", "60", "--max-n", "6",
+                 "--strategy", "lbr", "--strategy", "rbl"]) == 0
+    out = capsys.readouterr().out
+    assert "ok    arc_standard strategy=lbr" in out and "strategy=rbl" in out
+    assert "2/2 strategies passed" in out
+
+
+def test_check_prints_the_shrunk_counterexample_and_exits_1(tmp_path, capsys):
+    text = (data_dir("grammars") / "arc_hybrid.grammar").read_text()
+    bad = tmp_path / "bad.grammar"
+    bad.write_text(text.replace("(_, R1) -> (_, R0) P", "(_, R1) -> (_, R1) P | (_, R0) P"))
+    assert main(["check", "arc_hybrid", "--grammar", str(bad), "--examples", "300"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  arc_hybrid strategy=none" in out
+    for field in ("gold heads:", "configuration:", "reached by:", "grammar sigma:",
+                  "exhaustive:", "differ at:"):
+        assert field in out
+
+
+def test_check_bad_input_exits_2(tmp_path, capsys):
+    assert main(["check", "arc_swift"]) == 2
+    assert "unknown transition system 'arc_swift'" in capsys.readouterr().err
+    assert main(["check", "arc_hybrid", "--method", "quantum", "--examples", "5"]) == 2
+    assert "unknown oracle method 'quantum'" in capsys.readouterr().err
+    broken = tmp_path / "broken.grammar"
+    broken.write_text("start P\n(N, R0) -> p\nP -> (N R0)\n")
+    assert main(["check", "arc_hybrid", "--grammar", str(broken)]) == 2
+    assert f"{broken}:3:" in capsys.readouterr().err
+    lacking = tmp_path / "lacking.grammar"
+    lacking.write_text("start P\n(N, R) -> p\nP -> (N, R)\n")
+    assert main(["check", "arc_hybrid", "--grammar", str(lacking)]) == 2
+    assert "lacks terminal(s) s" in capsys.readouterr().err
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_gold_tree_strategies(data):
+    projective = data.draw(st.sampled_from([True, False, None]))
+    heads = data.draw(gold_trees(1 if projective is not False else 3, 7, projective))
+    check_tree(heads)
+    if projective is not None:
+        assert no_crossing(heads) == projective
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_computations_are_legal_runs_from_the_initial_configuration(data):
+    name = data.draw(st.sampled_from(["arc_standard", "arc_hybrid", "arc_eager"]))
+    system = load_system(name)
+    n = data.draw(st.integers(1, 7))
+    comp = data.draw(computations(name, n))
+    config = system.initial(n)
+    for t in comp.transitions:
+        assert t in system.legal(*config)
+        config = system.apply(*config, t)[:3]
+    assert config == (comp.stack, comp.buffer, comp.arcs)
+
+
+@settings(max_examples=50)
+@given(oracle_examples("arc_standard", max_n=6))
+def test_oracle_examples_are_reachable_configurations_of_the_gold_trees_sentence(ex):
+    system = load_system("arc_standard")
+    config = system.initial(len(ex.heads) - 1)
+    for t in ex.computation.transitions:
+        assert t in system.legal(*config)
+        config = system.apply(*config, t)[:3]
+    assert config == (ex.computation.stack, ex.computation.buffer, ex.computation.arcs)
+
+
+@pytest.mark.parametrize("strategy", ["none", "lbr", "strict_lbr", "rbl"])
+def test_oracle_examples_draw_every_strategy_of_the_system(strategy):
+    from hypothesis import find
+
+    assert find(oracle_examples("arc_standard", max_n=4), lambda ex: ex.strategy == strategy,
+                settings=settings(database=None)).strategy == strategy
+
+
+def test_check_without_grammar_checks_every_registered_method(capsys):
+    import copy
+
+    import semiparse
+    from semiparse.transitions import register_method, register_system
+
+    system = copy.copy(load_system("arc_hybrid"))
+    system.name, system.grammar, system.projective_form = "grammarless_hybrid", None, False
+    register_system(system)
+    declared = semiparse.oracle("arc_hybrid", method="grammar")
+    register_method("grammarless_hybrid", "borrowed",
+                    lambda s, b, heads, arcs, strategy: declared.scores(s, b, heads),
+                    strategies=("none",), projective_only=False, rank=5)
+    assert main(["check", "grammarless_hybrid", "--examples", "40", "--max-n", "6"]) == 0
+    assert "ok    grammarless_hybrid strategy=none method=borrowed" in capsys.readouterr().out
+
+
+def test_bench_oracle_runs_and_plots(shared_data, tmp_path, capsys):
+    """A smoke run (no timing is asserted): every method agrees with the grammar path."""
+    conllu = shared_data / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-dev.conllu"
+    plot = tmp_path / "oracle.png"
+    assert main(["bench", "oracle", str(conllu), "--systems", "arc_hybrid", "--sizes", "10", "20",
+                 "--per-size", "2", "--seconds", "0.001", "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert "arc_hybrid, strategy none: mean cpu time per oracle call" in out
+    assert "disagreed" not in out and "failed" not in out
+    assert plot.stat().st_size > 1000
+
+
+def test_bench_batch_checks_the_batch_against_single_calls(shared_data, capsys):
+    """A smoke run (no timing is asserted): the batch equals single calls,
+    on one and on two threads, or the command fails."""
+    conllu = shared_data / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-dev.conllu"
+    assert main(["bench", "batch", str(conllu), "--sentences", "8", "--rounds", "1",
+                 "--systems", "arc_standard", "arc_hybrid"]) == 0
+    out = capsys.readouterr().out
+    assert "medians of 1 alternating rounds" in out
+    assert [line.split()[0] for line in out.splitlines()[-2:]] == ["arc_standard", "arc_hybrid"]

@@ -1,0 +1,338 @@
+"""Constituency: PTB trees, top-down / in-order systems, exact oracles against
+exhaustive search, evalb scoring, the commands."""
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semiparse.cli import main
+from semiparse.constituency import checking
+from semiparse.constituency.dynamic import Gold, oracle
+from semiparse.constituency.evaluation import Scores, brackets, evaluate, score
+from semiparse.constituency.exhaustive import Search
+from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Done, system
+from semiparse.constituency.trees import (
+    Tree,
+    TreeError,
+    constituents,
+    from_constituents,
+    indexed_constituents,
+    read_ptb,
+    strip_function_tags,
+    tree,
+    write_ptb,
+)
+
+FIGURE1 = "(S (NP (DT The) (NN public)) (VP (VBZ is) (ADVP (RB still)) (ADJP (JJ cautious))) (. .))"
+
+
+@pytest.fixture(scope="module")
+def ptb(shared_data):
+    return read_ptb(shared_data / "ptb" / "wsj_sample_combined.mrg")
+
+
+# ---------------------------------------------------------------- trees
+
+def test_ptb_sample_is_read_and_cleaned(ptb):
+    assert len(ptb) == 3914 and not ptb.skipped
+    assert str(ptb[0]).startswith("(S (NP (NP (NNP Pierre) (NNP Vinken)) (, ,) (ADJP")
+    labels = {x for t in ptb for x, _, _ in constituents(t)}
+    assert not any("-" in x[1:] or "=" in x for x in labels), "function tags left"
+    tags = {tag for t in ptb for tag, _ in t.leaves()}
+    assert "-NONE-" not in tags and "-LRB-" in tags
+
+
+def test_raw_reading_keeps_traces_and_tags(shared_data):
+    raw = read_ptb(shared_data / "ptb" / "wsj_sample_combined.mrg",
+                   remove_traces=False, strip_tags=False, drop_outer=False)
+    assert raw[0].label == "" and raw[0].children[0].children[0].label == "NP-SBJ"
+    assert any(tag == "-NONE-" for t in raw[:10] for tag, _ in t.leaves())
+
+
+@pytest.mark.parametrize("label, base", [
+    ("NP-SBJ", "NP"), ("NP-SBJ-1", "NP"), ("PP-LOC=2", "PP"), ("NP=3", "NP"),
+    ("-NONE-", "-NONE-"), ("-LRB-", "-LRB-"), ("ADVP|PRT", "ADVP|PRT"), ("S", "S")])
+def test_strip_function_tags(label, base):
+    assert strip_function_tags(label) == base
+
+
+def test_round_trip_of_the_sample(ptb, shared_data, tmp_path):
+    out = tmp_path / "out.mrg"
+    write_ptb(ptb, out)
+    assert list(read_ptb(out)) == list(ptb)
+    raw = read_ptb(shared_data / "ptb" / "wsj_sample_combined.mrg",
+                   remove_traces=False, strip_tags=False, drop_outer=False)
+    write_ptb(raw, out)
+    again = read_ptb(out, remove_traces=False, strip_tags=False, drop_outer=False)
+    assert list(again) == list(raw)
+
+
+@settings(max_examples=40)
+@given(checking.random_trees(7))
+def test_round_trip_random(t):
+    assert tree(str(t)) == t
+    built = list(reversed(constituents(t)))  # inner before outer: a build order
+    assert from_constituents(built, t.leaves()) == t
+
+
+def test_constituent_set_of_figure_1():
+    t = tree(FIGURE1)
+    assert set(constituents(t)) == {("S", 0, 6), ("NP", 0, 2), ("VP", 2, 5), ("ADVP", 3, 4), ("ADJP", 4, 5)}
+    repeated = tree("(NP (NP (NP (NN a)) (NN b)))")
+    assert indexed_constituents(repeated) == [("NP", 0, 2, 0), ("NP", 0, 2, 1), ("NP", 0, 1, 0)]
+
+
+BAD = """( (S (NP (DT a)) (VP (VB b))) )
+( (S (NP (DT a) (VP (VB b))) )
+( (S (NP (-NONE- *)) ) )
+)
+()
+( (S (NP (DT a)) (VP (VB b))) )
+junk
+( (S (NP (DT a)) (VP (VB b) (NN x y))) )
+( (S (NP (DT a
+"""
+
+
+def test_errors_name_file_and_line(tmp_path):
+    path = tmp_path / "bad.mrg"
+    path.write_text(BAD)
+    with pytest.raises(TreeError, match=r"bad\.mrg:2: unbalanced brackets"):
+        read_ptb(path)
+    tb = read_ptb(path, on_error="skip")
+    assert len(tb) == 2
+    reasons = [str(e).split(": ", 1)[1] for e in tb.skipped]
+    assert [e.line for e in tb.skipped] == [2, 3, 4, 5, 7, 8, 9]
+    assert reasons[1].startswith("empty tree") and reasons[3] == "empty tree '()'"
+    assert "outside any tree" in reasons[4] and "end of file" in reasons[6]
+    with pytest.raises(ValueError, match="on_error"):
+        read_ptb(path, on_error="ignore")
+
+
+# ---------------------------------------------------------------- systems
+
+def test_figures_3_and_5():
+    t = tree(FIGURE1)
+    td = " ".join(map(str, system("top_down").static_oracle(t)))
+    assert td == "NT-S NT-NP SH SH RE NT-VP SH NT-ADVP SH RE NT-ADJP SH RE RE SH RE"
+    io = " ".join(map(str, system("in_order").static_oracle(t)))
+    assert io == "SH NT-NP SH RE NT-S SH NT-VP SH NT-ADVP RE SH NT-ADJP RE RE SH RE FI"
+
+
+@pytest.mark.parametrize("name", ["top_down", "in_order"])
+def test_static_oracle_rebuilds_every_ptb_tree(ptb, name):
+    s = system(name)
+    for t in ptb:
+        c = s.run(s.static_oracle(t), len(t))
+        assert s.tree(c, t.leaves()) == t
+
+
+def test_legality():
+    td, io = system("top_down"), system("in_order")
+    c = td.initial(2)
+    assert td.legal(c) == [NT(None)]
+    c = td.apply(c, NT("S"))
+    assert not td.is_legal(c, REDUCE)  # empty constituent
+    c = td.apply(c, SHIFT)
+    assert not td.is_legal(c, REDUCE)  # root closed before the end
+    with pytest.raises(ValueError, match="not legal"):
+        td.apply(c, REDUCE)
+    c = io.apply(io.initial(2), SHIFT)
+    assert io.legal(c) == [NT(None)]  # a second parentless node could never attach
+    c = io.apply(io.apply(c, NT("X")), REDUCE)
+    assert c.stack == (Done(0, 1, "X"),) and not io.is_legal(c, FINISH)
+    with pytest.raises(ValueError, match="unknown transition system"):
+        system("bottom_up")
+
+
+# ---------------------------------------------------------------- oracles
+
+@pytest.mark.parametrize("name", ["top_down", "in_order"])
+def test_static_path_has_zero_loss(ptb, name):
+    s, o = system(name), oracle(name)
+    for t in ptb[:60]:
+        gold = Gold(t)
+        c = s.initial(gold.n)
+        for step in s.static_oracle(t):
+            assert o.loss(c, gold) == 0
+            assert step in o.optimal(c, gold)
+            c = s.apply(c, step)
+        assert o.loss(c, gold) == 0
+
+
+@pytest.mark.parametrize("name", ["top_down", "in_order"])
+@settings(max_examples=150)
+@given(checking.random_trees(6), st.lists(st.tuples(st.booleans(), st.integers(0, 50)), max_size=30))
+def test_oracle_equals_exhaustive_on_random_trees(name, t, choices):
+    checking.check_walk(name, t, choices)
+
+
+@pytest.mark.parametrize("name", ["top_down", "in_order"])
+def test_oracle_equals_exhaustive_on_ptb_windows(ptb, name):
+    step = st.tuples(st.integers(0, 3).map(bool), st.integers(0, 50))
+
+    @settings(max_examples=100)
+    @given(checking.gold_trees(7, ptb), st.lists(step, max_size=36))
+    def check(t, choices):
+        checking.check_walk(name, t, choices)
+
+    check()
+
+
+def test_paper_formula_counterexamples_are_handled():
+    # in-order: NT-X above a non-gold first child still gives the gold span
+    t = tree("(X (T a) (T b) (T c))")
+    s, o = system("in_order"), oracle("in_order")
+    c = s.run([SHIFT, NT("Z"), SHIFT, REDUCE, NT("X")], 3)
+    assert o.loss(c, t) == 1 == Search("in_order", t).loss(c)
+    # top-down: the inner of two gold NTs at one position pushed first
+    t = tree("(A (B (T a) (T b)) (T c))")
+    s, o = system("top_down"), oracle("top_down")
+    c = s.run([NT("B")], 3)
+    assert o.loss(c, t) == 1 == Search("top_down", t).loss(c)
+    # a unary chain's order does not matter to the multiset loss
+    t = tree("(A (B (A (T a) (T b))))")
+    c = s.run([NT("A"), NT("A"), NT("B")], 2)
+    assert o.loss(c, t) == 0 == Search("top_down", t).loss(c)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["top_down", "in_order"])
+def test_exhaustive_search_against_plain_enumeration(name):
+    s = system(name)
+    for text in ["(A (T a))", "(A (B (T a)) (T b))", "(A (A (T a) (T b)))", "(B (T a) (C (T b)))"]:
+        t = tree(text)
+        gold = Gold(t)
+        search = Search(name, gold)
+        # every configuration reachable in up to 3 steps with any labels
+        frontier = [s.initial(gold.n)]
+        for _ in range(3):
+            nxt = []
+            for c in frontier:
+                for u in s.legal(c):
+                    for v in ([NT(x) for x in gold.labels + ["?"]] if u.kind == "NT" else [u]):
+                        nxt.append(s.apply(c, v))
+            frontier = nxt
+            for c in frontier:
+                truth = search.loss(c)
+                s2 = _brute_from(name, c, gold, 2)
+                assert truth == s2, (text, str(c))
+
+
+def _brute_from(name, c0, gold, extra):
+    """Minimum loss over every sequence from ``c0`` pushing at most
+    ``len(gold) + extra`` NTs (plain enumeration, no memo, no pruning)."""
+    s = system(name)
+    labels = gold.labels + ["?"]
+    limit = len(gold) + extra
+    best = float("inf")
+
+    def walk(c, nts):
+        nonlocal best
+        if s.is_terminal(c):
+            built = Counter(c.built)
+            best = min(best, sum(((built - gold.counts) + (gold.counts - built)).values()))
+            return
+        for u in s.legal(c):
+            if u.kind == "NT":
+                if nts < limit:
+                    for x in labels:
+                        walk(s.apply(c, NT(x)), nts + 1)
+            else:
+                walk(s.apply(c, u), nts)
+
+    walk(c0, 0)
+    return best
+
+
+def test_checker_reports_a_broken_oracle(monkeypatch, capsys):
+    class Broken(type(oracle("in_order"))):
+        def _terms(self, c, gold):
+            terms = super()._terms(c, gold)
+            return terms._replace(erroneous=terms.erroneous + (c.i == 1))
+
+    monkeypatch.setattr(checking, "make_oracle", lambda name: Broken(name))
+    assert checking.run("in_order", examples=30, max_n=3, seed=1) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "gold tree:" in out and "configuration:" in out
+
+
+def test_checker_run_passes(capsys):
+    assert checking.run("top_down", examples=15, max_n=4, seed=3) == 0
+    assert "oracle == exhaustive search on 15 examples" in capsys.readouterr().out
+
+
+def test_oracle_api_errors():
+    o = oracle("top_down")
+    with pytest.raises(ValueError, match="words"):
+        o.loss(system("top_down").initial(3), tree("(A (T a))"))
+    with pytest.raises(ValueError, match="chain"):
+        oracle("top_down", chain="fast")
+
+
+# ---------------------------------------------------------------- evaluation
+
+def test_evalb_conventions():
+    gold = tree("(S (NP (DT the) (NN dog)) (VP (VBD barked) (ADVP (RB away))) (. .))")
+    test = tree("(S (NP (DT the)) (VP (NN dog) (VBD barked) (PRT (RB away))) (. .))")
+    assert brackets(gold)[("S", 0, 5)] == 1
+    assert brackets(gold, [True] * 4 + [False])[("S", 0, 4)] == 1  # '.' deleted
+    s = score(gold, test)
+    # gold: S NP VP ADVP; test: S NP(0,1) VP(1,4) ADVP(=PRT)
+    assert s == Scores(matched=2, gold=4, test=4)
+    assert s.f1 == pytest.approx(0.5)
+    assert evaluate([gold, gold], [test, gold]) == Scores(6, 8, 8)
+    with pytest.raises(ValueError, match="yield mismatch"):
+        score(gold, tree("(S (NN cat) (. .))"))
+
+
+@settings(max_examples=30)
+@given(checking.random_trees(6), checking.random_trees(6))
+def test_evalb_against_direct_count(a, b):
+    if len(a) != len(b):
+        return
+    s = score(a, b)
+    ga, gb = Counter(constituents(a)), Counter(constituents(b))
+    assert s.matched == sum((ga & gb).values()) and s.gold == len(constituents(a))
+    assert 0 <= s.precision <= 1 and (s.f1 == 1) == (ga == gb)
+
+
+# ---------------------------------------------------------------- commands
+
+def test_commands(shared_data, tmp_path, capsys):
+    sample = shared_data / "ptb" / "wsj_sample_combined.mrg"
+    out = tmp_path / "clean.mrg"
+    assert main(["ptb-convert", str(sample), "-o", str(out)]) == 0
+    assert "3914 trees written, 0 skipped" in capsys.readouterr().err
+    assert main(["evalb", str(out), str(sample)]) == 0
+    assert "F1 100.00" in capsys.readouterr().out
+    bad = tmp_path / "bad.mrg"
+    bad.write_text(BAD)
+    assert main(["ptb-convert", str(bad), "-o", str(tmp_path / "x.mrg")]) == 2
+    assert "bad.mrg:2: unbalanced brackets" in capsys.readouterr().err
+    assert main(["ptb-convert", str(bad), "--on-error", "skip", "-o", str(tmp_path / "x.mrg")]) == 0
+    assert "2 trees written, 7 skipped" in capsys.readouterr().err
+    gold = tmp_path / "gold.mrg"
+    gold.write_text("(S (NN a) (NN b))\n(S (NN c))\n")
+    test = tmp_path / "test.mrg"
+    test.write_text("(S (NN a) (NN b))\n(S (NN d))\n")
+    assert main(["evalb", str(gold), str(test)]) == 2
+    assert "test.mrg:2: yield mismatch" in capsys.readouterr().err
+    assert main(["evalb", str(gold), str(test), "--on-error", "skip"]) == 0
+    assert "1 scored, 1 skipped" in capsys.readouterr().out
+
+
+def test_tree_api_errors(tmp_path):
+    leaves = [("T", "a"), ("T", "b"), ("T", "c")]
+    with pytest.raises(ValueError, match="cross"):
+        from_constituents([("A", 0, 2), ("B", 1, 3), ("S", 0, 3)], leaves)
+    with pytest.raises(ValueError, match="single rooted tree"):
+        from_constituents([("A", 0, 1)], leaves)
+    with pytest.raises(ValueError, match="cannot write"):
+        write_ptb([Tree("S", [Tree("NN", ["a b"])])], tmp_path / "x.mrg")
+    assert not (tmp_path / "x.mrg").exists()
+    with pytest.raises(ValueError, match="no phrasal node"):
+        system("in_order").static_oracle(tree("(NN a)"))
+    with pytest.raises(ValueError, match="one bracketed tree"):
+        tree("(A (T a)) (B (T b))")

@@ -1,0 +1,304 @@
+"""``python -m semiparse.experiments``: every experiment runs at a tiny scale and
+says what it ran (command, commit or version, data checksums, POS tags)."""
+import hashlib
+import json
+import re
+import subprocess
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import semiparse
+from semiparse import experiments
+from semiparse.experiments import common
+from semiparse.testing import gold_trees
+from semiparse.treebank.projectivity import is_projective
+
+from support import REPO
+
+TINY = ["--limit", "4", "--epochs", "1", "--seeds", "1"]
+GREEK = ["ud/UD_Greek-GDT/el_gdt-ud-train.conllu", "ud/UD_Greek-GDT/el_gdt-ud-test.conllu"]
+GREEK_DEV = [*GREEK, "ud/UD_Greek-GDT/el_gdt-ud-dev.conllu"]  # the neural experiments select on dev
+# experiment -> (options, data files read, runs per system at one seed)
+RUNS = {
+    "nonprojective-training": (["--languages", "el"], GREEK, 3),
+    "oracle-comparison": (["--languages", "el"], GREEK, 3),
+    "calibration": (["--languages", "el"], GREEK, 1),
+    "beam-global": (["--languages", "el"], GREEK, 10),
+    "exploration": (["--languages", "el"], GREEK, 2),
+    "constituency": ([], ["ptb/wsj_sample_combined.mrg"], 2),
+    "encoded-training": (["--languages", "el"], GREEK, 3),
+    "partial-training": (["--languages", "el"], GREEK, 5),
+    "neural-accuracy": (["--languages", "el"], GREEK_DEV, 2),
+    "neural-nonprojective": (["--languages", "el"], GREEK_DEV, 3),
+    "neural-oracles": ([], GREEK_DEV, 3),
+    "neural-systems": ([], GREEK_DEV, 1),
+}
+
+
+def sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run(name, tmp_path, data, *extra):
+    argv = [name, "--data", str(data), *TINY, *RUNS[name][0], "--out", str(tmp_path / "out"), *extra]
+    assert experiments.main(argv) == 0
+    md = (tmp_path / "out.md").read_text(encoding="utf-8")
+    return argv, md, json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+
+
+# experiments whose results are not parser scores per system, run at a tiny
+# scale by their own module's tests
+TESTED_ELSEWHERE = {"biaffine-crf": "tests/test_torch.py"}
+
+
+def test_every_experiment_is_tested():
+    assert set(RUNS) | set(TESTED_ELSEWHERE) == set(experiments.EXPERIMENTS)
+    assert not set(RUNS) & set(TESTED_ELSEWHERE)
+    for name, module in TESTED_ELSEWHERE.items():
+        assert f"def test_{name.replace('-', '_')}_experiment_runs" in (REPO / module).read_text()
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_tiny_run_says_what_it_ran(name, tmp_path, shared_data):
+    argv, md, doc = run(name, tmp_path, shared_data)
+    command = "python -m semiparse.experiments " + " ".join(argv)
+    assert md.startswith("# ") and f"Command: `{command}`" in md
+    assert doc["experiment"] == name and doc["command"] == command
+    assert doc["version"] == semiparse.__version__
+    if doc["commit"] is None:
+        assert f"Commit: semiparse {semiparse.__version__} (not a git checkout)" in md
+    else:  # the checkout's own commit
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
+        assert doc["commit"] == head.strip() and re.search(f"^Commit: `{doc['commit']}`", md, re.M)
+    options, used, runs = RUNS[name]
+    assert set(doc["data"]) == set(used)
+    for rel in used:  # each file read, with its checksum, in both outputs
+        digest = sha256(shared_data / rel)
+        assert doc["data"][rel] == digest and f"- `{rel}` {digest}" in md
+    assert "POS tags: gold" in md and doc["pos_tags"].startswith("gold")
+    module = experiments.experiment(name)
+    assert doc["settings"] == {"epochs": 1, "seeds": [1], "languages": options[1:] or module.DEFAULTS["languages"],
+                               "systems": module.DEFAULTS["systems"], "limit": 4}
+    assert "only the first 4 sentences of each training and test set" in md
+    systems = module.DEFAULTS["systems"]
+    assert len(doc["results"]) == runs * len(systems)
+    for result in doc["results"]:
+        assert result["seed"] == 1 and result["epochs"] == 1 and result["system"] in systems
+        score, bound = ("f1", "f1") if name == "constituency" else ("las_nopunct", "uas_nopunct")
+        assert 0 <= result[score] <= result[bound] <= 100
+    # one table row per run at a single seed (calibration: one row per probability bin)
+    rows = [line for line in md.splitlines() if line.split(" ")[1:2] in (["el"], *[[s] for s in systems])]
+    assert len(rows) == (runs * len(systems) if name != "calibration" else 0)
+
+
+def test_calibration_bins_every_test_decision(tmp_path, shared_data):
+    _, md, doc = run("calibration", tmp_path, shared_data)
+    (result,) = doc["results"]
+    bins = result["calibration"]
+    assert [b["low"] for b in bins] == pytest.approx([i / 10 for i in range(10)])
+    # arc-standard makes 2n decisions for n words
+    assert sum(b["count"] for b in bins) == 2 * result["words"]
+    assert all(0 <= b["correct"] <= b["count"] for b in bins)
+    assert len(re.findall(r"^\| \d\.\d-\d\.\d \|", md, re.M)) == 10
+
+
+def test_parallel_jobs_give_the_same_document(tmp_path, shared_data):
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    _, _, one = run("exploration", tmp_path / "a", shared_data, "--systems", "arc_standard")
+    _, _, two = run("exploration", tmp_path / "b", shared_data, "--systems", "arc_standard", "--jobs", "2")
+    assert [r["las"] for r in one["results"]] == [r["las"] for r in two["results"]]
+
+
+def test_outside_a_checkout_the_version_is_given(tmp_path, shared_data, monkeypatch):
+    def no_git(*args):
+        raise OSError("git not found")
+
+    monkeypatch.setattr(common, "_git", no_git)
+    _, md, doc = run("oracle-comparison", tmp_path, shared_data)
+    assert doc["commit"] is None
+    assert f"Commit: semiparse {semiparse.__version__} (not a git checkout)" in md
+
+
+def test_uncommitted_changes_are_marked(monkeypatch):
+    answers = {"ls-files": "common.py\n", "rev-parse": "ab" * 20 + "\n", "status": " M semiparse/cli/__init__.py\n"}
+    monkeypatch.setattr(common, "_git", lambda *args: answers[args[0]])
+    assert common.provenance() == ("ab" * 20, f"`{'ab' * 20}` with uncommitted changes")
+    answers["status"] = ""
+    assert common.provenance() == ("ab" * 20, f"`{'ab' * 20}`")
+
+
+def test_list_names_every_experiment(capsys):
+    assert experiments.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    for name in experiments.EXPERIMENTS:
+        assert re.search(rf"^{name} ", out, re.M)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--systems", "lr_spine"], "--systems: 'lr_spine' is not one of arc_standard, arc_hybrid, arc_eager"),
+    (["--languages", "xx"], "--languages: 'xx' is not one of el, got, hu"),
+])
+def test_bad_settings_are_one_line_errors(argv, message, tmp_path, shared_data, capsys):
+    assert experiments.main(["beam-global", "--data", str(shared_data), *argv,
+                             "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"semiparse experiments beam-global: error: {message}\n"
+    assert not list(tmp_path.iterdir())
+
+
+def test_missing_data_is_a_one_line_error(tmp_path, capsys):
+    assert experiments.main(["calibration", "--data", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("semiparse experiments calibration: error: ") and "data file not found" in err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "out.md").exists()
+
+
+def test_data_defaults_to_the_environment(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SEMIPARSE_DATA", str(tmp_path / "elsewhere"))
+    assert experiments.main(["exploration", "--out", str(tmp_path / "out")]) == 2
+    assert str(tmp_path / "elsewhere") in capsys.readouterr().err
+
+
+# -- the constituent parser trainer the constituency experiment uses ---------------------------
+
+@pytest.fixture(scope="module")
+def ptb_trees(shared_data):
+    from semiparse.experiments.constituency import split
+
+    train, test = split(shared_data, 30)
+    return train, test
+
+
+@pytest.mark.parametrize("system", ["top_down", "in_order"])
+@pytest.mark.parametrize("favoured", ["NT", "RE"])
+def test_parser_stops_even_when_it_favours_unary_chains(system, favoured, ptb_trees):
+    """Neither system bounds unary chains: a parser that always prefers NT-X
+    (or Reduce) must still finish every sentence, with its words."""
+    from semiparse.constituency.train import Parser
+
+    parser = Parser(system, ["NP", "S", "VP"])
+    parser.weights["bias"] = np.array([1.0 if t.kind == favoured else 0.0 for t in parser.classes])
+    for tree in ptb_trees[1][:5]:
+        out = parser.parse(tree.leaves())
+        assert out.leaves() == tree.leaves()
+
+
+@pytest.mark.parametrize("system", ["top_down", "in_order"])
+@pytest.mark.parametrize("oracle", ["static", "dynamic"])
+def test_parser_learns_its_training_trees(system, oracle, ptb_trees):
+    from semiparse.constituency import evaluate
+    from semiparse.constituency.train import train
+
+    trees = ptb_trees[0][:15]
+    parser = train(trees, system, oracle=oracle, epochs=8, seed=1)
+    # a parser with zero weights scores 0 here
+    assert evaluate(trees, [parser.parse(t.leaves()) for t in trees]).f1 > 0.8
+
+
+def test_trainer_settings_are_checked(ptb_trees):
+    from semiparse.constituency.train import train
+
+    with pytest.raises(ValueError, match="oracle must be 'static' or 'dynamic', not 'nondet'"):
+        train(ptb_trees[0], "top_down", oracle="nondet")
+    with pytest.raises(ValueError, match="no training trees"):
+        train([], "in_order")
+    with pytest.raises(ValueError, match="unknown transition system"):
+        train(ptb_trees[0], "arc_eager")
+
+
+@settings(max_examples=100)
+@given(heads=gold_trees(1, 9))
+def test_nonprojective_words_are_those_of_crossing_arcs(heads):
+    from semiparse.experiments.encoded_training import nonprojective_words
+
+    words = nonprojective_words(heads)
+    assert (not words) == is_projective(heads)
+    for d in words:  # the arc into d is crossed by another arc
+        lo, hi = sorted((heads[d], d))
+        assert any((lo < x < hi) != (lo < heads[x] < hi) and not {x, heads[x]} & {lo, hi}
+                   for x in range(1, len(heads)))
+
+
+# -- what the neural experiments share ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def greek_test(shared_data):
+    from semiparse.train import read_trees
+
+    return read_trees(shared_data / "ud/UD_Greek-GDT/el_gdt-ud-test.conllu")[:12]
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_counted_scores_are_the_official_scorers(data, greek_test):
+    """On gold words the CoNLL 2018 scorer's LAS/UAS are the shares counted by
+    ``counted_scores``: checked on random single-root trees, some labels with
+    subtypes, some wrong."""
+    from semiparse.experiments.neural_common import counted_scores, score_test_set
+
+    predicted = []
+    for tree in greek_test:
+        n = len(tree)
+        order = data.draw(st.permutations(range(1, n + 1)))  # a random tree: each word's head comes before it
+        heads = [-1] + [0] * n
+        for k, d in enumerate(order[1:], 1):
+            heads[d] = data.draw(st.sampled_from(order[:k]))
+        labels = [None] + [data.draw(st.sampled_from([tree.labels[d], tree.labels[d] + ":x", "dep"]))
+                           for d in range(1, n + 1)]
+        predicted.append((heads, labels))
+    counted = counted_scores(greek_test, predicted)
+    assert counted["multiroot_sentences"] == 0
+    scores = score_test_set(greek_test, predicted)  # by the official scorer
+    assert scores["scorer"] == "conll18"
+    assert (scores["las"], scores["uas"]) == pytest.approx((counted["las"], counted["uas"]))
+
+
+def test_several_roots_are_counted_the_scorers_way(greek_test):
+    """The official scorer refuses a sentence with several root words (arc-eager's
+    leftovers): the scores are counted here instead, and say so."""
+    from semiparse.experiments.neural_common import counted_scores, score_test_set
+
+    predicted = [([-1] + [0] * len(t), [None] + list(t.labels[1:])) for t in greek_test]
+    scores = score_test_set(greek_test, predicted)
+    assert scores["scorer"].startswith("refused (") and "roots" in scores["scorer"]
+    expected = counted_scores(greek_test, predicted)
+    assert scores["multiroot_sentences"] == sum(len(t) > 1 for t in greek_test) == expected["multiroot_sentences"]
+    roots = sum(t.heads[d] == 0 for t in greek_test for d in range(1, len(t) + 1))
+    words = sum(len(t) for t in greek_test)
+    assert scores["uas"] == pytest.approx(100.0 * roots / words) == pytest.approx(expected["uas"])
+
+
+def test_perceptron_keeps_the_epoch_with_the_best_dev_las(shared_data):
+    from semiparse.experiments.common import read_ud
+    from semiparse.experiments.neural_common import _selected_trainer
+    from semiparse.train import evaluate_model
+
+    train = read_ud(shared_data, "hu", "train", 40)
+    dev = read_ud(shared_data, "hu", "dev", 60)
+    trainer = _selected_trainer()(system="arc_standard", oracle="dynamic", epochs=6, seed=1, progress=False)
+    model = trainer.run(train, dev=dev, nonproj="projectivize")
+    las = [r["las"] for r in trainer.history]
+    assert trainer.best_epoch == las.index(max(las)) + 1
+    assert evaluate_model(model, dev)["las"] == pytest.approx(max(las))
+
+
+def test_partial_training_hides_the_share_asked_and_drops_what_it_says(shared_data):
+    from semiparse.experiments import partial_training as pt
+    from semiparse.experiments.common import read_ud
+
+    trees = read_ud(shared_data, "el", "train", 300)
+    words = sum(len(t) for t in trees)
+    for share in (25, 50):
+        partial, flag = pt.training_set(trees, f"partial {share}%", seed=1)
+        hidden = sum(h == -1 for t in partial for h in t.heads[1:])
+        assert flag and abs(hidden / words - share / 100) < 0.03
+        assert all((h == -1) == (l == "_") for t in partial for h, l in zip(t.heads[1:], t.labels[1:]))
+        assert all(h in (-1, g) for t, u in zip(partial, trees) for h, g in zip(t.heads, u.heads))
+        dropped, flag = pt.training_set(trees, f"drop {share}%", seed=1)
+        assert not flag and all(-1 not in t.heads[1:] for t in dropped)
+        assert len(dropped) == sum(-1 not in t.heads[1:] for t in partial)
+    assert pt.training_set(trees, "complete", seed=1) == (trees, False)

@@ -1,0 +1,255 @@
+"""What several test modules share besides the brute-force references
+(tests/brute_force.py): hypothesis strategies for trees, split grammars and
+their inputs, and mutated bytes; the checks of a command's output and
+refusal; a walk through a system's configurations; system texts."""
+import warnings
+from pathlib import Path
+
+import numpy as np
+from hypothesis import strategies as st
+
+import semiparse
+from semiparse.cli import main
+from semiparse.grammar import Grammar, GrammarWarning
+from semiparse.train import Model, read_trees
+from semiparse.transitions import load_system
+
+REPO = Path(__file__).resolve().parents[1]
+SYSTEMS = Path(__file__).resolve().parent / "systems"  # the systems the tests declare
+NEG_INF = float("-inf")
+BOM = b"\xef\xbb\xbf"
+
+
+# -- strategies -----------------------------------------------------------------------
+
+@st.composite
+def trees(draw, min_words=1, max_words=8, single_root=None):
+    """Random trees, projective or not: the words in random order, each
+    attached to the root or to a word placed before it; with ``single_root``
+    (drawn when None) only the first word attaches to the root."""
+    n = draw(st.integers(min_words, max_words))
+    order = draw(st.permutations(range(1, n + 1)))
+    single = draw(st.booleans()) if single_root is None else single_root
+    heads = [-1] * (n + 1)
+    placed = [0]
+    for d in order:
+        choices = placed[1:] if single and len(placed) > 1 else placed
+        heads[d] = draw(st.sampled_from(choices))
+        placed.append(d)
+    return heads
+
+
+STATES, TYPES, TERMS = ("X", "Y"), ("A", "B"), ("a", "b")
+
+
+@st.composite
+def split_grammars(draw):
+    """Random well-formed split grammars over two states, types and terminals.
+
+    Rules that use a symbol no kept rule defines are dropped (to a fixpoint),
+    and the start symbol A always finishes from terminal a's initial states.
+    """
+    pre = {t: (draw(st.sampled_from(STATES)), draw(st.sampled_from(STATES))) for t in TERMS}
+    pick = lambda options: draw(st.lists(st.sampled_from(options), unique=True, max_size=4))  # noqa: E731
+    fin = set(pick([("finish", a, b, c) for a in TYPES for b in STATES for c in STATES]))
+    fin.add(("finish", "A", *pre["a"]))
+    rules = fin | set(pick([("left", b2, a, b) for b2 in STATES for a in TYPES for b in STATES]))
+    rules |= set(pick([("right", c2, c, a) for c2 in STATES for c in STATES for a in TYPES]))
+    while True:
+        lefts = {b for b, _ in pre.values()} | {r[1] for r in rules if r[0] == "left"}
+        rights = {c for _, c in pre.values()} | {r[1] for r in rules if r[0] == "right"}
+        types = {r[1] for r in rules if r[0] == "finish"}
+        kept = {r for r in rules if
+                (r[0] == "finish" and r[2] in lefts and r[3] in rights)
+                or (r[0] == "left" and r[2] in types and r[3] in lefts)
+                or (r[0] == "right" and r[2] in rights and r[3] in types)}
+        if kept == rules:
+            break
+        rules = kept
+    form = {"finish": "{} -> ({}, {})", "left": "({}, _) -> {} ({}, _)",
+            "right": "(_, {}) -> (_, {}) {}"}
+    text = "\n".join(["start A"] + [f"({b}, {c}) -> {t}" for t, (b, c) in pre.items()]
+                     + [form[r[0]].format(*r[1:]) for r in sorted(rules)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GrammarWarning)
+        return Grammar.from_text(text, "random.grammar")
+
+
+@st.composite
+def inputs(draw, grammar, max_len=5, allow_forbidden=True):
+    n1 = draw(st.integers(1, max_len))
+    terms = draw(st.lists(st.sampled_from(sorted(grammar.terminals)), min_size=n1, max_size=n1))
+    values = [0.0, 1.0, 2.0] + ([NEG_INF] if allow_forbidden else [])
+    flat = draw(st.lists(st.sampled_from(values), min_size=n1 * n1, max_size=n1 * n1))
+    return terms, np.array(flat).reshape(n1, n1)
+
+
+@st.composite
+def grammar_and_input(draw, max_len=5):
+    g = draw(split_grammars())
+    return g, *draw(inputs(g, max_len))
+
+
+SCORES = [0.0, 0.5, 1.0, 2.0, NEG_INF]
+
+
+@st.composite
+def labelled_cases(draw, max_len=4, max_labels=3, labelled=True):
+    """A random split grammar, terminals and weights ``(n1, n1, L)`` (or
+    ``(n1, n1)``), with values of the same shape."""
+    g = draw(split_grammars())
+    n1 = draw(st.integers(1, max_len))
+    terms = draw(st.lists(st.sampled_from(sorted(g.terminals)), min_size=n1, max_size=n1))
+    shape = (n1, n1, draw(st.integers(1, max_labels))) if labelled else (n1, n1)
+    size = int(np.prod(shape))
+    w = np.array(draw(st.lists(st.sampled_from(SCORES), min_size=size, max_size=size)))
+    values = np.array(draw(st.lists(st.sampled_from([-1.0, 0.0, 1.0, 3.0]),
+                                    min_size=size, max_size=size)))
+    return g, terms, w.reshape(shape), values.reshape(shape)
+
+
+INSERTS = [b"(", b")", b" ", b"\n", b"\r", b"\r\n", b"\xe9", b"\xff", b"\xc3", b"\x80", b"\x00",
+           b"-NONE-", b"( ", b"x", b"\t"]
+
+
+@st.composite
+def mutated(draw, blocks, max_edits=4):
+    """Bytes of one to three consecutive ``blocks`` with up to ``max_edits``
+    edits: characters or lines dropped, duplicated, swapped; bytes inserted
+    (brackets, spaces, invalid UTF-8); line endings changed."""
+    start = draw(st.integers(0, len(blocks) - 1))
+    data = b"".join(blocks[start:start + draw(st.integers(1, 3))])
+    for _ in range(draw(st.integers(1, max_edits))):
+        edit = draw(st.sampled_from(["drop", "dup", "swap", "insert", "lines", "endings"]))
+        k = draw(st.integers(0, max(len(data) - 1, 0)))
+        if edit == "drop":
+            data = data[:k] + data[k + draw(st.integers(1, 3)):]
+        elif edit == "dup":
+            data = data[:k] + data[k:k + 1] + data[k:]
+        elif edit == "swap":
+            data = data[:k] + data[k + 1:k + 2] + data[k:k + 1] + data[k + 2:]
+        elif edit == "insert":
+            data = data[:k] + draw(st.sampled_from(INSERTS)) + data[k:]
+        elif edit == "lines":
+            lines = data.split(b"\n")
+            j = draw(st.integers(0, len(lines) - 1))
+            how = draw(st.sampled_from(["drop", "dup", "swap"]))
+            if how == "drop":
+                del lines[j]
+            elif how == "dup":
+                lines.insert(j, lines[j])
+            elif j + 1 < len(lines):
+                lines[j], lines[j + 1] = lines[j + 1], lines[j]
+            data = b"\n".join(lines)
+        else:
+            data = data.replace(b"\n", draw(st.sampled_from([b"\r\n", b"\r", b"\n\n"])))
+    return data
+
+
+# -- commands and their outputs --------------------------------------------------------
+
+def cli_error(capsys, argv):
+    """Run the CLI expecting exit 2 with exactly one line on stderr; return it."""
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def predictions(model_path, path):
+    """``(HEAD, DEPREL)`` as bytes for every word of the file, in order, by
+    the Python API."""
+    model = Model.load(model_path)
+    out = []
+    for tree in read_trees(path, need_heads=False):
+        heads, labels, _ = model.parse(tree)
+        out += [(str(heads[d]).encode(), labels[d].encode()) for d in range(1, len(tree) + 1)]
+    return out
+
+
+def check_parse_output(given, written, words):
+    """Every line of ``written`` is the line of ``given`` with, on word lines,
+    HEAD and DEPREL the model's (``words``, in order); every other byte equal."""
+    lines_in, lines_out = given.splitlines(keepends=True), written.splitlines(keepends=True)
+    assert len(lines_in) == len(lines_out)
+    k = 0
+    for number, (line, out) in enumerate(zip(lines_in, lines_out), 1):
+        bom = BOM if number == 1 and line.startswith(BOM) else b""
+        body = line[len(bom):].rstrip(b"\r\n")
+        cols = body.split(b"\t")
+        if len(cols) == 10 and cols[0].isdigit():
+            head, label = words[k]
+            k += 1
+            line = bom + b"\t".join(cols[:6] + [head, label] + cols[8:]) + line[len(bom) + len(body):]
+        assert out == line, number
+    assert k == len(words)
+
+
+# -- transition systems ---------------------------------------------------------------
+
+def walk(spec, n, choices):
+    """Follow random transitions with the API and with the system's tuple
+    interface side by side; return the configurations visited."""
+    system = semiparse.system(spec)
+    py = load_system(spec)
+    config = system.initial(n)
+    stack, buffer, arcs = py.initial(n)
+    visited = []
+    for choice in choices:
+        visited.append(config)
+        assert (config.stack, config.buffer, config.arcs) == (stack, buffer, arcs)
+        assert config.is_final() == py.is_final(stack, buffer, arcs)
+        legal = py.legal(stack, buffer, arcs)
+        assert sorted(config.legal()) == sorted(legal)
+        if not legal:
+            break
+        name = legal[choice % len(legal)]
+        before = (config.stack, config.buffer, config.arcs)
+        following = config.apply(name, label=choice % 7)
+        assert (config.stack, config.buffer, config.arcs) == before  # unchanged
+        stack, buffer, arcs, edge = py.apply(stack, buffer, arcs, name)
+        if edge is not None:
+            assert following.labels[edge[1]] == choice % 7
+        config = following
+    return visited
+
+
+# A system that loops: arc-standard with a transition that undoes shift.
+SHIFT = '''
+[[transition]]
+name = "shift"
+stack = ["*", "s0"]
+buffer = ["b", "*"]
+stack_after = ["*", "s0", "b"]
+buffer_after = ["*"]
+'''
+
+ARC_STANDARD = '''name = "looping"
+final = { stack = "root", buffer = "empty" }
+''' + SHIFT + '''
+[[transition]]
+name = "left_arc"
+stack = ["*", "s1", "s0"]
+require = ["s1 != root", "s1 has no head"]
+stack_after = ["*", "s0"]
+buffer_after = ["*"]
+edge = "s0 -> s1"
+
+[[transition]]
+name = "right_arc"
+stack = ["*", "s1", "s0"]
+require = ["s0 has no head"]
+stack_after = ["*", "s1"]
+buffer_after = ["*"]
+edge = "s1 -> s0"
+'''
+
+UNSHIFT = '''
+[[transition]]
+name = "unshift"
+stack = ["*", "s0"]
+require = ["s0 != root"]
+stack_after = ["*"]
+buffer_after = ["s0", "*"]
+'''
