@@ -313,8 +313,12 @@ class _LogPartition(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         (w,) = ctx.saved_tensors
-        mu = _Marginals.apply(w, ctx.batch, ctx.mu)
-        return grad.reshape(-1, 1, 1) * mu, None
+        if torch.is_grad_enabled():  # create_graph: the marginals' own backward is needed
+            mu = _Marginals.apply(w, ctx.batch, ctx.mu)
+            return grad.reshape(-1, 1, 1) * mu, None
+        # a plain backward: one product in float64 and one conversion, no graph
+        g = _numpy(grad).reshape(-1, 1, 1)
+        return torch.from_numpy(ctx.mu * g).to(device=w.device, dtype=w.dtype), None
 
 
 class _Marginals(torch.autograd.Function):

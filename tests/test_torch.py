@@ -405,6 +405,33 @@ def test_eisner_path_hands_over_beyond_its_range(n):
     assert close(e1[:, :, 1:].sum(1), 1.0, 1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), n=st.integers(1, 40),
+       kind=st.sampled_from(["normal", "peaked", "forbidden"]))
+def test_eisner_path_equals_the_split_grammar_kernel(seed, n, kind):
+    """At every length (the outside pass sums blocks of eight spans, and
+    the spans past a block's end), with forbidden edges and peaked scores,
+    the Eisner path's log Z and marginals are the split-grammar kernel's."""
+    from semiparse.chart import _cky
+    from semiparse.torch import _Batch
+
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=(1, n + 1, n + 1)) * (6 if kind == "peaked" else 1)
+    if kind == "forbidden":
+        w[0][rng.random((n + 1, n + 1)) < 0.5] = NEG_INF
+        w[0][np.arange(n), np.arange(1, n + 1)] = 0.0  # a chain keeps a tree
+    batch = _Batch("projective", w.shape, None, None, 1)
+    runs = []
+    for eisner in (True, False):
+        edges = np.zeros(w.shape)
+        totals, _, fast = _cky.log_partition_batch(batch.rules, w, batch.starts,
+                                                   batch.size_array, 0, 1, edges, eisner)
+        runs.append((totals, edges, fast))
+    (t1, e1, f1), (t2, e2, f2) = runs
+    assert f1.all() and f2.all()
+    assert close(t1, t2, 1e-12) and close(e1, e2, 1e-9)
+
+
 def test_batch_kernel_errors_name_the_same_item():
     """Errors of a batch are those of the checked path: bad scores of any
     sentence first (the first such sentence), then the first sentence

@@ -1239,6 +1239,33 @@ cdef extern from *:
         }
     }
 
+    /* out[i] (+)= sum_{x < c(i)} a[x * sa + i] * b[x * sb + i] for i < n,
+       c(i) = count + i (up) or count - i; blocks of eight spans sum in
+       registers up to the largest c of the block, so the terms past a
+       span's own c must be 0 (the callers' zero entries) */
+    static inline void semiparse_gather(double *restrict out, int add, const double *a, ptrdiff_t sa,
+                                        const double *b, ptrdiff_t sb, int n, int count, int up) {
+        int i = 0, x, j, c;
+        for (; i + 8 <= n; i += 8) {
+            double acc[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+            const double *p = a + i, *q = b + i;
+            c = up ? count + i + 7 : count - i;
+            for (x = 0; x < c; x++, p += sa, q += sb)
+                for (j = 0; j < 8; j++)
+                    acc[j] += p[j] * q[j];
+            for (j = 0; j < 8; j++)
+                out[i + j] = add ? out[i + j] + acc[j] : acc[j];
+        }
+        for (; i < n; i++) {
+            double acc = 0.0;
+            const double *p = a + i, *q = b + i;
+            c = up ? count + i : count - i;
+            for (x = 0; x < c; x++, p += sa, q += sb)
+                acc += *p * *q;
+            out[i] = add ? out[i] + acc : acc;
+        }
+    }
+
     /* First-order projective trees (the grammar "projective": one left and
        one right state, every position starting in them) by Eisner's
        algorithm over plain probabilities, the charts stored by width:
@@ -1302,50 +1329,44 @@ cdef extern from *:
             return -HUGE_VAL;
         if (edges == NULL)
             return log(z);
-        for (size_t q = 0; q < 4 * NN; q++)
-            gcr[q] = 0.0;  /* gcr, gcl, gir, gil */
-        gcr[(size_t) (N - 1) * N] = 1.0 / z;
-        for (k = N - 1; k >= 1; k--) {
-            n = N - k;
-            const double *restrict gr = gcr + (size_t) k * N;
-            const double *restrict gl = gcl + (size_t) k * N;
-            for (x = 0; x < k; x++) {
-                const double *restrict a = cl + (size_t) x * N;
-                const double *restrict b = il + (size_t) (k - x) * N + x;
-                double *restrict ga = gcl + (size_t) x * N;
-                double *restrict gb = gil + (size_t) (k - x) * N + x;
-                for (i = 0; i < n; i++) {
-                    ga[i] += gl[i] * b[i];
-                    gb[i] += gl[i] * a[i];
-                }
-            }
-            for (x = 1; x <= k; x++) {
-                const double *restrict a = ir + (size_t) x * N;
-                const double *restrict b = cr + (size_t) (k - x) * N + x;
-                double *restrict ga = gir + (size_t) x * N;
-                double *restrict gb = gcr + (size_t) (k - x) * N + x;
-                for (i = 0; i < n; i++) {
-                    ga[i] += gr[i] * b[i];
-                    gb[i] += gr[i] * a[i];
-                }
-            }
-            /* the attachments: the edges' posteriors, the adjoint of their sum */
-            double *restrict gs = gir + (size_t) k * N;  /* reused: gir[k] is final here */
-            const double *restrict gt = gil + (size_t) k * N;
+        /* The outside pass gathers: each item's adjoint is summed, in
+           registers, over the wider items it is part of (whose adjoints
+           are final), width by width from the widest.  The sums run over
+           whole blocks of spans, so every entry outside a width's spans
+           must be 0: those of the inside charts, of the weights (read where
+           a product's other factor is 0) and of the adjoints. */
+        for (k = 0; k < N; k++) {
+            size_t off = (size_t) k * N + (N - k);
+            double *arrays[10] = {wr, wl, cr, cl, ir, il, gcr, gcl, gir, gil};
+            for (x = 0; x < 10; x++)
+                memset(arrays[x] + off, 0, (size_t) k * sizeof(double));
+        }
+        memset(ir, 0, (size_t) N * sizeof(double));  /* width 0: no edge */
+        memset(il, 0, (size_t) N * sizeof(double));
+        for (x = N - 1; x >= 1; x--) {
+            n = N - x;
+            double *restrict r = gcr + (size_t) x * N, *restrict l = gcl + (size_t) x * N;
+            double *restrict s = gir + (size_t) x * N, *restrict t = gil + (size_t) x * N;
+            /* R[i][i+x]: left factor of the attachments over i..i+k, right
+               factor of R[i'][i+x] = IR[i'][i] R[i][i+x] */
+            semiparse_gather(r, 0, gir + (size_t) (x + 1) * N, N, cl + x + 1, N, n, n - 1, 0);
+            semiparse_gather(r, 1, gcr + (size_t) (x + 1) * N - 1, N - 1, ir + N - 1, N - 1, n, 0, 1);
+            if (x == N - 1)
+                r[0] += 1.0 / z;
+            /* L[i][i+x]: left factor of L[i][i+k] = L[i][i+x] IL[i+k][i+x],
+               right factor of the attachments over i'..i+x */
+            semiparse_gather(l, 0, gcl + (size_t) (x + 1) * N, N, il + N + x, N, n, n - 1, 0);
+            semiparse_gather(l, 1, gir + (size_t) (x + 1) * N - 1, N - 1, cr - 1, N - 1, n, 0, 1);
+            /* IR[i][i+x] in R[i][i+k] = IR[i][i+x] R[i+x][i+k] (k = x: R
+               of width 0, 1); IL[i+x][i] in L[i'][i+x] = L[i'][i] IL[i+x][i] */
+            semiparse_gather(s, 0, gcr + (size_t) x * N, N, cr + x, N, n, n, 0);
+            semiparse_gather(t, 0, gcl + (size_t) x * N, N - 1, cl, N - 1, n, 1, 1);
+            /* the edges' posteriors; s becomes the adjoint of the
+               attachments' sum (gir's width x is not read again) */
             for (i = 0; i < n; i++) {
-                edges[(size_t) i * N + i + k] = gs[i] * ir[(size_t) k * N + i];
-                edges[(size_t) (i + k) * N + i] = gt[i] * il[(size_t) k * N + i];
-                gs[i] = gs[i] * wr[(size_t) k * N + i] + gt[i] * wl[(size_t) k * N + i];
-            }
-            for (x = 0; x < k; x++) {
-                const double *restrict a = cr + (size_t) x * N;
-                const double *restrict b = cl + (size_t) (k - 1 - x) * N + x + 1;
-                double *restrict ga = gcr + (size_t) x * N;
-                double *restrict gb = gcl + (size_t) (k - 1 - x) * N + x + 1;
-                for (i = 0; i < n; i++) {
-                    ga[i] += gs[i] * b[i];
-                    gb[i] += gs[i] * a[i];
-                }
+                edges[(size_t) i * N + i + x] = s[i] * ir[(size_t) x * N + i];
+                edges[(size_t) (i + x) * N + i] = t[i] * il[(size_t) x * N + i];
+                s[i] = s[i] * wr[(size_t) x * N + i] + t[i] * wl[(size_t) x * N + i];
             }
         }
         for (i = 0; i < N; i++)
