@@ -1216,9 +1216,18 @@ ROUNDING_LIMIT = ROUNDING_LIMIT_C
 
 cdef extern from *:
     """
+    /* The sums of products run in AVX2 registers where the processor has
+       them (a second copy chosen at load time; the same operations in the
+       same order per lane, so the same results to the bit). */
+    #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
+    #define SEMIPARSE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define SEMIPARSE_VECTOR_CLONES
+    #endif
+
     /* out[i] = sum_{x < count} a[x * sa + i] * b[x * sb + i] for i < n, the
        sums of eight spans at a time held in registers over x */
-    static inline void semiparse_sum_rows(double *restrict out, const double *a, ptrdiff_t sa,
+    SEMIPARSE_VECTOR_CLONES static void semiparse_sum_rows(double *restrict out, const double *a, ptrdiff_t sa,
                                           const double *b, ptrdiff_t sb, int count, int n) {
         int i = 0, x, j;
         for (; i + 8 <= n; i += 8) {
@@ -1243,7 +1252,7 @@ cdef extern from *:
        c(i) = count + i (up) or count - i; blocks of eight spans sum in
        registers up to the largest c of the block, so the terms past a
        span's own c must be 0 (the callers' zero entries) */
-    static inline void semiparse_gather(double *restrict out, int add, const double *a, ptrdiff_t sa,
+    SEMIPARSE_VECTOR_CLONES static void semiparse_gather(double *restrict out, int add, const double *a, ptrdiff_t sa,
                                         const double *b, ptrdiff_t sb, int n, int count, int up) {
         int i = 0, x, j, c;
         for (; i + 8 <= n; i += 8) {
