@@ -559,53 +559,49 @@ cdef void remember(ArcStdC* w, const int* stack, int ns, int bstart, const doubl
         memo_put(&w.memo, stack, ns, bstart, <int>best if best > -INFINITY else NEG)
 
 
+cdef inline int future_without_left(ArcStdC* w, value_fn value, int* st, int ns, int bstart,
+                                    int strategy, int below) noexcept nogil:
+    """``future`` of the successor (st[:ns], bstart), where strict_lbr
+    forbids left children to st[0..below); every such mark (and lbr's, made
+    by the caller among them) is cleared again after."""
+    cdef int i, v
+    if strategy == 2:
+        for i in range(below):
+            w.no_left[st[i]] = 1
+    v = future(w, value, st, ns, bstart, strategy)
+    for i in range(below):
+        w.no_left[st[i]] = 0
+    return v
+
+
 cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strategy,
                      value_fn value, double* out) noexcept nogil:
     """sigma of shift, left_arc, right_arc into out[0..2] (NaN: not legal),
     futures by ``value`` (or remembered, under strategy none)."""
-    cdef int n = w.n
     cdef int* st = w.stack2
-    cdef int* heads = w.heads
-    cdef unsigned char* nl = w.no_left
-    cdef unsigned char* nr = w.no_right
     cdef int i, v, s0, s1
     out[0] = out[1] = out[2] = NAN
     for i in range(ns):
         st[i] = stack[i]
     s0 = st[ns - 1]
-    if bstart <= n:
+    if bstart <= w.n:
         st[ns] = bstart
         if strategy == 1:
-            nl[s0] = 1
-        elif strategy == 2:
-            for i in range(ns):
-                nl[st[i]] = 1
-        v = future(w, value, st, ns + 1, bstart + 1, strategy)
-        for i in range(ns):
-            nl[st[i]] = 0
+            w.no_left[s0] = 1
+        v = future_without_left(w, value, st, ns + 1, bstart + 1, strategy, ns)
         out[0] = _sigma(v, 0)
     if ns >= 2:
         s1 = st[ns - 2]
         if s1 != 0:
             st[ns - 2] = s0
-            if strategy == 2:
-                for i in range(ns - 2):
-                    nl[st[i]] = 1
-            elif strategy == 3:
-                nr[s0] = 1
-            v = future(w, value, st, ns - 1, bstart, strategy)
-            for i in range(ns - 2):
-                nl[st[i]] = 0
-            nr[s0] = 0
+            if strategy == 3:
+                w.no_right[s0] = 1
+            v = future_without_left(w, value, st, ns - 1, bstart, strategy, ns - 2)
+            w.no_right[s0] = 0
             st[ns - 2] = s1
-            out[1] = _sigma(v, heads[s1] == s0)
-        if strategy == 2:
-            for i in range(ns - 1):
-                nl[st[i]] = 1
-        v = future(w, value, st, ns - 1, bstart, strategy)
-        for i in range(ns - 1):
-            nl[st[i]] = 0
-        out[2] = _sigma(v, heads[s0] == s1)
+            out[1] = _sigma(v, w.heads[s1] == s0)
+        v = future_without_left(w, value, st, ns - 1, bstart, strategy, ns - 1)
+        out[2] = _sigma(v, w.heads[s0] == s1)
     if strategy == 0 and w.memo.on:
         remember(w, stack, ns, bstart, out)
 
