@@ -561,6 +561,17 @@ cdef inline void push(int* stack, int* top, int kind, int a, int b, int i, int j
     top[0] += 1
 
 
+cdef inline int split_point(const BV* row1, const BV* row2, int lo, int hi, double extra,
+                            double target, double ref, double* r, bint sample) noexcept nogil:
+    """The first x in lo..hi-1 whose term row1[x] * row2[x] (* extra score)
+    `pick` takes; -1 if none."""
+    cdef int x
+    for x in range(lo, hi):
+        if pick((row1[x].s + row2[x].s) + extra, weight(row1[x], row2[x], ref), target, r, sample):
+            return x
+    return -1
+
+
 cdef bint trace_root(BV tag, Chart* ch, const Rules* g, double u, bint sample, int* stack,
                      int* top) noexcept nogil:
     """Push the right item of a best start rule: the best of L[B][0][0] *
@@ -620,12 +631,12 @@ cdef bint trace_attachment(BV tag, Chart* ch, int kind, int a, int b, int i, int
     target, ref = x.s, log_count(x)
     if sample:
         r = u * mass(row1 + i, row2 + i, j - i, extra, target, ref) * SHRINK
-    for k in range(i, j):
-        if pick((row1[k].s + row2[k].s) + extra, weight(row1[k], row2[k], ref), target, &r, sample):
-            push(stack, top, ITEM_R, b, 0, i, k)
-            push(stack, top, ITEM_L, a, 0, k + 1, j)
-            return True
-    return False
+    k = split_point(row1, row2, i, j, extra, target, ref, &r, sample)
+    if k < 0:
+        return False
+    push(stack, top, ITEM_R, b, 0, i, k)
+    push(stack, top, ITEM_L, a, 0, k + 1, j)
+    return True
 
 
 cdef bint trace_left(BV tag, Chart* ch, const Rules* g, int a, int i, int j, double u,
@@ -637,8 +648,6 @@ cdef bint trace_left(BV tag, Chart* ch, const Rules* g, int a, int i, int j, dou
     cdef size_t NN = <size_t> N * N
     cdef const BV* Lf = <const BV*> ch.Lf
     cdef const BV* IL = <const BV*> ch.IL
-    cdef const BV* row1
-    cdef const BV* row2
     cdef BV x = Lf[at(a, i, j, N, NN)]
     cdef double target = x.s, ref = log_count(x), r = 0
     if sample:
@@ -652,13 +661,12 @@ cdef bint trace_left(BV tag, Chart* ch, const Rules* g, int a, int i, int j, dou
         if g.lc[4 * q] != a:
             continue
         bd, b, cd = g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
-        row1 = Lf + at(bd, i, 0, N, NN)
-        row2 = IL + at(b * nr + cd, j, 0, N, NN)
-        for d in range(i, j):
-            if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
-                push(stack, top, ITEM_L, bd, 0, i, d)
-                push(stack, top, ITEM_IL, b, cd, d, j)
-                return True
+        d = split_point(Lf + at(bd, i, 0, N, NN), IL + at(b * nr + cd, j, 0, N, NN), i, j, 0,
+                        target, ref, &r, sample)
+        if d >= 0:
+            push(stack, top, ITEM_L, bd, 0, i, d)
+            push(stack, top, ITEM_IL, b, cd, d, j)
+            return True
     return False
 
 
@@ -672,8 +680,6 @@ cdef bint trace_right(BV tag, Chart* ch, const Rules* g, int a, int i, int j, do
     cdef const BV* Rf = <const BV*> ch.Rf
     cdef const BV* Rb = <const BV*> ch.Rb
     cdef const BV* IR = <const BV*> ch.IR
-    cdef const BV* row1
-    cdef const BV* row2
     cdef BV x = Rf[at(a, i, j, N, NN)]
     cdef double target = x.s, ref = log_count(x), r = 0
     if sample:
@@ -686,13 +692,12 @@ cdef bint trace_right(BV tag, Chart* ch, const Rules* g, int a, int i, int j, do
         if g.rc[4 * q] != a:
             continue
         b, bd, cd = g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
-        row1 = IR + at(bd * nr + b, i, 0, N, NN)
-        row2 = Rb + at(cd, j, 0, N, NN)
-        for d in range(i + 1, j + 1):
-            if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
-                push(stack, top, ITEM_IR, bd, b, i, d)
-                push(stack, top, ITEM_R, cd, 0, d, j)
-                return True
+        d = split_point(IR + at(bd * nr + b, i, 0, N, NN), Rb + at(cd, j, 0, N, NN), i + 1, j + 1,
+                        0, target, ref, &r, sample)
+        if d >= 0:
+            push(stack, top, ITEM_IR, bd, b, i, d)
+            push(stack, top, ITEM_R, cd, 0, d, j)
+            return True
     return False
 
 
@@ -899,7 +904,7 @@ cdef int check_input(CompiledRules rules, const int[::1] pl, const int[::1] pr,
     """ValueError unless ``pl``, ``pr`` (the left and right start states of
     the positions) and ``w`` describe an input of N >= 1 positions for these
     rules: the kernels index the chart with them unchecked."""
-    cdef Py_ssize_t N, i
+    cdef Py_ssize_t N
     if pl is None or pr is None or w is None:
         raise ValueError("kernel input: start states and weights must be arrays, got None")
     N = w.shape[0]
@@ -907,6 +912,13 @@ cdef int check_input(CompiledRules rules, const int[::1] pl, const int[::1] pr,
         raise ValueError(f"kernel input: weights of shape ({w.shape[0]}, {w.shape[1]}) and "
                          f"{pl.shape[0]} and {pr.shape[0]} start states: expected (N, N) "
                          f"weights and N start states of each side, N >= 1")
+    return check_states(rules, pl, pr, N)
+
+
+cdef int check_states(CompiledRules rules, const int[::1] pl, const int[::1] pr,
+                      Py_ssize_t N) except -1:
+    """ValueError unless the start states of the N positions are states of these rules."""
+    cdef Py_ssize_t i
     for i in range(N):
         if not (0 <= pl[i] < rules.n_left and 0 <= pr[i] < rules.n_right):
             raise ValueError(f"kernel input: position {i} starts in states ({pl[i]}, {pr[i]}): "
@@ -1539,11 +1551,7 @@ def log_partition_batch(CompiledRules rules not None, const double[:, :, ::1] w 
                 raise ValueError(f"log_partition_batch: item {b} of {m} positions with "
                                  f"{pl.shape[0]} and {pr.shape[0]} start states for scores "
                                  f"of size {N}")
-            for x in range(m):
-                if not (0 <= pl[x] < rules.n_left and 0 <= pr[x] < rules.n_right):
-                    raise ValueError(f"kernel input: position {x} starts in states ({pl[x]}, "
-                                     f"{pr[x]}): expected left states below {rules.n_left}, "
-                                     f"right states below {rules.n_right}")
+            check_states(rules, pl, pr, m)
             pls[b], prs[b] = &pl[0], &pr[0]
             largest = max(largest, m)
         scratch = <double*> malloc(largest * largest * sizeof(double))
