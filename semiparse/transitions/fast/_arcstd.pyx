@@ -185,6 +185,12 @@ cdef inline int gain(int* heads, unsigned char* no_left, unsigned char* no_right
     return 1 if heads[d] == h else 0
 
 
+cdef inline void improve(int* cell, int v, int g) noexcept nogil:
+    """Raise the cell to v + g, unless g forbids the edge (NEG)."""
+    if g > NEG and v + g > cell[0]:
+        cell[0] = v + g
+
+
 cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil:
     """Most gold edges a computation from (stack, bstart..n) can add (Algorithm 1)."""
     cdef int* heads = &w.heads[0]
@@ -194,7 +200,7 @@ cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept 
     cdef int n = w.n
     cdef int k = ns - 1
     cdef int q = critical_nodes(heads, n, stack, ns, bstart, &xs[ns], &w.mark[0])
-    cdef int i, j, d, h, lo, hi, x, v, g, cur_i_lo, cur_i_hi
+    cdef int i, j, d, h, lo, hi, x, v
     cdef int W = k + q + 1
     cdef int* cur = &w.tab[0]
     cdef int* nxt = &w.tab[(n + 2) * (n + 2)]
@@ -220,25 +226,17 @@ cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept 
                     if v <= NEG:
                         continue
                     if x != 0:
-                        g = gain(heads, nl, nr, xs[h], x)
-                        if g > NEG and v + g > nxt[(i + 1) * W + h]:
-                            nxt[(i + 1) * W + h] = v + g
-                    g = gain(heads, nl, nr, x, xs[h])
-                    if g > NEG and v + g > nxt[(i + 1) * W + lo - 1]:
-                        nxt[(i + 1) * W + lo - 1] = v + g
+                        improve(&nxt[(i + 1) * W + h], v, gain(heads, nl, nr, xs[h], x))
+                    improve(&nxt[(i + 1) * W + lo - 1], v, gain(heads, nl, nr, x, xs[h]))
             if j < q:
                 x = xs[hi + 1]
                 for h in range(lo, hi + 1):
                     v = cur[i * W + h]
                     if v <= NEG:
                         continue
-                    g = gain(heads, nl, nr, xs[h], x)
-                    if g > NEG and v + g > nxt[i * W + h]:
-                        nxt[i * W + h] = v + g
+                    improve(&nxt[i * W + h], v, gain(heads, nl, nr, xs[h], x))
                     if xs[h] != 0:
-                        g = gain(heads, nl, nr, x, xs[h])
-                        if g > NEG and v + g > nxt[i * W + hi + 1]:
-                            nxt[i * W + hi + 1] = v + g
+                        improve(&nxt[i * W + hi + 1], v, gain(heads, nl, nr, x, xs[h]))
         tmp = cur
         cur = nxt
         nxt = tmp
