@@ -239,6 +239,23 @@ class Polynomial(Semiring):
         return {score: 1}
 
 
+def log_plus(a, b, rest):
+    """``a + b`` for elements ``(log weight, rest)``: the other one when
+    either weighs nothing (-inf), else the log of their summed weights, z,
+    with ``rest(a, b, z)``."""
+    if a[0] == NEG_INF:
+        return b
+    if b[0] == NEG_INF:
+        return a
+    z = log_add(a[0], b[0])
+    return (z, rest(a, b, z))
+
+
+def _weighted_mean(a, b, z):
+    """The mean value of two sets of derivations, each weighing its share of z."""
+    return math.exp(a[0] - z) * a[1] + math.exp(b[0] - z) * b[1]
+
+
 class Expectation(Semiring):
     """First-order expectation semiring (Li and Eisner 2009) in log space.
 
@@ -261,12 +278,7 @@ class Expectation(Semiring):
         self.values = values
 
     def plus(self, a, b):
-        if a[0] == NEG_INF:
-            return b
-        if b[0] == NEG_INF:
-            return a
-        z = log_add(a[0], b[0])
-        return (z, math.exp(a[0] - z) * a[1] + math.exp(b[0] - z) * b[1])
+        return log_plus(a, b, _weighted_mean)
 
     def times(self, a, b):
         return (a[0] + b[0], a[1] + b[1])
@@ -299,13 +311,12 @@ class Sampling(Semiring):
         self.one = (0.0, ((),) * k)
 
     def plus(self, a, b):
-        if a[0] == NEG_INF:
-            return b
-        if b[0] == NEG_INF:
-            return a
-        z = log_add(a[0], b[0])
+        return log_plus(a, b, self._draw)
+
+    def _draw(self, a, b, z):
+        """Each slot's draw from b with probability b's share of the weight z."""
         p_right, draw = math.exp(b[0] - z), self.rng.random
-        return (z, tuple(y if draw() < p_right else x for x, y in zip(a[1], b[1])))
+        return tuple(y if draw() < p_right else x for x, y in zip(a[1], b[1]))
 
     def times(self, a, b):
         if a[0] == NEG_INF or b[0] == NEG_INF:

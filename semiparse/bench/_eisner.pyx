@@ -64,6 +64,22 @@ ctypedef fused FV:
     Scaled
 
 
+cdef inline FV fv_dot(const FV* a, const FV* b, int n) noexcept nogil:
+    """sum_x a[x] * b[x] over x < n, in plain probabilities or scaled numbers."""
+    if FV is Plain:
+        return plain_dot(a, b, n)
+    else:
+        return scaled_dot(a, b, n)
+
+
+cdef inline FV fv_times(FV a, FV b) noexcept nogil:
+    if FV is Plain:
+        a.p = a.p * b.p
+        return a
+    else:
+        return scaled_times(a, b)
+
+
 cdef double inside_outside(FV tag, const double* w, int N, FV* buf, double* grad,
                            double* post) noexcept nogil:
     """log Z and the posteriors (into ``post``, zeroed) over plain
@@ -105,24 +121,16 @@ cdef double inside_outside(FV tag, const double* w, int N, FV* buf, double* grad
     for span in range(1, N):
         for s in range(N - span):
             t = s + span
+            acc = fv_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
+            ILb[t * N + s] = fv_times(acc, W[t * N + s])
+            IRf[s * N + t] = fv_times(acc, W[s * N + t])
+            CLf[s * N + t] = CLb[t * N + s] = fv_dot(CLf + s * N + s, ILb + t * N + s, span)
+            CRf[s * N + t] = CRb[t * N + s] = fv_dot(IRf + s * N + s + 1, CRb + t * N + s + 1, span)
             if FV is Plain:
-                acc = plain_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
-                ILb[t * N + s].p = acc.p * W[t * N + s].p
-                IRf[s * N + t].p = acc.p * W[s * N + t].p
-                CLf[s * N + t] = CLb[t * N + s] = plain_dot(CLf + s * N + s, ILb + t * N + s, span)
-                CRf[s * N + t] = CRb[t * N + s] = plain_dot(IRf + s * N + s + 1,
-                                                            CRb + t * N + s + 1, span)
                 track(ILb[t * N + s].p, &lo, &hi)
                 track(IRf[s * N + t].p, &lo, &hi)
                 track(CLf[s * N + t].p, &lo, &hi)
                 track(CRf[s * N + t].p, &lo, &hi)
-            else:
-                acc = scaled_dot(CRf + s * N + s, CLb + t * N + s + 1, span)
-                ILb[t * N + s] = scaled_times(acc, W[t * N + s])
-                IRf[s * N + t] = scaled_times(acc, W[s * N + t])
-                CLf[s * N + t] = CLb[t * N + s] = scaled_dot(CLf + s * N + s, ILb + t * N + s, span)
-                CRf[s * N + t] = CRb[t * N + s] = scaled_dot(IRf + s * N + s + 1,
-                                                             CRb + t * N + s + 1, span)
         if FV is Plain:
             if not in_range(lo, hi):
                 return NAN

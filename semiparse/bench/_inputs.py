@@ -1,5 +1,6 @@
 """What the benchmarks read: the CoNLL-U files named, else every UD file of
-the shared data (``$SEMIPARSE_DATA/ud``), and the long trees among them."""
+the shared data (``$SEMIPARSE_DATA/ud``), and the long trees among them; a
+shared treebank's training file."""
 from pathlib import Path
 
 from semiparse.cli import UserError
@@ -16,6 +17,15 @@ def ud_files(named=None):
     if not files:
         raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
     return files
+
+
+def ud_train_file(folder, prefix):
+    """The training file ``ud/FOLDER/PREFIX-ud-train.conllu`` of the shared
+    data; UserError when it is missing."""
+    path = data_root() / "ud" / folder / f"{prefix}-ud-train.conllu"
+    if not path.is_file():
+        raise UserError(f"{path} not found (set SEMIPARSE_DATA or name TRAIN.conllu)")
+    return path
 
 
 def long_trees(files, longest):

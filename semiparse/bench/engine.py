@@ -187,23 +187,20 @@ def _maxplus_table(args, grammar, rng):
     from semiparse import parse
     from semiparse.chart._cky import inside
     from semiparse.bench._eisner import eisner_best_score
-    from semiparse.chart.inputs import check_input, compiled
 
     print("max-plus, projective.grammar, random normal weights; thread CPU time per call, "
           "medians of 5 alternating rounds (the Python engine: one round)")
     print(f"{'n':>5} {'eisner (floor)':>15} {'cython kernel':>14} {'parse() call':>14} "
           f"{'python engine':>14} {'kernel/eisner':>14} {'call/eisner':>12} {'python/call':>12}")
     for n in args.lengths:
-        w = rng.normal(size=(n + 1, n + 1))
+        w, kernel_args = _kernel_input(grammar, n, rng)
         terms = "s" * (n + 1)
         best = eisner_best_score(w)
         got = parse(grammar, terms, w).value
         if not math.isclose(best, got, rel_tol=1e-9, abs_tol=1e-9):
             raise RuntimeError(f"engine and Eisner disagree at n={n}: {got} vs {best}")
-        (_, pl, pr), wc = check_input(grammar, terms, w)
-        rules = compiled(grammar)
         t_eisner, t_kernel, t_cython = alternating([
-            lambda: eisner_best_score(w), lambda: inside("maxplus", rules, pl, pr, wc),
+            lambda: eisner_best_score(w), lambda: inside("maxplus", *kernel_args),
             lambda: parse(grammar, terms, w)], args.seconds)
         t_python = float("nan")
         if n <= args.python_max_n:

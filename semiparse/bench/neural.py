@@ -21,7 +21,8 @@ slow); its rate is per sentence like the others.
 import random
 import sys
 import time
-from semiparse.resources import data_root
+
+from semiparse.bench._inputs import ud_train_file
 
 TARGET_RATIO = 10.0
 TARGET_SHARE = 0.15
@@ -52,16 +53,6 @@ def add_parser(subparsers):
     return parser
 
 
-def default_file():
-    from semiparse.cli import UserError
-
-    root = data_root()
-    path = root / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-train.conllu"
-    if not path.is_file():
-        raise UserError(f"{path} not found (set SEMIPARSE_DATA or name TRAIN.conllu)")
-    return path
-
-
 SMALL = dict(word_dim=32, char_dim=8, char_hidden=16, upos_dim=8, lstm_dim=32, lstm_layers=1,
              hidden_dim=32, label_hidden_dim=32)
 
@@ -85,7 +76,7 @@ def run(args):
         torch.set_num_threads(args.threads)
     options = Options(**(SMALL if args.small else {}), oracle=args.oracle, nonproj=args.nonproj,
                       batch_size=args.batch_size, device=args.device, seed=1)
-    path = args.file or default_file()
+    path = args.file or ud_train_file("UD_Gothic-PROIEL", "got_proiel")
     trees = training_trees(read_trees(path)[:args.sentences], args.nonproj, args.oracle)
     nonproj = sum(not is_projective(t.heads) for t in trees)
     torch.manual_seed(1)

@@ -83,88 +83,117 @@ def collect(system, strategy, trees, sizes, per_size, rng):
 
 
 def run(args):
-    from semiparse import oracle
-    from semiparse.heads import no_crossing
     from semiparse.transitions import load_system
-    from semiparse.transitions.registry import system_methods
 
     if args.plot:
         check_output(args.plot)  # before minutes of timing, not after
         pyplot()
     rng = random.Random(args.seed)
-    if args.clock == "cpu":
-        def timer(fn, s):
-            return seconds_per_call(fn, s, time.process_time)
-    else:
-        def timer(fn, s):
-            return per_call(fn, s, repeats=1)
+    timer = _timer(args.clock)
     trees = long_trees(ud_files(args.files), longest=3 * args.per_size)
     curves = {}
     for spec in args.systems:
-        system = load_system(spec)
-        name = system.name
-        system.check_strategy(args.strategy)
-        registered = system_methods(system)
-        names = (["grammar"] + [m.name for m in registered if args.strategy in m.strategies]
-                 + ["auto"])  # what semiparse.oracle() picks, per configuration
-        projective_only = {m.name: m.projective_only for m in registered}
-        oracles = {m: oracle(system, args.strategy, m) for m in names}
-        found = collect(system, args.strategy, trees, args.sizes, args.per_size, rng)
-        print(f"\n{name}, strategy {args.strategy}: mean {args.clock} time per oracle call "
-              f"(ratio = grammar time / method time on the same configurations)")
-        header = f"{'k+m':>5} {'configs':>7} {'grammar':>10}"
-        for m in names[1:]:
-            header += f" {m:>16} {'ratio':>7}"
-        print(header)
-        broken = {}
-        for size in args.sizes:
-            configs = found[size]
-            if not configs:
-                print(f"{size:>5} {0:>7}  (no sentence long enough)")
-                continue
-            times = {m: [] for m in names}
-            disagree = {m: 0 for m in names}
-            for stack, buffer, arcs, heads in configs:
-                expected = oracles["grammar"].scores(stack, buffer, heads, arcs)
-                projective = no_crossing(heads)
-                for m in names:
-                    if m in broken or (projective_only.get(m) and not projective):
-                        times[m].append(None)
-                        continue
-                    o = oracles[m]
-                    try:
-                        got = o.scores(stack, buffer, heads, arcs)
-                    except Exception as exc:  # report a crashing method, time the others
-                        broken[m] = f"{type(exc).__name__}: {exc}"
-                        times[m].append(None)
-                        continue
-                    if got != expected:
-                        disagree[m] += 1
-                    times[m].append(timer(lambda: o.scores(stack, buffer, heads, arcs),
-                                          args.seconds))
-            row = f"{size:>5} {len(configs):>7} {fmt_time(mean_time(times['grammar'])):>10}"
-            curves.setdefault((name, "grammar"), []).append((size, mean_time(times["grammar"])))
-            for m in names[1:]:
-                pairs = [(g, t) for g, t in zip(times["grammar"], times[m]) if t is not None]
-                if not pairs:
-                    row += f" {'-':>16} {'-':>7}"
-                    continue
-                mean = sum(t for _, t in pairs) / len(pairs)
-                ratio = sum(g for g, _ in pairs) / len(pairs) / mean
-                note = f"!{disagree[m]}" if disagree[m] else ""
-                row += f" {fmt_time(mean) + note:>16} {ratio:>6.1f}x"
-                curves.setdefault((name, m), []).append((size, mean))
-            print(row)
-            bad = {m: d for m, d in disagree.items() if d}
-            if bad:
-                print(f"  !N: the method disagreed with the grammar path on N "
-                      f"configurations: {bad}")
-        for m, error in broken.items():
-            print(f"  method {m} failed and was not timed: {error}")
+        _bench_system(load_system(spec), args, trees, rng, timer, curves)
     if args.plot:
         _plot(curves, args.plot, args.strategy, args.clock)
         print(f"\nplot written to {args.plot}")
     return 0
+
+
+def _timer(clock):
+    """``timer(fn, seconds)``: seconds per call of ``fn`` on the chosen clock
+    (CPU time of this process, or elapsed time)."""
+    if clock == "cpu":
+        return lambda fn, s: seconds_per_call(fn, s, time.process_time)
+    return lambda fn, s: per_call(fn, s, repeats=1)
+
+
+def _bench_system(system, args, trees, rng, timer, curves):
+    """Print the table of one system (a row per size) and add its mean times
+    per size to ``curves[(system name, method)]``."""
+    from semiparse import oracle
+    from semiparse.transitions.registry import system_methods
+
+    system.check_strategy(args.strategy)
+    registered = system_methods(system)
+    names = (["grammar"] + [m.name for m in registered if args.strategy in m.strategies]
+             + ["auto"])  # what semiparse.oracle() picks, per configuration
+    projective_only = {m.name: m.projective_only for m in registered}
+    oracles = {m: oracle(system, args.strategy, m) for m in names}
+    found = collect(system, args.strategy, trees, args.sizes, args.per_size, rng)
+    print(f"\n{system.name}, strategy {args.strategy}: mean {args.clock} time per oracle call "
+          f"(ratio = grammar time / method time on the same configurations)")
+    print(f"{'k+m':>5} {'configs':>7} {'grammar':>10}"
+          + "".join(f" {m:>16} {'ratio':>7}" for m in names[1:]))
+    broken = {}
+    for size in args.sizes:
+        configs = found[size]
+        if not configs:
+            print(f"{size:>5} {0:>7}  (no sentence long enough)")
+            continue
+        times = {m: [] for m in names}
+        disagree = dict.fromkeys(names, 0)
+        for config in configs:
+            agree = _check(oracles, config, projective_only, broken)
+            for m in names:
+                disagree[m] += m in agree and not agree[m]
+                times[m].append(_time(oracles[m], config, timer, args.seconds)
+                                if m in agree else None)
+        print(_row(size, len(configs), names, times, disagree, system.name, curves))
+        bad = {m: d for m, d in disagree.items() if d}
+        if bad:
+            print(f"  !N: the method disagreed with the grammar path on N "
+                  f"configurations: {bad}")
+    for m, error in broken.items():
+        print(f"  method {m} failed and was not timed: {error}")
+
+
+def _check(oracles, config, projective_only, broken):
+    """``{method: whether its scores are the grammar path's}`` on one
+    configuration, for the methods that apply to it: not broken, and not
+    exact only for projective trees when its gold tree is not.  A method that
+    raises is entered in ``broken`` (with its error), so that the others are
+    still timed."""
+    from semiparse.heads import no_crossing
+
+    stack, buffer, arcs, heads = config
+    expected = oracles["grammar"].scores(stack, buffer, heads, arcs)
+    projective = no_crossing(heads)
+    agree = {}
+    for m, o in oracles.items():
+        if m in broken or (projective_only.get(m) and not projective):
+            continue
+        try:
+            agree[m] = o.scores(stack, buffer, heads, arcs) == expected
+        except Exception as exc:  # report a crashing method, time the others
+            broken[m] = f"{type(exc).__name__}: {exc}"
+    return agree
+
+
+def _time(o, config, timer, seconds):
+    """Seconds per call of the oracle ``o`` on one configuration."""
+    stack, buffer, arcs, heads = config
+    return timer(lambda: o.scores(stack, buffer, heads, arcs), seconds)
+
+
+def _row(size, n_configs, names, times, disagree, system, curves):
+    """The table row of one size: the grammar path's mean time, then each
+    method's (``!N``: disagreed on N configurations) and its ratio on the
+    configurations where both were timed; the means go into ``curves``."""
+    grammar = mean_time(times["grammar"])
+    row = f"{size:>5} {n_configs:>7} {fmt_time(grammar):>10}"
+    curves.setdefault((system, "grammar"), []).append((size, grammar))
+    for m in names[1:]:
+        pairs = [(g, t) for g, t in zip(times["grammar"], times[m]) if t is not None]
+        if not pairs:
+            row += f" {'-':>16} {'-':>7}"
+            continue
+        mean = sum(t for _, t in pairs) / len(pairs)
+        ratio = sum(g for g, _ in pairs) / len(pairs) / mean
+        note = f"!{disagree[m]}" if disagree[m] else ""
+        row += f" {fmt_time(mean) + note:>16} {ratio:>6.1f}x"
+        curves.setdefault((system, m), []).append((size, mean))
+    return row
 
 
 def _plot(curves, path, strategy, clock):

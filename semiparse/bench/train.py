@@ -17,10 +17,9 @@ sentences replayed as a training step uses the system (features, legal mask
 over every class, step), the best of several runs each (target: machine <=
 1.2 x floor), and the legal masks and steps alone.
 """
-import os
 import time
-from pathlib import Path
 
+from semiparse.bench._inputs import ud_train_file
 from semiparse.cli import UserError, int_range
 
 TARGET = 1.5
@@ -43,19 +42,11 @@ def add_parser(subparsers):
     return parser
 
 
-def default_file():
-    root = Path(os.environ.get("SEMIPARSE_DATA", Path.cwd().parent / "shared" / "data"))
-    path = root / "ud" / "UD_Greek-GDT" / "el_gdt-ud-train.conllu"
-    if not path.is_file():
-        raise UserError(f"{path} not found (set SEMIPARSE_DATA or name TRAIN.conllu)")
-    return path
-
-
 def run(args):
     from semiparse.treebank.projectivity import is_projective
     from semiparse.train import Trainer, read_trees
 
-    path = args.file or default_file()
+    path = args.file or ud_train_file("UD_Greek-GDT", "el_gdt")
     trees = [t for t in read_trees(path) if is_projective(t.heads)][: args.sentences]
     if not trees:
         raise UserError(f"{path}: no projective sentence to train on")

@@ -307,6 +307,151 @@ cdef bint plain_rescale(Chart* ch, const Rules* g, int width, double shift) noex
     return in_range(lo, hi) and plain_rescale_weights(<Plain*> ch.W, N, exp(shift))
 
 
+cdef inline V v_dot(V tag, const V* a, const V* b, int n, uint64_t p) noexcept nogil:
+    """sum_x a[x] * b[x] over x < n: the inner loop of every chart item (the
+    log and max-plus charts have their own, vectorized)."""
+    cdef V acc
+    cdef int x
+    if V is Scaled:
+        return scaled_dot(a, b, n)
+    elif V is Plain:
+        return plain_dot(a, b, n)
+    elif V is MaxPlus:
+        return maxplus_dot(a, b, n)
+    else:
+        acc = v_zero(tag)
+        for x in range(n):
+            acc = v_plus(acc, v_times(a[x], b[x], p), p)
+        return acc
+
+
+cdef inline void v_track(V x, double* lo, double* hi) noexcept nogil:
+    """Widen (lo, hi) to a Plain entry's value (other charts track nothing)."""
+    if V is Plain:
+        track(x.p, lo, hi)
+
+
+cdef bint fill_start(V tag, Chart* ch, const int* pl, const int* pr, const double* w) noexcept nogil:
+    """The edge values ``W`` and the one-position items (``one`` in each
+    position's start states, ``zero`` elsewhere); False when a Plain
+    chart's weights leave its exact range."""
+    cdef int N = ch.N, i, b, c
+    cdef size_t NN = <size_t> N * N, x
+    cdef V* Lf = <V*> ch.Lf
+    cdef V* Lb = <V*> ch.Lb
+    cdef V* Rf = <V*> ch.Rf
+    cdef V* Rb = <V*> ch.Rb
+    cdef V* W = <V*> ch.W
+    cdef V zero = v_zero(tag), one = v_one(tag)
+    if V is Plain:
+        ch.log_scale = plain_weights(w, W, N)
+        if ch.log_scale != ch.log_scale:
+            return False
+    else:
+        ch.log_scale = 0.0
+        for x in range(NN):
+            W[x] = v_edge(tag, w[x])
+    for i in range(N):
+        for b in range(ch.nl):
+            Lf[at(b, i, i, N, NN)] = Lb[at(b, i, i, N, NN)] = zero
+        for c in range(ch.nr):
+            Rf[at(c, i, i, N, NN)] = Rb[at(c, i, i, N, NN)] = zero
+        Lf[at(pl[i], i, i, N, NN)] = one
+        Lb[at(pl[i], i, i, N, NN)] = one
+        Rf[at(pr[i], i, i, N, NN)] = one
+        Rb[at(pr[i], i, i, N, NN)] = one
+    return True
+
+
+cdef inline void fill_attachments(V tag, Chart* ch, const Rules* g, int i, int j, uint64_t p,
+                                  double* lo, double* hi) noexcept nogil:
+    """The attachment items over i..j: sum_k R[c][i][k] * L[b][k+1][j] for
+    each pair (b, c), times the edge j -> i (IL) or i -> j (IR)."""
+    cdef int N = ch.N, nr = ch.nr, q, b, c
+    cdef size_t NN = <size_t> N * N
+    cdef const V* Rf = <const V*> ch.Rf
+    cdef const V* Lb = <const V*> ch.Lb
+    cdef const V* W = <const V*> ch.W
+    cdef V* IL = <V*> ch.IL
+    cdef V* IR = <V*> ch.IR
+    cdef V acc
+    for q in range(g.npairs):
+        b = g.pairs[4 * q]
+        c = g.pairs[4 * q + 1]
+        acc = v_dot(tag, Rf + at(c, i, i, N, NN), Lb + at(b, j, i + 1, N, NN), j - i, p)
+        if g.pairs[4 * q + 2]:
+            IL[at(b * nr + c, j, i, N, NN)] = v_times(acc, W[j * N + i], p)
+            v_track(IL[at(b * nr + c, j, i, N, NN)], lo, hi)
+        if g.pairs[4 * q + 3]:
+            IR[at(b * nr + c, i, j, N, NN)] = v_times(acc, W[i * N + j], p)
+            v_track(IR[at(b * nr + c, i, j, N, NN)], lo, hi)
+
+
+cdef inline void clear_items(V tag, V* by_start, int n, int i, int j, int N, size_t NN) noexcept nogil:
+    """Set the (i, j) entries of the n left or right items to zero, before
+    their combinations add into them."""
+    cdef int s
+    for s in range(n):
+        by_start[at(s, i, j, N, NN)] = v_zero(tag)
+
+
+cdef inline void copy_by_end(V* by_start, V* by_end, int n, int i, int j, int N, size_t NN,
+                             double* lo, double* hi) noexcept nogil:
+    """Copy the (i, j) entries of the n left or right items, once summed, to
+    their by-end array, tracking their range."""
+    cdef int s
+    for s in range(n):
+        by_end[at(s, j, i, N, NN)] = by_start[at(s, i, j, N, NN)]
+        v_track(by_start[at(s, i, j, N, NN)], lo, hi)
+
+
+cdef inline void fill_left(V tag, Chart* ch, const Rules* g, int i, int j, uint64_t p,
+                           double* lo, double* hi) noexcept nogil:
+    """The left items over i..j: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]."""
+    cdef int N = ch.N, nr = ch.nr, q, b2
+    cdef size_t NN = <size_t> N * N
+    cdef V* Lf = <V*> ch.Lf
+    cdef const V* IL = <const V*> ch.IL
+    clear_items(tag, Lf, ch.nl, i, j, N, NN)
+    for q in range(g.nlc):
+        b2 = g.lc[4 * q]
+        Lf[at(b2, i, j, N, NN)] = v_plus(Lf[at(b2, i, j, N, NN)], v_dot(
+            tag, Lf + at(g.lc[4 * q + 1], i, i, N, NN),
+            IL + at(g.lc[4 * q + 2] * nr + g.lc[4 * q + 3], j, i, N, NN), j - i, p), p)
+    copy_by_end(Lf, <V*> ch.Lb, ch.nl, i, j, N, NN, lo, hi)
+
+
+cdef inline void fill_right(V tag, Chart* ch, const Rules* g, int i, int j, uint64_t p,
+                            double* lo, double* hi) noexcept nogil:
+    """The right items over i..j: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]."""
+    cdef int N = ch.N, nr = ch.nr, q, c2
+    cdef size_t NN = <size_t> N * N
+    cdef V* Rf = <V*> ch.Rf
+    cdef const V* IR = <const V*> ch.IR
+    cdef const V* Rb = <const V*> ch.Rb
+    clear_items(tag, Rf, nr, i, j, N, NN)
+    for q in range(g.nrc):
+        c2 = g.rc[4 * q]
+        Rf[at(c2, i, j, N, NN)] = v_plus(Rf[at(c2, i, j, N, NN)], v_dot(
+            tag, IR + at(g.rc[4 * q + 2] * nr + g.rc[4 * q + 1], i, i + 1, N, NN),
+            Rb + at(g.rc[4 * q + 3], j, i + 1, N, NN), j - i, p), p)
+    copy_by_end(Rf, <V*> ch.Rb, nr, i, j, N, NN, lo, hi)
+
+
+cdef inline V root_value(V tag, Chart* ch, const Rules* g, uint64_t p) noexcept nogil:
+    """The value of the whole input: sum over start rules (B, C) of
+    L[B][0][0] * R[C][0][N-1]."""
+    cdef int N = ch.N, q
+    cdef size_t NN = <size_t> N * N
+    cdef const V* Lf = <const V*> ch.Lf
+    cdef const V* Rf = <const V*> ch.Rf
+    cdef V acc = v_zero(tag)
+    for q in range(g.nroot):
+        acc = v_plus(acc, v_times(Lf[at(g.root[2 * q], 0, 0, N, NN)],
+                                  Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)], p), p)
+    return acc
+
+
 cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             const double* w, uint64_t p) noexcept nogil:
     """Fill the chart bottom-up and return the value of the whole input.
@@ -314,133 +459,29 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
     A Plain chart holds scaled values (``ch.log_scale``), rescales them when
     a width's entries drift toward the limits of the range where they are
     exact, and returns NaN as soon as they leave it."""
-    cdef int N = ch.N, nl = ch.nl, nr = ch.nr
-    cdef size_t NN = <size_t> N * N
-    cdef V* Lf = <V*> ch.Lf
-    cdef V* Lb = <V*> ch.Lb
-    cdef V* Rf = <V*> ch.Rf
-    cdef V* Rb = <V*> ch.Rb
-    cdef V* IL = <V*> ch.IL
-    cdef V* IR = <V*> ch.IR
-    cdef V* W = <V*> ch.W
-    cdef V zero = v_zero(tag), one = v_one(tag), acc
-    cdef const V* row1
-    cdef const V* row2
-    cdef int span, i, j, k, d, q, b, c, b2, c2, bd, cd
-    cdef size_t x
+    cdef int N = ch.N, span, i, j
     cdef double lo = INFINITY, hi = 0.0
-
+    cdef V nan = v_zero(tag)   # a Plain chart's value out of its exact range: NaN
     # Only entries that are read are initialized: the diagonal here, each
     # L/R item when its span is reached; attachment items are always written
     # before they are read.
     if V is Plain:
-        ch.log_scale = plain_weights(w, W, N)
-        if ch.log_scale != ch.log_scale:
-            acc.p = ch.log_scale
-            return acc
-    else:
-        ch.log_scale = 0.0
-        for x in range(NN):
-            W[x] = v_edge(tag, w[x])
-    for i in range(N):
-        for b in range(nl):
-            Lf[at(b, i, i, N, NN)] = Lb[at(b, i, i, N, NN)] = zero
-        for c in range(nr):
-            Rf[at(c, i, i, N, NN)] = Rb[at(c, i, i, N, NN)] = zero
-        Lf[at(pl[i], i, i, N, NN)] = one
-        Lb[at(pl[i], i, i, N, NN)] = one
-        Rf[at(pr[i], i, i, N, NN)] = one
-        Rb[at(pr[i], i, i, N, NN)] = one
-
+        nan.p = NAN
+    if not fill_start(tag, ch, pl, pr, w):
+        return nan
     for span in range(1, N):
         if V is Plain:
             lo, hi = INFINITY, 0.0
         for i in range(N - span):
             j = i + span
-            # attachment items: sum_k R[c][i][k] * L[b][k+1][j], times the edge
-            for q in range(g.npairs):
-                b = g.pairs[4 * q]
-                c = g.pairs[4 * q + 1]
-                row1 = Rf + at(c, i, 0, N, NN)
-                row2 = Lb + at(b, j, 0, N, NN)
-                if V is Scaled:
-                    acc = scaled_dot(row1 + i, row2 + i + 1, j - i)
-                elif V is Plain:
-                    acc = plain_dot(row1 + i, row2 + i + 1, j - i)
-                elif V is MaxPlus:
-                    acc = maxplus_dot(row1 + i, row2 + i + 1, j - i)
-                else:
-                    acc = zero
-                    for k in range(i, j):
-                        acc = v_plus(acc, v_times(row1[k], row2[k + 1], p), p)
-                if g.pairs[4 * q + 2]:
-                    IL[at(b * nr + c, j, i, N, NN)] = v_times(acc, W[j * N + i], p)
-                    if V is Plain:
-                        track(IL[at(b * nr + c, j, i, N, NN)].p, &lo, &hi)
-                if g.pairs[4 * q + 3]:
-                    IR[at(b * nr + c, i, j, N, NN)] = v_times(acc, W[i * N + j], p)
-                    if V is Plain:
-                        track(IR[at(b * nr + c, i, j, N, NN)].p, &lo, &hi)
-            # left items: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]
-            for b2 in range(nl):
-                Lf[at(b2, i, j, N, NN)] = zero
-            for q in range(g.nlc):
-                b2 = g.lc[4 * q]
-                bd = g.lc[4 * q + 1]
-                b = g.lc[4 * q + 2]
-                cd = g.lc[4 * q + 3]
-                row1 = Lf + at(bd, i, 0, N, NN)
-                row2 = IL + at(b * nr + cd, j, 0, N, NN)
-                if V is Scaled:
-                    acc = scaled_dot(row1 + i, row2 + i, j - i)
-                elif V is Plain:
-                    acc = plain_dot(row1 + i, row2 + i, j - i)
-                elif V is MaxPlus:
-                    acc = maxplus_dot(row1 + i, row2 + i, j - i)
-                else:
-                    acc = zero
-                    for d in range(i, j):
-                        acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
-                Lf[at(b2, i, j, N, NN)] = v_plus(Lf[at(b2, i, j, N, NN)], acc, p)
-            for b2 in range(nl):
-                Lb[at(b2, j, i, N, NN)] = Lf[at(b2, i, j, N, NN)]
-                if V is Plain:
-                    track(Lf[at(b2, i, j, N, NN)].p, &lo, &hi)
-            # right items: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]
-            for c2 in range(nr):
-                Rf[at(c2, i, j, N, NN)] = zero
-            for q in range(g.nrc):
-                c2 = g.rc[4 * q]
-                c = g.rc[4 * q + 1]
-                bd = g.rc[4 * q + 2]
-                cd = g.rc[4 * q + 3]
-                row1 = IR + at(bd * nr + c, i, 0, N, NN)
-                row2 = Rb + at(cd, j, 0, N, NN)
-                if V is Scaled:
-                    acc = scaled_dot(row1 + i + 1, row2 + i + 1, j - i)
-                elif V is Plain:
-                    acc = plain_dot(row1 + i + 1, row2 + i + 1, j - i)
-                elif V is MaxPlus:
-                    acc = maxplus_dot(row1 + i + 1, row2 + i + 1, j - i)
-                else:
-                    acc = zero
-                    for d in range(i + 1, j + 1):
-                        acc = v_plus(acc, v_times(row1[d], row2[d], p), p)
-                Rf[at(c2, i, j, N, NN)] = v_plus(Rf[at(c2, i, j, N, NN)], acc, p)
-            for c2 in range(nr):
-                Rb[at(c2, j, i, N, NN)] = Rf[at(c2, i, j, N, NN)]
-                if V is Plain:
-                    track(Rf[at(c2, i, j, N, NN)].p, &lo, &hi)
+            fill_attachments(tag, ch, g, i, j, p, &lo, &hi)
+            fill_left(tag, ch, g, i, j, p, &lo, &hi)
+            fill_right(tag, ch, g, i, j, p, &lo, &hi)
         if V is Plain:
             if not in_range(lo, hi) or (drifted(lo, hi) and not plain_rescale(
                     ch, g, span, recentring(lo, hi, span))):
-                acc.p = NAN
-                return acc
-
-    acc = zero
-    for q in range(g.nroot):
-        acc = v_plus(acc, v_times(Lf[at(g.root[2 * q], 0, 0, N, NN)], Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)], p), p)
-    return acc
+                return nan
+    return root_value(tag, ch, g, p)
 
 
 # --- backtrace -----------------------------------------------------------------
@@ -520,32 +561,28 @@ cdef inline void push(int* stack, int* top, int kind, int a, int b, int i, int j
     top[0] += 1
 
 
-cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* u,
-                   bint sample) noexcept nogil:
-    """Write a best tree (first or sampled) into heads; -1 if there is none."""
-    cdef int N = ch.N, nr = ch.nr
-    cdef size_t NN = <size_t> N * N
-    cdef BV* Lf = <BV*> ch.Lf
-    cdef BV* Lb = <BV*> ch.Lb
-    cdef BV* Rf = <BV*> ch.Rf
-    cdef BV* Rb = <BV*> ch.Rb
-    cdef BV* IL = <BV*> ch.IL
-    cdef BV* IR = <BV*> ch.IR
-    cdef BV* W = <BV*> ch.W
-    cdef int cap = trace_cap(N)
-    cdef int* stack = <int*> malloc(5 * cap * sizeof(int))
-    cdef int top = 0, n_u = 0, kind, a, b, i, j, k, d, q, bd, cd, found = 1
-    cdef double target, extra, r, ref
-    cdef BV x, y
-    cdef double best_s, best_c
-    cdef const BV* row1
-    cdef const BV* row2
-    if stack == NULL:
-        return -1
+cdef inline int split_point(const BV* row1, const BV* row2, int lo, int hi, double extra,
+                            double target, double ref, double* r, bint sample) noexcept nogil:
+    """The first x in lo..hi-1 whose term row1[x] * row2[x] (* extra score)
+    `pick` takes; -1 if none."""
+    cdef int x
+    for x in range(lo, hi):
+        if pick((row1[x].s + row2[x].s) + extra, weight(row1[x], row2[x], ref), target, r, sample):
+            return x
+    return -1
 
-    # The root: the best of L[B][0][0] * R[C][0][N-1] over start rules (B, C),
-    # weighed relative to the largest log count among them.
-    best_s, ref = -INFINITY, -INFINITY
+
+cdef bint trace_root(BV tag, Chart* ch, const Rules* g, double u, bint sample, int* stack,
+                     int* top) noexcept nogil:
+    """Push the right item of a best start rule: the best of L[B][0][0] *
+    R[C][0][N-1] over start rules (B, C), weighed relative to the largest
+    log count among them; False if there is none."""
+    cdef int N = ch.N, q
+    cdef size_t NN = <size_t> N * N
+    cdef const BV* Lf = <const BV*> ch.Lf
+    cdef const BV* Rf = <const BV*> ch.Rf
+    cdef double best_s = -INFINITY, ref = -INFINITY, best_c = 0, r
+    cdef BV x, y
     for q in range(g.nroot):
         x = Lf[at(g.root[2 * q], 0, 0, N, NN)]
         y = Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)]
@@ -555,23 +592,129 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
             if log_count(x) + log_count(y) > ref:
                 ref = log_count(x) + log_count(y)
     if best_s == -INFINITY:
-        free(stack)
-        return -1
-    best_c = 0
+        return False
     for q in range(g.nroot):
         x = Lf[at(g.root[2 * q], 0, 0, N, NN)]
         y = Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)]
         if x.s + y.s == best_s:
             best_c += weight(x, y, ref)
-    r = u[n_u] * best_c * SHRINK
-    n_u += 1
+    r = u * best_c * SHRINK
     for q in range(g.nroot):
         x = Lf[at(g.root[2 * q], 0, 0, N, NN)]
         y = Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)]
         if pick(x.s + y.s, weight(x, y, ref), best_s, &r, sample):
-            push(stack, &top, ITEM_R, g.root[2 * q + 1], 0, 0, N - 1)
+            push(stack, top, ITEM_R, g.root[2 * q + 1], 0, 0, N - 1)
             break
+    return True
 
+
+cdef bint trace_attachment(BV tag, Chart* ch, int kind, int a, int b, int i, int j, double u,
+                           bint sample, int* stack, int* top) noexcept nogil:
+    """Push the two items under the attachment item (ITEM_IL or ITEM_IR) of
+    the pair (a, b) over i..j: sum_k R[b][i][k] * L[a][k+1][j], times the
+    (fixed) edge; False if no term reaches its value."""
+    cdef int N = ch.N, k
+    cdef size_t NN = <size_t> N * N
+    cdef const BV* Rf = <const BV*> ch.Rf
+    cdef const BV* Lb = <const BV*> ch.Lb
+    cdef const BV* W = <const BV*> ch.W
+    cdef const BV* row1 = Rf + at(b, i, 0, N, NN)
+    cdef const BV* row2 = Lb + at(a, j, 1, N, NN)
+    cdef BV x
+    cdef double extra, target, ref, r = 0
+    if kind == ITEM_IL:
+        x = (<const BV*> ch.IL)[at(a * ch.nr + b, j, i, N, NN)]
+        extra = W[j * N + i].s
+    else:
+        x = (<const BV*> ch.IR)[at(a * ch.nr + b, i, j, N, NN)]
+        extra = W[i * N + j].s
+    target, ref = x.s, log_count(x)
+    if sample:
+        r = u * mass(row1 + i, row2 + i, j - i, extra, target, ref) * SHRINK
+    k = split_point(row1, row2, i, j, extra, target, ref, &r, sample)
+    if k < 0:
+        return False
+    push(stack, top, ITEM_R, b, 0, i, k)
+    push(stack, top, ITEM_L, a, 0, k + 1, j)
+    return True
+
+
+cdef bint trace_left(BV tag, Chart* ch, const Rules* g, int a, int i, int j, double u,
+                     bint sample, int* stack, int* top) noexcept nogil:
+    """Push the two items under the left item a over i..j:
+    sum_d L[bd][i][d] * IL[b][cd][j][d] over its combinations; False if no
+    term reaches its value."""
+    cdef int N = ch.N, nr = ch.nr, q, d, bd, b, cd
+    cdef size_t NN = <size_t> N * N
+    cdef const BV* Lf = <const BV*> ch.Lf
+    cdef const BV* IL = <const BV*> ch.IL
+    cdef BV x = Lf[at(a, i, j, N, NN)]
+    cdef double target = x.s, ref = log_count(x), r = 0
+    if sample:
+        for q in range(g.nlc):
+            if g.lc[4 * q] == a:
+                r += mass(Lf + at(g.lc[4 * q + 1], i, i, N, NN),
+                          IL + at(g.lc[4 * q + 2] * nr + g.lc[4 * q + 3], j, i, N, NN),
+                          j - i, 0, target, ref)
+        r *= u * SHRINK
+    for q in range(g.nlc):
+        if g.lc[4 * q] != a:
+            continue
+        bd, b, cd = g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
+        d = split_point(Lf + at(bd, i, 0, N, NN), IL + at(b * nr + cd, j, 0, N, NN), i, j, 0,
+                        target, ref, &r, sample)
+        if d >= 0:
+            push(stack, top, ITEM_L, bd, 0, i, d)
+            push(stack, top, ITEM_IL, b, cd, d, j)
+            return True
+    return False
+
+
+cdef bint trace_right(BV tag, Chart* ch, const Rules* g, int a, int i, int j, double u,
+                      bint sample, int* stack, int* top) noexcept nogil:
+    """Push the two items under the right item a over i..j:
+    sum_d IR[bd][c][i][d] * R[cd][d][j] over its combinations; False if no
+    term reaches its value."""
+    cdef int N = ch.N, nr = ch.nr, q, d, bd, b, cd
+    cdef size_t NN = <size_t> N * N
+    cdef const BV* Rf = <const BV*> ch.Rf
+    cdef const BV* Rb = <const BV*> ch.Rb
+    cdef const BV* IR = <const BV*> ch.IR
+    cdef BV x = Rf[at(a, i, j, N, NN)]
+    cdef double target = x.s, ref = log_count(x), r = 0
+    if sample:
+        for q in range(g.nrc):
+            if g.rc[4 * q] == a:
+                r += mass(IR + at(g.rc[4 * q + 2] * nr + g.rc[4 * q + 1], i, i, N, NN) + 1,
+                          Rb + at(g.rc[4 * q + 3], j, i + 1, N, NN), j - i, 0, target, ref)
+        r *= u * SHRINK
+    for q in range(g.nrc):
+        if g.rc[4 * q] != a:
+            continue
+        b, bd, cd = g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
+        d = split_point(IR + at(bd * nr + b, i, 0, N, NN), Rb + at(cd, j, 0, N, NN), i + 1, j + 1,
+                        0, target, ref, &r, sample)
+        if d >= 0:
+            push(stack, top, ITEM_IR, bd, b, i, d)
+            push(stack, top, ITEM_R, cd, 0, d, j)
+            return True
+    return False
+
+
+cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* u,
+                   bint sample) noexcept nogil:
+    """Write a best tree (first or sampled) into heads; -1 if there is none.
+    Each item taken from the stack pushes the two it splits into; a sampled
+    backtrace draws one uniform per choice."""
+    cdef int cap = trace_cap(ch.N)
+    cdef int* stack = <int*> malloc(5 * cap * sizeof(int))
+    cdef int top = 0, n_u = 1, kind, a, b, i, j
+    cdef bint found = True
+    if stack == NULL:
+        return -1
+    if not trace_root(tag, ch, g, u[0], sample, stack, &top):
+        free(stack)
+        return -1
     heads[0] = -1
     while top > 0:
         top -= 1
@@ -581,80 +724,18 @@ cdef int backtrace(BV tag, Chart* ch, const Rules* g, int* heads, const double* 
             continue
         if top + 2 >= cap:
             break
-        found = 0
+        if kind == ITEM_IL:
+            heads[i] = j
+        elif kind == ITEM_IR:
+            heads[j] = i
         if kind == ITEM_IL or kind == ITEM_IR:
-            # sum_k R[b][i][k] * L[a][k+1][j], times the (fixed) edge
-            if kind == ITEM_IL:
-                heads[i] = j
-                x = IL[at(a * nr + b, j, i, N, NN)]
-                extra = W[j * N + i].s
-            else:
-                heads[j] = i
-                x = IR[at(a * nr + b, i, j, N, NN)]
-                extra = W[i * N + j].s
-            target, ref = x.s, log_count(x)
-            row1 = Rf + at(b, i, 0, N, NN)
-            row2 = Lb + at(a, j, 1, N, NN)
-            if sample:
-                r = u[n_u] * mass(row1 + i, row2 + i, j - i, extra, target, ref) * SHRINK
-                n_u += 1
-            for k in range(i, j):
-                if pick((row1[k].s + row2[k].s) + extra, weight(row1[k], row2[k], ref), target, &r, sample):
-                    push(stack, &top, ITEM_R, b, 0, i, k)
-                    push(stack, &top, ITEM_L, a, 0, k + 1, j)
-                    found = 1
-                    break
+            found = trace_attachment(tag, ch, kind, a, b, i, j, u[n_u], sample, stack, &top)
         elif kind == ITEM_L:
-            x = Lf[at(a, i, j, N, NN)]
-            target, ref = x.s, log_count(x)
-            if sample:
-                r = 0
-                for q in range(g.nlc):
-                    if g.lc[4 * q] == a:
-                        r += mass(Lf + at(g.lc[4 * q + 1], i, i, N, NN),
-                                  IL + at(g.lc[4 * q + 2] * nr + g.lc[4 * q + 3], j, i, N, NN),
-                                  j - i, 0, target, ref)
-                r *= u[n_u] * SHRINK
-                n_u += 1
-            for q in range(g.nlc):
-                if g.lc[4 * q] != a:
-                    continue
-                bd, b, cd = g.lc[4 * q + 1], g.lc[4 * q + 2], g.lc[4 * q + 3]
-                row1 = Lf + at(bd, i, 0, N, NN)
-                row2 = IL + at(b * nr + cd, j, 0, N, NN)
-                for d in range(i, j):
-                    if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
-                        push(stack, &top, ITEM_L, bd, 0, i, d)
-                        push(stack, &top, ITEM_IL, b, cd, d, j)
-                        found = 1
-                        break
-                if found:
-                    break
+            found = trace_left(tag, ch, g, a, i, j, u[n_u], sample, stack, &top)
         else:
-            x = Rf[at(a, i, j, N, NN)]
-            target, ref = x.s, log_count(x)
-            if sample:
-                r = 0
-                for q in range(g.nrc):
-                    if g.rc[4 * q] == a:
-                        r += mass(IR + at(g.rc[4 * q + 2] * nr + g.rc[4 * q + 1], i, i, N, NN) + 1,
-                                  Rb + at(g.rc[4 * q + 3], j, i + 1, N, NN), j - i, 0, target, ref)
-                r *= u[n_u] * SHRINK
-                n_u += 1
-            for q in range(g.nrc):
-                if g.rc[4 * q] != a:
-                    continue
-                b, bd, cd = g.rc[4 * q + 1], g.rc[4 * q + 2], g.rc[4 * q + 3]
-                row1 = IR + at(bd * nr + b, i, 0, N, NN)
-                row2 = Rb + at(cd, j, 0, N, NN)
-                for d in range(i + 1, j + 1):
-                    if pick(row1[d].s + row2[d].s, weight(row1[d], row2[d], ref), target, &r, sample):
-                        push(stack, &top, ITEM_IR, bd, b, i, d)
-                        push(stack, &top, ITEM_R, cd, 0, d, j)
-                        found = 1
-                        break
-                if found:
-                    break
+            found = trace_right(tag, ch, g, a, i, j, u[n_u], sample, stack, &top)
+        if sample:
+            n_u += 1
         if not found:
             break
     free(stack)
@@ -823,7 +904,7 @@ cdef int check_input(CompiledRules rules, const int[::1] pl, const int[::1] pr,
     """ValueError unless ``pl``, ``pr`` (the left and right start states of
     the positions) and ``w`` describe an input of N >= 1 positions for these
     rules: the kernels index the chart with them unchecked."""
-    cdef Py_ssize_t N, i
+    cdef Py_ssize_t N
     if pl is None or pr is None or w is None:
         raise ValueError("kernel input: start states and weights must be arrays, got None")
     N = w.shape[0]
@@ -831,6 +912,13 @@ cdef int check_input(CompiledRules rules, const int[::1] pl, const int[::1] pr,
         raise ValueError(f"kernel input: weights of shape ({w.shape[0]}, {w.shape[1]}) and "
                          f"{pl.shape[0]} and {pr.shape[0]} start states: expected (N, N) "
                          f"weights and N start states of each side, N >= 1")
+    return check_states(rules, pl, pr, N)
+
+
+cdef int check_states(CompiledRules rules, const int[::1] pl, const int[::1] pr,
+                      Py_ssize_t N) except -1:
+    """ValueError unless the start states of the N positions are states of these rules."""
+    cdef Py_ssize_t i
     for i in range(N):
         if not (0 <= pl[i] < rules.n_left and 0 <= pr[i] < rules.n_right):
             raise ValueError(f"kernel input: position {i} starts in states ({pl[i]}, {pr[i]}): "
@@ -1493,11 +1581,7 @@ def log_partition_batch(CompiledRules rules not None, const double[:, :, ::1] w 
                 raise ValueError(f"log_partition_batch: item {b} of {m} positions with "
                                  f"{pl.shape[0]} and {pr.shape[0]} start states for scores "
                                  f"of size {N}")
-            for x in range(m):
-                if not (0 <= pl[x] < rules.n_left and 0 <= pr[x] < rules.n_right):
-                    raise ValueError(f"kernel input: position {x} starts in states ({pl[x]}, "
-                                     f"{pr[x]}): expected left states below {rules.n_left}, "
-                                     f"right states below {rules.n_right}")
+            check_states(rules, pl, pr, m)
             pls[b], prs[b] = &pl[0], &pr[0]
             largest = max(largest, m)
         scratch = <double*> malloc(largest * largest * sizeof(double))

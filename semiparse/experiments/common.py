@@ -15,6 +15,7 @@ import json
 import shlex
 import statistics
 import subprocess
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -61,6 +62,11 @@ def read_ud(data, lang, part, limit):
     """The trees of a UD file, only the first ``limit`` if given."""
     trees = _read_trees(Path(data) / ud_file(lang, part))
     return trees[:limit] if limit else trees
+
+
+def read_parts(data, lang, limit, parts=("train", "test")):
+    """The trees of each part (``train``, ``dev``, ``test``) of a UD treebank, by :func:`read_ud`."""
+    return [read_ud(data, lang, part, limit) for part in parts]
 
 
 @functools.lru_cache(maxsize=8)
@@ -112,6 +118,47 @@ def provenance():
 def select(results, **fields):
     """The results whose entries equal ``fields`` (the runs of one table cell)."""
     return [r for r in results if all(r[k] == v for k, v in fields.items())]
+
+
+def job_fields(job, key):
+    """The fields that name a :func:`ud_jobs` job's run in its result:
+    language, system, the variant under ``key`` (None: not recorded), seed
+    and epochs."""
+    _, lang, system, variant, seed, epochs, _ = job
+    return {"lang": lang, "system": system, **({key: variant} if key else {}), "seed": seed,
+            "epochs": epochs}
+
+
+def timed(train):
+    """``(train(), the CPU seconds it took)``, to a tenth of a second."""
+    start = time.process_time()
+    out = train()
+    return out, round(time.process_time() - start, 1)
+
+
+def table_rows(results, settings, key=None, variants=(None,)):
+    """``(lang, system, variant, runs)`` of each table row that has runs, in
+    table order: the settings' languages, their systems, then ``variants``
+    (values of the results' field ``key``; without a key, one row per
+    language and system)."""
+    for lang in settings["languages"]:
+        for system in settings["systems"]:
+            for variant in variants:
+                runs = select(results, lang=lang, system=system, **({key: variant} if key else {}))
+                if runs:
+                    yield lang, system, variant, runs
+
+
+def markdown_table(caption, columns, rows):
+    """A table's lines: its caption, a blank line, the header of ``columns``
+    and a line per row (a sequence of cells)."""
+    return [caption, "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
+            *("| " + " | ".join(str(c) for c in row) + " |" for row in rows)]
+
+
+def cpu_seconds(runs):
+    """The mean training CPU seconds per run, as a table cell."""
+    return f"{sum(r['train_cpu_seconds'] for r in runs) / len(runs):.0f}"
 
 
 def mean_sd(values):

@@ -15,9 +15,8 @@ not dominate), mean and standard deviation over seeds:
   unchanged+oracle  the trees as they are, the non-projective (grammar)
                     dynamic oracle; nothing to decode
 """
-import time
-
-from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
+from semiparse.experiments.common import (GOLD_UPOS, LANGUAGES, cpu_seconds, job_fields, markdown_table,
+                                          mean_sd, read_parts, table_rows, timed, ud_files, ud_jobs)
 
 TITLE = "Parsing with undoable projectivization: encodings and decoding"
 SUMMARY = "optimal projectivization + head encoding vs spaCy lifting + its encoding vs the non-projective oracle"
@@ -85,12 +84,11 @@ def run_job(job):
     from semiparse.train import Trainer, attachment_scores
 
     data, lang, system, setup, seed, epochs, limit = job
-    train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
+    train, test = read_parts(data, lang, limit)
     trees = train if setup == "unchanged+oracle" else [_encoded(t, setup) for t in train]
-    start = time.process_time()
-    model = Trainer(system=system, trainer="perceptron", epochs=epochs, seed=seed, progress=False,
-                    oracle="dynamic").run(trees, nonproj="oracle" if setup == "unchanged+oracle" else "skip")
-    seconds = time.process_time() - start
+    model, seconds = timed(lambda: Trainer(
+        system=system, trainer="perceptron", epochs=epochs, seed=seed, progress=False,
+        oracle="dynamic").run(trees, nonproj="oracle" if setup == "unchanged+oracle" else "skip"))
     predicted = [model.parse(t)[:2] for t in test]
     if setup != "unchanged+oracle":
         predicted = [_decoded(heads, labels, setup) for heads, labels in predicted]
@@ -100,32 +98,27 @@ def run_job(job):
             if tree.tags[d] != "PUNCT":
                 total += 1
                 right += heads[d] == tree.heads[d] and labels[d] == tree.labels[d]
-    return {"lang": lang, "system": system, "setup": setup, "seed": seed, "epochs": epochs,
+    return {**job_fields(job, "setup"),
             "train_labels": len({label for t in trees for label in t.labels[1:]}),
             "nonprojective_words": total,
             "las_nonprojective": round(100.0 * right / total, 2) if total else None,
-            "train_cpu_seconds": round(seconds, 1), **attachment_scores(test, predicted)}
+            "train_cpu_seconds": seconds, **attachment_scores(test, predicted)}
 
 
 def table(results, settings):
-    lines = [
+    return markdown_table(
         "Greedy averaged perceptron (arc-standard, dynamic oracle), test sets, scores without "
         "punctuation (UPOS PUNCT), mean ± standard deviation over seeds.  `non-proj. LAS`: LAS "
         "on the words whose gold arc is non-projective (`words`: how many).  `labels`: distinct "
-        "training labels after encoding (the classes the parser learns).", "",
-        "| language | set-up | labels | LAS | UAS | non-proj. LAS | words | train CPU s/run |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for lang in settings["languages"]:
-        for system in settings["systems"]:
-            for setup in SETUPS:
-                rows = select(results, lang=lang, system=system, setup=setup)
-                if rows:
-                    nonproj = [r["las_nonprojective"] for r in rows if r["las_nonprojective"] is not None]
-                    lines.append(
-                        f"| {lang} | {setup} | {rows[0]['train_labels']} | "
-                        f"{mean_sd([r['las_nopunct'] for r in rows])} | "
-                        f"{mean_sd([r['uas_nopunct'] for r in rows])} | "
-                        f"{mean_sd(nonproj) if nonproj else '-'} | {rows[0]['nonprojective_words']} | "
-                        f"{sum(r['train_cpu_seconds'] for r in rows) / len(rows):.0f} |")
-    return lines
+        "training labels after encoding (the classes the parser learns).",
+        ["language", "set-up", "labels", "LAS", "UAS", "non-proj. LAS", "words", "train CPU s/run"],
+        [[lang, setup, runs[0]["train_labels"], mean_sd([r["las_nopunct"] for r in runs]),
+          mean_sd([r["uas_nopunct"] for r in runs]), _nonprojective_las(runs),
+          runs[0]["nonprojective_words"], cpu_seconds(runs)]
+         for lang, _, setup, runs in table_rows(results, settings, "setup", SETUPS)])
+
+
+def _nonprojective_las(runs):
+    """The mean LAS on non-projective words of the runs that had any ('-' if none had)."""
+    scores = [r["las_nonprojective"] for r in runs if r["las_nonprojective"] is not None]
+    return mean_sd(scores) if scores else "-"

@@ -9,8 +9,9 @@ gold UPOS; test LAS/UAS by the official CoNLL 2018 scorer.  The reference
 line is UDPipe 1's published LAS for gold tokenization and morphology with
 its UD 2.5 models (another UD release than the shared treebanks').
 """
-from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, select, ud_jobs
-from semiparse.experiments.neural_common import cell, neural_run, perceptron_run, ud_files_with_dev
+from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, cpu_seconds, markdown_table, table_rows, ud_jobs
+from semiparse.experiments.neural_common import (SCORE_COLUMNS, best_epochs, job_result, neural_run,
+                                                 perceptron_run, score_cells, ud_files_with_dev)
 
 
 TITLE = "The neural parser's accuracy (gold tokens and UPOS; UDPipe 1 as a reference line)"
@@ -34,31 +35,18 @@ def jobs(settings):
 
 
 def run_job(job):
-    data, lang, system, model, seed, epochs, limit = job
-    train = neural_run if model == "neural" else perceptron_run
-    return {"lang": lang, "system": system, "model": model, "seed": seed, "epochs": epochs,
-            **train(data, lang, system, seed, epochs, limit, **SETTINGS)}
+    return job_result(job, "model", neural_run if job[3] == "neural" else perceptron_run, **SETTINGS)
 
 
 def table(results, settings):
-    lines = [
+    return markdown_table(
         "All training trees optimally projectivized, dynamic oracle with exploration, the epoch "
         "with the best dev LAS kept; test sets; LAS and UAS by the CoNLL 2018 scorer (every word), "
         "then without punctuation; mean ± standard deviation over seeds.  UDPipe 1: its published "
         "LAS with gold tokenization and morphology, UD 2.5 models -- another UD release, a "
-        "reference line only.", "",
-        "| language | system | model | LAS | UAS | LAS no punct | UAS no punct | best epoch | "
-        "UDPipe 1 LAS (UD 2.5, reference) | train CPU s/run |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for lang in settings["languages"]:
-        for system in settings["systems"]:
-            for model in MODELS:
-                rows = select(results, lang=lang, system=system, model=model)
-                if rows:
-                    lines.append(
-                        f"| {lang} | {system} | {model} | {cell(rows, 'las')} | {cell(rows, 'uas')} | "
-                        f"{cell(rows, 'las_nopunct')} | {cell(rows, 'uas_nopunct')} | "
-                        f"{' '.join(str(r['best_epoch']) for r in rows)} | {UDPIPE1_UD25_LAS[lang]} | "
-                        f"{sum(r['train_cpu_seconds'] for r in rows) / len(rows):.0f} |")
-    return lines
+        "reference line only.",
+        ["language", "system", "model", *SCORE_COLUMNS, "best epoch", "UDPipe 1 LAS (UD 2.5, reference)",
+         "train CPU s/run"],
+        [[lang, system, model, *score_cells(runs), best_epochs(runs), UDPIPE1_UD25_LAS[lang],
+          cpu_seconds(runs)]
+         for lang, system, model, runs in table_rows(results, settings, "model", MODELS)])

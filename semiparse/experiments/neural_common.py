@@ -11,18 +11,21 @@ Torch uses one thread per run (``--jobs`` runs in parallel).
 import functools
 import os
 import tempfile
-import time
+
 from semiparse.resources import data_dir
-from semiparse.experiments.common import mean_sd, read_ud, ud_file
+from semiparse.experiments.common import job_fields, mean_sd, read_parts, timed, ud_file
 
 # shipped systems by name; the root-at-end system (Ballesteros and Nivre 2013)
 # is read from its declaration file, as a user's system file is
 SYSTEM_FILES = {"arc_standard_root_end": str(data_dir("systems") / "arc_standard_root_end.toml")}
 
 
+PARTS = ("train", "dev", "test")  # what every run reads
+
+
 def ud_files_with_dev(settings):
     """The train, dev and test files of the settings' treebanks."""
-    return [ud_file(lang, part) for lang in settings["languages"] for part in ("train", "dev", "test")]
+    return [ud_file(lang, part) for lang in settings["languages"] for part in PARTS]
 
 
 def system_spec(name):
@@ -72,10 +75,6 @@ def score_test_set(test, predicted):
             "words": scores["words"]}
 
 
-def _data(data, lang, limit):
-    return [read_ud(data, lang, part, limit) for part in ("train", "dev", "test")]
-
-
 def neural_run(data, lang, system, seed, epochs, limit, **options):
     """Train the neural parser (``options``: :class:`semiparse.neural.options.Options`
     fields) with dev selection; its test scores, training size and time."""
@@ -86,29 +85,34 @@ def neural_run(data, lang, system, seed, epochs, limit, **options):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        train, dev, test = _data(data, lang, limit)
-        start = time.process_time()
-        model = neural.train(train, system=system_spec(system), dev=dev, epochs=epochs, seed=seed, **options)
-        seconds = time.process_time() - start
+        train, dev, test = read_parts(data, lang, limit, PARTS)
+        model, seconds = timed(lambda: neural.train(train, system=system_spec(system), dev=dev,
+                                                    epochs=epochs, seed=seed, **options))
         predicted = neural.parse_sentences(model, test)
     finally:
         torch.set_num_threads(threads)
     return {"train_tokens": model.meta["train_tokens"], "best_epoch": model.meta["best_epoch"],
-            "train_cpu_seconds": round(seconds, 1),
+            "train_cpu_seconds": seconds,
             **score_test_set(test, predicted)}
+
+
+def job_result(job, key, run=neural_run, **options):
+    """The result of a :func:`~semiparse.experiments.common.ud_jobs` job: its
+    fields (the variant under ``key``, None: not recorded) and the scores of
+    ``run`` (:func:`neural_run` or :func:`perceptron_run`) with ``options``."""
+    data, lang, system, _, seed, epochs, limit = job
+    return {**job_fields(job, key), **run(data, lang, system, seed, epochs, limit, **options)}
 
 
 def perceptron_run(data, lang, system, seed, epochs, limit, oracle, nonproj):
     """The greedy averaged perceptron under the same selection and scores."""
-    train, dev, test = _data(data, lang, limit)
-    start = time.process_time()
+    train, dev, test = read_parts(data, lang, limit, PARTS)
     trainer = _selected_trainer()(system=system_spec(system), oracle=oracle, epochs=epochs, seed=seed,
                                  progress=False)
-    model = trainer.run(train, dev=dev, nonproj=nonproj)
-    seconds = time.process_time() - start
+    model, seconds = timed(lambda: trainer.run(train, dev=dev, nonproj=nonproj))
     predicted = [model.parse(tree)[:2] for tree in test]
     return {"train_tokens": model.meta["train_tokens"], "best_epoch": trainer.best_epoch,
-            "train_cpu_seconds": round(seconds, 1), **score_test_set(test, predicted)}
+            "train_cpu_seconds": seconds, **score_test_set(test, predicted)}
 
 
 @functools.lru_cache(maxsize=None)
@@ -152,3 +156,16 @@ def _selected_trainer():
 def cell(rows, key):
     """``mean ± sd`` of a score over a table cell's runs."""
     return mean_sd([r[key] for r in rows])
+
+
+SCORE_COLUMNS = ["LAS", "UAS", "LAS no punct", "UAS no punct"]
+
+
+def score_cells(runs):
+    """The cells of :data:`SCORE_COLUMNS`: the test scores over a row's runs."""
+    return [cell(runs, key) for key in ("las", "uas", "las_nopunct", "uas_nopunct")]
+
+
+def best_epochs(runs):
+    """The epoch each run kept, as a table cell."""
+    return " ".join(str(r["best_epoch"]) for r in runs)

@@ -12,8 +12,9 @@ transitions (probability 0.9, from the second epoch on).  LR-spine is not
 offered: its transitions are families (``left_arc_K``), which the neural
 parser's fixed output layer refuses.
 """
-from semiparse.experiments.common import GOLD_UPOS, select, ud_jobs
-from semiparse.experiments.neural_common import cell, neural_run, ud_files_with_dev
+from semiparse.experiments.common import GOLD_UPOS, markdown_table, table_rows, ud_jobs
+from semiparse.experiments.neural_common import (SCORE_COLUMNS, best_epochs, job_result, score_cells,
+                                                 ud_files_with_dev)
 from semiparse.experiments.oracle_comparison import ORACLES
 
 TITLE = "Static vs nondet vs dynamic oracle, neural parser (cf. Goldberg, Sartorio and Satta 2014, Table 1)"
@@ -31,26 +32,14 @@ def jobs(settings):
 
 
 def run_job(job):
-    data, lang, system, oracle, seed, epochs, limit = job
-    return {"lang": lang, "system": system, "oracle": oracle, "seed": seed, "epochs": epochs,
-            **neural_run(data, lang, system, seed, epochs, limit, oracle=oracle, nonproj="projectivize")}
+    return job_result(job, "oracle", oracle=job[3], nonproj="projectivize")
 
 
 def table(results, settings):
-    lines = [
+    return markdown_table(
         "BiLSTM parser (`semiparse.neural`, default network), projectivized training trees, the "
         "epoch with the best dev LAS kept, test sets, LAS/UAS by the CoNLL 2018 scorer and without "
-        "punctuation, mean ± standard deviation over seeds.", "",
-        "| language | system | oracle | LAS | UAS | LAS no punct | UAS no punct | best epoch |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for lang in settings["languages"]:
-        for system in settings["systems"]:
-            for oracle in ORACLES:
-                rows = select(results, lang=lang, system=system, oracle=oracle)
-                if rows:
-                    lines.append(
-                        f"| {lang} | {system} | {oracle} | {cell(rows, 'las')} | {cell(rows, 'uas')} | "
-                        f"{cell(rows, 'las_nopunct')} | {cell(rows, 'uas_nopunct')} | "
-                        f"{' '.join(str(r['best_epoch']) for r in rows)} |")
-    return lines
+        "punctuation, mean ± standard deviation over seeds.",
+        ["language", "system", "oracle", *SCORE_COLUMNS, "best epoch"],
+        [[lang, system, oracle, *score_cells(runs), best_epochs(runs)]
+         for lang, system, oracle, runs in table_rows(results, settings, "oracle", ORACLES)])

@@ -9,8 +9,9 @@ read from its file as a user's system file is), each trained with the BiLSTM par
 by the CoNLL 2018 scorer and without punctuation.  Every system's feature
 positions are its default (``semiparse.neural.features``).
 """
-from semiparse.experiments.common import GOLD_UPOS, select, ud_jobs
-from semiparse.experiments.neural_common import SYSTEM_FILES, cell, neural_run, ud_files_with_dev
+from semiparse.experiments.common import GOLD_UPOS, cpu_seconds, markdown_table, table_rows, ud_jobs
+from semiparse.experiments.neural_common import (SCORE_COLUMNS, SYSTEM_FILES, best_epochs, job_result,
+                                                 score_cells, ud_files_with_dev)
 
 TITLE = "Transition systems side by side, neural parser"
 SUMMARY = "neural parser: arc-standard, arc-hybrid, arc-eager and a declared root-at-end arc-standard"
@@ -28,31 +29,19 @@ def jobs(settings):
 
 
 def run_job(job):
-    data, lang, system, _, seed, epochs, limit = job
-    return {"lang": lang, "system": system, "seed": seed, "epochs": epochs,
-            **neural_run(data, lang, system, seed, epochs, limit, **SETTINGS)}
+    return job_result(job, None, **SETTINGS)
 
 
 def table(results, settings):
-    lines = [
+    return markdown_table(
         "BiLSTM parser (`semiparse.neural`, default network), all training trees, dynamic "
         "(non-projective) oracle with exploration, the epoch with the best dev LAS kept, test sets, "
         "LAS/UAS by the CoNLL 2018 scorer and without punctuation, mean ± standard deviation over "
         "seeds.  `multi-root`: test sentences parsed with several words attached to the root (the "
         "official scorer refuses such a file; its LAS/UAS are then counted here the scorer's way, "
         "`semiparse.experiments.neural_common.score_test_set`).  "
-        "`arc_standard_root_end`: `systems/arc_standard_root_end.toml`, read from its file as a user's system is.", "",
-        "| language | system | LAS | UAS | LAS no punct | UAS no punct | multi-root | best epoch | train CPU s/run |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for lang in settings["languages"]:
-        for system in settings["systems"]:
-            rows = select(results, lang=lang, system=system)
-            if rows:
-                lines.append(
-                    f"| {lang} | {system} | {cell(rows, 'las')} | {cell(rows, 'uas')} | "
-                    f"{cell(rows, 'las_nopunct')} | {cell(rows, 'uas_nopunct')} | "
-                    f"{' '.join(str(r['multiroot_sentences']) for r in rows)} | "
-                    f"{' '.join(str(r['best_epoch']) for r in rows)} | "
-                    f"{sum(r['train_cpu_seconds'] for r in rows) / len(rows):.0f} |")
-    return lines
+        "`arc_standard_root_end`: `systems/arc_standard_root_end.toml`, read from its file as a user's system is.",
+        ["language", "system", *SCORE_COLUMNS, "multi-root", "best epoch", "train CPU s/run"],
+        [[lang, system, *score_cells(runs), " ".join(str(r["multiroot_sentences"]) for r in runs),
+          best_epochs(runs), cpu_seconds(runs)]
+         for lang, system, _, runs in table_rows(results, settings)])

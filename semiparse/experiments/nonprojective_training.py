@@ -9,9 +9,8 @@ punctuation, mean and standard deviation over seeds:
   proj+dynamic       all trees, optimally projectivized, dynamic oracle
   all+nonproj        all trees as they are, dynamic (non-projective) oracle
 """
-import time
-
-from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
+from semiparse.experiments.common import (GOLD_UPOS, LANGUAGES, cpu_seconds, job_fields, markdown_table,
+                                          mean_sd, read_parts, table_rows, timed, ud_files, ud_jobs)
 
 TITLE = "Training on non-projective treebanks (cf. Nederhof 2019, Table 7)"
 SUMMARY = "subset+static vs projectivized+dynamic vs all trees+non-projective oracle (Nederhof 2019, Table 7)"
@@ -36,32 +35,21 @@ def run_job(job):
     from semiparse.train import Trainer, evaluate_model
 
     data, lang, system, setup, seed, epochs, limit = job
-    train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
-    start = time.process_time()
-    model = Trainer(system=system, trainer="perceptron", epochs=epochs, seed=seed, progress=False,
-                    oracle=SETUPS[setup]["oracle"]).run(train, nonproj=SETUPS[setup]["nonproj"])
-    seconds = time.process_time() - start
-    return {"lang": lang, "system": system, "setup": setup, "seed": seed, "epochs": epochs,
-            "train_tokens": model.meta["train_tokens"], "train_cpu_seconds": round(seconds, 1),
-            **evaluate_model(model, test)}
+    train, test = read_parts(data, lang, limit)
+    model, seconds = timed(lambda: Trainer(
+        system=system, trainer="perceptron", epochs=epochs, seed=seed, progress=False,
+        oracle=SETUPS[setup]["oracle"]).run(train, nonproj=SETUPS[setup]["nonproj"]))
+    return {**job_fields(job, "setup"), "train_tokens": model.meta["train_tokens"],
+            "train_cpu_seconds": seconds, **evaluate_model(model, test)}
 
 
 def table(results, settings):
-    lines = [
+    return markdown_table(
         "Greedy averaged perceptron, labelled transitions, test sets, scores without punctuation "
         "(UPOS PUNCT), mean ± standard deviation over seeds.  `train tokens`: tokens actually "
-        "trained on.", "",
-        "| language | system | set-up | train tokens | LAS | UAS | train CPU s/run |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for lang in settings["languages"]:
-        for system in settings["systems"]:
-            for setup in SETUPS:
-                rows = select(results, lang=lang, system=system, setup=setup)
-                if rows:
-                    lines.append(
-                        f"| {lang} | {system} | {setup} | {rows[0]['train_tokens']:,} | "
-                        f"{mean_sd([r['las_nopunct'] for r in rows])} | "
-                        f"{mean_sd([r['uas_nopunct'] for r in rows])} | "
-                        f"{sum(r['train_cpu_seconds'] for r in rows) / len(rows):.0f} |")
-    return lines
+        "trained on.",
+        ["language", "system", "set-up", "train tokens", "LAS", "UAS", "train CPU s/run"],
+        [[lang, system, setup, f"{runs[0]['train_tokens']:,}",
+          mean_sd([r["las_nopunct"] for r in runs]), mean_sd([r["uas_nopunct"] for r in runs]),
+          cpu_seconds(runs)]
+         for lang, system, setup, runs in table_rows(results, settings, "setup", SETUPS)])

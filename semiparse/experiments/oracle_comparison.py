@@ -4,7 +4,8 @@ Every run trains the labelled greedy perceptron on the optimally
 projectivized training trees (so only the oracle differs) and scores the
 test set without punctuation; the table is the mean over seeds.
 """
-from semiparse.experiments.common import GOLD_UPOS, LANGUAGES, mean_sd, read_ud, select, ud_files, ud_jobs
+from semiparse.experiments.common import (GOLD_UPOS, LANGUAGES, job_fields, markdown_table, mean_sd,
+                                          read_parts, table_rows, ud_files, ud_jobs)
 
 TITLE = "Static vs nondet vs dynamic oracle (cf. Goldberg, Sartorio and Satta 2014, Table 1)"
 SUMMARY = "static vs nondet vs dynamic oracle, greedy perceptron on projectivized trees"
@@ -25,24 +26,17 @@ def run_job(job):
     from semiparse.train import Trainer, evaluate_model
 
     data, lang, system, oracle, seed, epochs, limit = job
-    train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
+    train, test = read_parts(data, lang, limit)
     model = Trainer(system=system, oracle=oracle, epochs=epochs, seed=seed, progress=False).run(
         train, nonproj="projectivize")
-    return {"lang": lang, "system": system, "oracle": oracle, "seed": seed, "epochs": epochs,
-            **evaluate_model(model, test)}
+    return {**job_fields(job, "oracle"), **evaluate_model(model, test)}
 
 
 def table(results, settings, oracles=ORACLES):
-    lines = [
+    return markdown_table(
         "Greedy averaged perceptron, projectivized training trees, test set without punctuation, "
-        "mean ± standard deviation over seeds.", "",
-        "| language | system | oracle | UAS | LAS |", "|---|---|---|---|---|",
-    ]
-    for lang in settings["languages"]:
-        for system in settings["systems"]:
-            for oracle in oracles:
-                rows = select(results, lang=lang, system=system, oracle=oracle)
-                if rows:
-                    lines.append(f"| {lang} | {system} | {oracle} | {mean_sd([r['uas_nopunct'] for r in rows])} | "
-                                 f"{mean_sd([r['las_nopunct'] for r in rows])} |")
-    return lines
+        "mean ± standard deviation over seeds.",
+        ["language", "system", "oracle", "UAS", "LAS"],
+        [[lang, system, oracle, mean_sd([r["uas_nopunct"] for r in runs]),
+          mean_sd([r["las_nopunct"] for r in runs])]
+         for lang, system, oracle, runs in table_rows(results, settings, "oracle", oracles)])

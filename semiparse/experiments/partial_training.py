@@ -13,7 +13,8 @@ for each seed.
 import random
 
 from semiparse.experiments.common import LANGUAGES  # noqa: F401  (read by semiparse.experiments)
-from semiparse.experiments.common import GOLD_UPOS, mean_sd, read_ud, select, ud_files, ud_jobs
+from semiparse.experiments.common import (GOLD_UPOS, job_fields, markdown_table, mean_sd, read_parts,
+                                          table_rows, ud_files, ud_jobs)
 
 TITLE = "Training on partial trees: the dynamic oracle of the known edges"
 SUMMARY = "heads hidden at random: partial trees vs dropping them vs complete trees, perceptron, dynamic oracle"
@@ -59,11 +60,10 @@ def run_job(job):
     from semiparse.train import Trainer, evaluate_model
 
     data, lang, system, variant, seed, epochs, limit = job
-    train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
+    train, test = read_parts(data, lang, limit)
     trees, partial = training_set(train, variant, seed)
     known = sum(h >= 0 for t in trees for h in t.heads[1:])
-    result = {"lang": lang, "system": system, "variant": variant, "seed": seed, "epochs": epochs,
-              "train_sentences": len(trees), "known_heads": known}
+    result = {**job_fields(job, "variant"), "train_sentences": len(trees), "known_heads": known}
     if not trees:  # every sentence had a hidden head
         return {**result, "las_nopunct": 0.0, "uas_nopunct": 0.0, "untrained": True}
     model = Trainer(system=system, oracle="dynamic", epochs=epochs, seed=seed, progress=False).run(
@@ -72,23 +72,14 @@ def run_job(job):
 
 
 def table(results, settings):
-    lines = [
+    return markdown_table(
         "Greedy averaged perceptron, dynamic oracle with exploration; non-projective complete "
         "trees projectivized, partial trees kept as they are; test set without punctuation, mean "
         "± standard deviation over seeds.  `known heads`: gold heads trained on (mean over "
         "seeds); `drop`: only the sentences left without a hidden head (a run with none left "
-        "is not trained and scores 0).", "",
-        "| language | system | training trees | sentences | known heads | UAS | LAS |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for lang in settings["languages"]:
-        for system in settings["systems"]:
-            for variant in VARIANTS:
-                rows = select(results, lang=lang, system=system, variant=variant)
-                if rows:
-                    sentences = sum(r["train_sentences"] for r in rows) / len(rows)
-                    known = sum(r["known_heads"] for r in rows) / len(rows)
-                    lines.append(f"| {lang} | {system} | {variant} | {sentences:,.0f} | {known:,.0f} | "
-                                 f"{mean_sd([r['uas_nopunct'] for r in rows])} | "
-                                 f"{mean_sd([r['las_nopunct'] for r in rows])} |")
-    return lines
+        "is not trained and scores 0).",
+        ["language", "system", "training trees", "sentences", "known heads", "UAS", "LAS"],
+        [[lang, system, variant, f"{sum(r['train_sentences'] for r in runs) / len(runs):,.0f}",
+          f"{sum(r['known_heads'] for r in runs) / len(runs):,.0f}",
+          mean_sd([r["uas_nopunct"] for r in runs]), mean_sd([r["las_nopunct"] for r in runs])]
+         for lang, system, variant, runs in table_rows(results, settings, "variant", VARIANTS)])

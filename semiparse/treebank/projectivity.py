@@ -193,6 +193,20 @@ def _check_only(only, heads):
     return frozenset(int(d) for d in words)
 
 
+def _checked_call(heads, single_root, engine, only, partial):
+    """``(heads, only, unknown)`` of a call of :func:`projectivize` or
+    :func:`count_optimal_projectivizations`, its arguments checked: the words
+    of unknown head (a partial tree's) join ``only``, since they may take any
+    head."""
+    heads = _checked(heads, partial)
+    _check_options(heads, single_root, engine)
+    only = _check_only(only, heads)
+    unknown = unknown_words(heads)
+    if unknown and only is not None:
+        only = only | frozenset(unknown)
+    return heads, only, unknown
+
+
 def forced_weights(weights, heads, only):
     """``weights`` with every word outside ``only`` tied to its gold head.
 
@@ -325,12 +339,7 @@ def projectivize(heads, tie_break="first", seed=None, single_root=False, engine=
         raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, not {tie_break!r}")
     if tie_break == "random" and engine == "python":
         raise ValueError("tie_break='random' samples with the Cython engine: use engine='auto'")
-    heads = _checked(heads, partial)
-    _check_options(heads, single_root, engine)
-    only = _check_only(only, heads)
-    unknown = unknown_words(heads)
-    if unknown and only is not None:
-        only = only | frozenset(unknown)
+    heads, only, unknown = _checked_call(heads, single_root, engine, only, partial)
     rng = _rng(seed) if tie_break == "random" or seed is not None else None  # for every tree
     if not unknown and no_crossing(heads):
         return heads
@@ -369,12 +378,7 @@ def count_optimal_projectivizations(heads, single_root=False, engine="auto", onl
     just those words' heads (:class:`NoProjectiveTree` when there are none).
     ``partial``: ``heads`` may be a partial tree; the score counts known
     edges, and the trees differ in any head, unknown ones included."""
-    heads = _checked(heads, partial)
-    _check_options(heads, single_root, engine)
-    only = _check_only(only, heads)
-    unknown = unknown_words(heads)
-    if unknown and only is not None:
-        only = only | frozenset(unknown)
+    heads, only, unknown = _checked_call(heads, single_root, engine, only, partial)
     if not unknown and no_crossing(heads):
         return len(heads) - 1, 1
     from semiparse.chart.engine import parse

@@ -185,6 +185,12 @@ cdef inline int gain(int* heads, unsigned char* no_left, unsigned char* no_right
     return 1 if heads[d] == h else 0
 
 
+cdef inline void improve(int* cell, int v, int g) noexcept nogil:
+    """Raise the cell to v + g, unless g forbids the edge (NEG)."""
+    if g > NEG and v + g > cell[0]:
+        cell[0] = v + g
+
+
 cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil:
     """Most gold edges a computation from (stack, bstart..n) can add (Algorithm 1)."""
     cdef int* heads = &w.heads[0]
@@ -194,7 +200,7 @@ cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept 
     cdef int n = w.n
     cdef int k = ns - 1
     cdef int q = critical_nodes(heads, n, stack, ns, bstart, &xs[ns], &w.mark[0])
-    cdef int i, j, d, h, lo, hi, x, v, g, cur_i_lo, cur_i_hi
+    cdef int i, j, d, h, lo, hi, x, v
     cdef int W = k + q + 1
     cdef int* cur = &w.tab[0]
     cdef int* nxt = &w.tab[(n + 2) * (n + 2)]
@@ -220,25 +226,17 @@ cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept 
                     if v <= NEG:
                         continue
                     if x != 0:
-                        g = gain(heads, nl, nr, xs[h], x)
-                        if g > NEG and v + g > nxt[(i + 1) * W + h]:
-                            nxt[(i + 1) * W + h] = v + g
-                    g = gain(heads, nl, nr, x, xs[h])
-                    if g > NEG and v + g > nxt[(i + 1) * W + lo - 1]:
-                        nxt[(i + 1) * W + lo - 1] = v + g
+                        improve(&nxt[(i + 1) * W + h], v, gain(heads, nl, nr, xs[h], x))
+                    improve(&nxt[(i + 1) * W + lo - 1], v, gain(heads, nl, nr, x, xs[h]))
             if j < q:
                 x = xs[hi + 1]
                 for h in range(lo, hi + 1):
                     v = cur[i * W + h]
                     if v <= NEG:
                         continue
-                    g = gain(heads, nl, nr, xs[h], x)
-                    if g > NEG and v + g > nxt[i * W + h]:
-                        nxt[i * W + h] = v + g
+                    improve(&nxt[i * W + h], v, gain(heads, nl, nr, xs[h], x))
                     if xs[h] != 0:
-                        g = gain(heads, nl, nr, x, xs[h])
-                        if g > NEG and v + g > nxt[i * W + hi + 1]:
-                            nxt[i * W + hi + 1] = v + g
+                        improve(&nxt[i * W + hi + 1], v, gain(heads, nl, nr, x, xs[h]))
         tmp = cur
         cur = nxt
         nxt = tmp
@@ -248,75 +246,30 @@ cdef int right_stack_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept 
     return v + (n + 1 - bstart) - q
 
 
-cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil:
-    """Most gold edges a computation from (stack, bstart..n) can add: Algorithm 1
-    on a compressed string, restricted to a band of cells and to the roots
-    that can still matter (see docs/fast-oracles.md).
-
-    String: the stack (x = 0..k), then the critical nodes, where a critical
-    node with no gold edge to a stack node is dropped if it has no gold edge
-    to another critical node either (it is never worth anything), and a
-    maximal run of such nodes along a chain (each critical node's critical
-    gold head is the next critical node) becomes one position whose
-    absorption as a root is worth its run's inner edges.  Gold edges between
-    the stack and the critical nodes are nested, so position j of the right
-    part links to stack nodes in [lo_j, hi_j] with both bounds decreasing
-    in j; a run links, in effect, to the gap between its neighbours' ranges.
-    Cell (i, j) -- i stack nodes below the top and j right positions
-    absorbed -- is visited only if j is within one position of the range of
-    positions whose links come within one of the next stack node
-    a_l (l = k-1-i).  The ranges overlap only at their ends: O(k + q) cells.
-    In a cell, roots with no gold edge leaving the span are interchangeable
-    (the best one is kept), and a root whose value plus its number of
-    leaving gold edges cannot beat the best value is dropped.
-    """
-    cdef int* heads = &w.heads[0]
-    cdef int* xs = &w.xs[0]
-    cdef int* crit = &w.crit[0]
-    cdef int* pos = &w.posmap[0]
-    cdef int* par = &w.par[0]
-    cdef int* lmin = &w.lmin[0]
-    cdef int* rmax = &w.rmax[0]
-    cdef int* nleft = &w.nleft[0]
-    cdef int* nright = &w.nright[0]
-    cdef int* dlo = &w.dlo[0]
-    cdef int* dhi = &w.dhi[0]
-    cdef int* jlo = &w.jlo[0]
-    cdef int* jhi = &w.jhi[0]
-    cdef int* val = &w.val[0]
-    cdef int* touched = &w.touched[0]
-    cdef int* stamp = &w.stamp[0]
-    cdef int* off = &w.off[0]
-    cdef int* cnt = &w.cnt[0]
-    cdef int* eroot = &w.eroot[0]
-    cdef int* evalue = &w.evalue[0]
-    cdef int* bonus = &w.bonus[0]
-    cdef int* flag = &w.flag[0]
-    cdef int n = w.n
-    cdef int k = ns - 1
-    cdef int q0 = critical_nodes(heads, n, stack, ns, bstart, crit, &w.mark[0])
-    cdef int cap = (n + 3) * (n + 3)
-    cdef int x, p, i, j, l, a, b, t, h, v, g, e, nt, best, dead, o, lo, hi, node, q, N
-    cdef int prv, cur, fill, base, result, last, root
-    for x in range(ns):
-        xs[x] = stack[x]
-        bonus[x] = 0
+cdef int compress(ArcStdC* w, int* stack, int ns, int bstart, int q0) noexcept nogil:
+    """Append the compressed critical nodes to the string ``xs`` after the
+    stack (``bonus``: a run's inner edges; ``posmap``: each kept node's
+    position); return how many positions they take.  Linked nodes stay, runs
+    of unlinked chained nodes merge, the rest goes."""
+    cdef int* heads = w.heads
+    cdef int* crit = w.crit
+    cdef int* flag = w.flag
+    cdef int* pos = w.posmap
+    cdef int j, t, x, h, node, q = 0
     # flag[c]: 1 if critical node c has a gold edge to a stack node
     for j in range(q0):
-        flag[crit[j]] = 1 if heads[crit[j]] < bstart and heads[crit[j]] >= 0 \
-            and pos_is_stack(heads[crit[j]], stack, ns) else 0
+        h = heads[crit[j]]
+        flag[crit[j]] = 1 if h < bstart and h >= 0 and pos_is_stack(h, stack, ns) else 0
     for x in range(ns):
         h = heads[stack[x]]
         if h >= bstart:
             flag[h] = 1
-    # compress: linked nodes stay, runs of unlinked chained nodes merge, the rest goes
-    q = 0
     j = 0
     while j < q0:
         node = crit[j]
         if flag[node]:
-            xs[ns + q] = node
-            bonus[ns + q] = 0
+            w.xs[ns + q] = node
+            w.bonus[ns + q] = 0
             pos[node] = ns + q
             q += 1
             j += 1
@@ -327,24 +280,32 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
             while j < q0 and not flag[crit[j]] and heads[crit[j - 1]] == crit[j]:
                 pos[crit[j]] = ns + q
                 j += 1
-            xs[ns + q] = crit[j - 1]
-            bonus[ns + q] = j - 1 - t
+            w.xs[ns + q] = crit[j - 1]
+            w.bonus[ns + q] = j - 1 - t
             q += 1
         else:
             j += 1
     for j in range(q0):
         flag[crit[j]] = 0
-    N = k + 1 + q
-    root = 0 if xs[0] == 0 else -1   # the position of the root token, if on the stack
-    for x in range(ns):
-        pos[xs[x]] = x
+    return q
+
+
+cdef void links(ArcStdC* w, int k, int q) noexcept nogil:
+    """For each position x of the string (``posmap`` set for all of them):
+    its gold head's position ``par``, its leftmost and rightmost gold
+    dependents and how many on each side; for each right position j, the
+    range ``dlo..dhi`` of stack positions it links to (-1: none)."""
+    cdef int* par = w.par
+    cdef int* dlo = w.dlo
+    cdef int* dhi = w.dhi
+    cdef int N = k + 1 + q, x, p, j
     for x in range(N):
-        p = heads[xs[x]]
-        par[x] = pos[p] if p >= 0 else -1
-        lmin[x] = N
-        rmax[x] = -1
-        nleft[x] = 0
-        nright[x] = 0
+        p = w.heads[w.xs[x]]
+        par[x] = w.posmap[p] if p >= 0 else -1
+        w.lmin[x] = N
+        w.rmax[x] = -1
+        w.nleft[x] = 0
+        w.nright[x] = 0
     for j in range(q):
         dlo[j] = N
         dhi[j] = -1
@@ -353,13 +314,13 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
         if p < 0:
             continue
         if x < p:
-            nleft[p] += 1
-            if x < lmin[p]:
-                lmin[p] = x
+            w.nleft[p] += 1
+            if x < w.lmin[p]:
+                w.lmin[p] = x
         else:
-            nright[p] += 1
-            if x > rmax[p]:
-                rmax[p] = x
+            w.nright[p] += 1
+            if x > w.rmax[p]:
+                w.rmax[p] = x
         if x <= k < p:
             j = p - k - 1
             dlo[j] = min(dlo[j], x)
@@ -368,7 +329,15 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
             j = x - k - 1
             dlo[j] = min(dlo[j], p)
             dhi[j] = max(dhi[j], p)
-    # runs: from the next linked position's upper bound to the previous one's lower bound
+
+
+cdef void band(ArcStdC* w, int k, int q) noexcept nogil:
+    """The cells of each row i: right positions ``jlo[i]..jhi[i]``, those
+    whose links come within one of the next stack node; a run (no link of
+    its own) links, in effect, to the gap between its neighbours' ranges."""
+    cdef int* dlo = w.dlo
+    cdef int* dhi = w.dhi
+    cdef int i, j, l, t, a = 0, b = 0
     t = -1
     for j in range(q - 1, -1, -1):
         if dhi[j] < 0:
@@ -381,131 +350,168 @@ cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil
             dhi[j] = t
         else:
             t = dlo[j]
-    a = 0
-    b = 0
     for i in range(k + 1):
         l = k - 1 - i
         while a < q and dlo[a] > l + 1:
             a += 1
         while b < q and dhi[b] >= l - 1:
             b += 1
-        jlo[i] = max(0, a - 1)
-        jhi[i] = min(q, b + 1)
-    for j in range(q0):
-        pos[crit[j]] = -1
-    for x in range(ns):
-        pos[xs[x]] = -1
-    # rows i = 0..k; two row buffers (prv, cur) of cells j = 0..q
-    prv = 0
-    cur = n + 3
+        w.jlo[i] = max(0, a - 1)
+        w.jhi[i] = min(q, b + 1)
+
+
+cdef inline void offer(int* val, int* touched, int* nt, int* best, int h, int g) noexcept nogil:
+    """Offer the value g for root h of the cell being built: keep the larger,
+    listing h in ``touched`` the first time."""
+    if g > val[h]:
+        if val[h] == NEG:
+            touched[nt[0]] = h
+            nt[0] += 1
+        val[h] = g
+        if g > best[0]:
+            best[0] = g
+
+
+cdef inline void absorb(ArcStdC* w, int src, int x, int root, int* nt, int* best) noexcept nogil:
+    """Offer the roots of the cell that absorbs position x (left or right)
+    into the roots of the stored cell ``src``: x under the old root, or the
+    old root under x with the inner edges of x's run (``bonus``: 0 on the
+    stack); the root token is never a dependent."""
+    cdef int* par = w.par
+    cdef int e, h, v
+    for e in range(w.off[src], w.off[src] + w.cnt[src]):
+        h = w.eroot[e]
+        v = w.evalue[e]
+        if x != root:
+            offer(w.val, w.touched, nt, best, h, v + (1 if par[x] == h else 0))
+        if h != root:
+            offer(w.val, w.touched, nt, best, x, v + (1 if par[h] == x else 0) + w.bonus[x])
+
+
+cdef inline int keep_roots(ArcStdC* w, int nt, int best, int lo, int hi, int root,
+                           int start) noexcept nogil:
+    """Store at ``start`` the offered roots of the cell spanning lo..hi that
+    can still matter, resetting ``val``; return how many.  Roots with no gold
+    edge leaving the span are interchangeable (the best is kept); a root
+    whose value plus its leaving edges cannot beat ``best`` is dropped."""
+    cdef int* par = w.par
+    cdef int t, h, v, o, dead = -1, fill = 0
+    for t in range(nt):
+        h = w.touched[t]
+        v = w.val[h]
+        w.val[h] = NEG
+        o = 0
+        if par[h] >= 0 and (par[h] < lo or par[h] > hi):
+            o += 1
+        if w.lmin[h] < lo:
+            o += w.nleft[h]
+        if w.rmax[h] > hi:
+            o += w.nright[h]
+        if h != root:
+            if o == 0:
+                if dead >= 0:
+                    if w.evalue[dead] < v:
+                        w.eroot[dead] = h
+                        w.evalue[dead] = v
+                    continue
+            elif v + o <= best:
+                continue
+        w.eroot[start + fill] = h
+        w.evalue[start + fill] = v
+        if o == 0 and h != root:
+            dead = start + fill
+        fill += 1
+    return fill
+
+
+cdef int banded_rows(ArcStdC* w, int k, int q, int root) noexcept nogil:
+    """The value of the whole string for the root token (``root``: its
+    position, -1 if not on the stack), filling rows i = 0..k of the band
+    with two row buffers (cells j = 0..q each); NEG if none."""
+    cdef int n = w.n
+    cdef int cap = (n + 3) * (n + 3)
+    cdef int* stamp = w.stamp
+    cdef int i, j, e, t, nt, best, last, base, fill, prv = 0, cur = n + 3
+    cdef int result = NEG
     for j in range(2 * (n + 3)):
         stamp[j] = -1
-    result = NEG
     for i in range(k + 1):
         base = 0 if cur == 0 else cap
         fill = 0
         # the cells of row i: j in [jlo[i], jhi[i]], and q (all of them in the last row)
-        j = 0 if i == k else jlo[i]
-        last = q if i == k else jhi[i]
+        j = 0 if i == k else w.jlo[i]
+        last = q if i == k else w.jhi[i]
         while j <= q:
             if j > last:
                 j = q
             nt = 0
             best = NEG
             if i == 0 and j == 0:
-                val[k] = best = 0
-                touched[nt] = k
+                w.val[k] = best = 0
+                w.touched[nt] = k
                 nt += 1
             if i > 0 and stamp[prv + j] == i - 1:      # extend to the left by xs[k - i]
-                x = k - i
-                for e in range(off[prv + j], off[prv + j] + cnt[prv + j]):
-                    h = eroot[e]
-                    v = evalue[e]
-                    if x != root:
-                        g = v + (1 if par[x] == h else 0)
-                        if g > val[h]:
-                            if val[h] == NEG:
-                                touched[nt] = h
-                                nt += 1
-                            val[h] = g
-                            if g > best:
-                                best = g
-                    g = v + (1 if par[h] == x else 0)
-                    if g > val[x]:
-                        if val[x] == NEG:
-                            touched[nt] = x
-                            nt += 1
-                        val[x] = g
-                        if g > best:
-                            best = g
+                absorb(w, prv + j, k - i, root, &nt, &best)
             if j > 0 and stamp[cur + j - 1] == i:      # extend to the right by xs[k + j]
-                x = k + j
-                for e in range(off[cur + j - 1], off[cur + j - 1] + cnt[cur + j - 1]):
-                    h = eroot[e]
-                    v = evalue[e]
-                    g = v + (1 if par[x] == h else 0)
-                    if g > val[h]:
-                        if val[h] == NEG:
-                            touched[nt] = h
-                            nt += 1
-                        val[h] = g
-                        if g > best:
-                            best = g
-                    if h != root:
-                        g = v + (1 if par[h] == x else 0) + bonus[x]
-                        if g > val[x]:
-                            if val[x] == NEG:
-                                touched[nt] = x
-                                nt += 1
-                            val[x] = g
-                            if g > best:
-                                best = g
+                absorb(w, cur + j - 1, k + j, root, &nt, &best)
             if nt == 0:
                 j += 1
                 continue
-            # keep the roots that can still matter (best: the best of their values)
-            lo = k - i
-            hi = k + j
-            dead = -1
-            off[cur + j] = base + fill
-            for t in range(nt):
-                h = touched[t]
-                v = val[h]
-                val[h] = NEG
-                o = 0
-                if par[h] >= 0 and (par[h] < lo or par[h] > hi):
-                    o += 1
-                if lmin[h] < lo:
-                    o += nleft[h]
-                if rmax[h] > hi:
-                    o += nright[h]
-                if h != root:
-                    if o == 0:
-                        if dead >= 0:
-                            if evalue[dead] < v:
-                                eroot[dead] = h
-                                evalue[dead] = v
-                            continue
-                    elif v + o <= best:
-                        continue
-                eroot[base + fill] = h
-                evalue[base + fill] = v
-                if o == 0 and h != root:
-                    dead = base + fill
-                fill += 1
-            cnt[cur + j] = base + fill - off[cur + j]
+            w.off[cur + j] = base + fill
+            t = keep_roots(w, nt, best, k - i, k + j, root, base + fill)
+            fill += t
+            w.cnt[cur + j] = t
             stamp[cur + j] = i
             if i == k and j == q:
-                for e in range(off[cur + j], off[cur + j] + cnt[cur + j]):
-                    if eroot[e] == root:
-                        result = evalue[e]
+                for e in range(w.off[cur + j], w.off[cur + j] + t):
+                    if w.eroot[e] == root:
+                        result = w.evalue[e]
             j += 1
         t = prv
         prv = cur
         cur = t
+    return result
+
+
+cdef int linear_value(ArcStdC* w, int* stack, int ns, int bstart) noexcept nogil:
+    """Most gold edges a computation from (stack, bstart..n) can add: Algorithm 1
+    on a compressed string, restricted to a band of cells and to the roots
+    that can still matter (see docs/fast-oracles.md).
+
+    String: the stack (x = 0..k), then the critical nodes, where a critical
+    node with no gold edge to a stack node is dropped if it has no gold edge
+    to another critical node either (it is never worth anything), and a
+    maximal run of such nodes along a chain (each critical node's critical
+    gold head is the next critical node) becomes one position whose
+    absorption as a root is worth its run's inner edges (:c:func:`compress`).
+    Gold edges between the stack and the critical nodes are nested, so
+    position j of the right part links to stack nodes in [lo_j, hi_j] with
+    both bounds decreasing in j (:c:func:`links`).  Cell (i, j) -- i stack
+    nodes below the top and j right positions absorbed -- is visited only if
+    j is within one position of the range of positions whose links come
+    within one of the next stack node a_l (l = k-1-i) (:c:func:`band`).  The
+    ranges overlap only at their ends: O(k + q) cells
+    (:c:func:`banded_rows`).
+    """
+    cdef int k = ns - 1
+    cdef int q0 = critical_nodes(w.heads, w.n, stack, ns, bstart, w.crit, w.mark)
+    cdef int x, j, q, result
+    for x in range(ns):
+        w.xs[x] = stack[x]
+        w.bonus[x] = 0
+    q = compress(w, stack, ns, bstart, q0)
+    for x in range(ns):
+        w.posmap[stack[x]] = x
+    links(w, k, q)
+    band(w, k, q)
+    for j in range(q0):
+        w.posmap[w.crit[j]] = -1
+    for x in range(ns):
+        w.posmap[stack[x]] = -1
+    result = banded_rows(w, k, q, 0 if stack[0] == 0 else -1)
     if result <= NEG:
         return NEG
-    return result + (n + 1 - bstart) - q0
+    return result + (w.n + 1 - bstart) - q0
 
 
 cdef inline bint pos_is_stack(int x, int* stack, int ns) noexcept nogil:
@@ -551,53 +557,49 @@ cdef void remember(ArcStdC* w, const int* stack, int ns, int bstart, const doubl
         memo_put(&w.memo, stack, ns, bstart, <int>best if best > -INFINITY else NEG)
 
 
+cdef inline int future_without_left(ArcStdC* w, value_fn value, int* st, int ns, int bstart,
+                                    int strategy, int below) noexcept nogil:
+    """``future`` of the successor (st[:ns], bstart), where strict_lbr
+    forbids left children to st[0..below); every such mark (and lbr's, made
+    by the caller among them) is cleared again after."""
+    cdef int i, v
+    if strategy == 2:
+        for i in range(below):
+            w.no_left[st[i]] = 1
+    v = future(w, value, st, ns, bstart, strategy)
+    for i in range(below):
+        w.no_left[st[i]] = 0
+    return v
+
+
 cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strategy,
                      value_fn value, double* out) noexcept nogil:
     """sigma of shift, left_arc, right_arc into out[0..2] (NaN: not legal),
     futures by ``value`` (or remembered, under strategy none)."""
-    cdef int n = w.n
     cdef int* st = w.stack2
-    cdef int* heads = w.heads
-    cdef unsigned char* nl = w.no_left
-    cdef unsigned char* nr = w.no_right
     cdef int i, v, s0, s1
     out[0] = out[1] = out[2] = NAN
     for i in range(ns):
         st[i] = stack[i]
     s0 = st[ns - 1]
-    if bstart <= n:
+    if bstart <= w.n:
         st[ns] = bstart
         if strategy == 1:
-            nl[s0] = 1
-        elif strategy == 2:
-            for i in range(ns):
-                nl[st[i]] = 1
-        v = future(w, value, st, ns + 1, bstart + 1, strategy)
-        for i in range(ns):
-            nl[st[i]] = 0
+            w.no_left[s0] = 1
+        v = future_without_left(w, value, st, ns + 1, bstart + 1, strategy, ns)
         out[0] = _sigma(v, 0)
     if ns >= 2:
         s1 = st[ns - 2]
         if s1 != 0:
             st[ns - 2] = s0
-            if strategy == 2:
-                for i in range(ns - 2):
-                    nl[st[i]] = 1
-            elif strategy == 3:
-                nr[s0] = 1
-            v = future(w, value, st, ns - 1, bstart, strategy)
-            for i in range(ns - 2):
-                nl[st[i]] = 0
-            nr[s0] = 0
+            if strategy == 3:
+                w.no_right[s0] = 1
+            v = future_without_left(w, value, st, ns - 1, bstart, strategy, ns - 2)
+            w.no_right[s0] = 0
             st[ns - 2] = s1
-            out[1] = _sigma(v, heads[s1] == s0)
-        if strategy == 2:
-            for i in range(ns - 1):
-                nl[st[i]] = 1
-        v = future(w, value, st, ns - 1, bstart, strategy)
-        for i in range(ns - 1):
-            nl[st[i]] = 0
-        out[2] = _sigma(v, heads[s0] == s1)
+            out[1] = _sigma(v, w.heads[s1] == s0)
+        v = future_without_left(w, value, st, ns - 1, bstart, strategy, ns - 1)
+        out[2] = _sigma(v, w.heads[s0] == s1)
     if strategy == 0 and w.memo.on:
         remember(w, stack, ns, bstart, out)
 
