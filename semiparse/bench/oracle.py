@@ -15,7 +15,7 @@ wall`` for elapsed time).
 import random
 import time
 
-from semiparse.cli import int_range, pyplot, seconds
+from semiparse.cli import UserError, int_range, pyplot, seconds
 from semiparse.treebank.outputs import check_output, open_output
 from semiparse.bench._inputs import long_trees, ud_files
 from semiparse.bench._timing import fmt_time, mean_time, per_call, seconds_per_call
@@ -42,6 +42,21 @@ def add_parser(subparsers):
                    help="measure CPU time of this process (default) or elapsed time")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--plot", metavar="FILE.png", help="draw mean time per call vs k+m (log scale)")
+    pair = p.add_argument_group(
+        "a declared system against its shipped equivalent",
+        "--system FILE times, on the configurations each system passes through on the same "
+        "projective sentences (FILEs, else the shared Greek dev set), one scores call, one "
+        "scores_batch call and scores_batch on --threads threads per configuration, and prints "
+        "the ratios")
+    pair.add_argument("--system", metavar="FILE.toml",
+                      help="the declared system (a system file, a name or MODULE:ATTR)")
+    pair.add_argument("--against", metavar="NAME",
+                      help="the shipped system to compare with (default: the longest shipped name "
+                      "the system's name starts with)")
+    pair.add_argument("--sentences", type=int_range(1), default=60,
+                      help="projective sentences parsed by each system (default 60)")
+    pair.add_argument("--threads", type=int_range(1), default=2,
+                      help="threads of the threaded scores_batch (default 2)")
     p.set_defaults(func=run)
     return p
 
@@ -85,6 +100,8 @@ def collect(system, strategy, trees, sizes, per_size, rng):
 def run(args):
     from semiparse.transitions import load_system
 
+    if args.system:
+        return _run_pair(args)
     if args.plot:
         check_output(args.plot)  # before minutes of timing, not after
         pyplot()
@@ -97,6 +114,22 @@ def run(args):
     if args.plot:
         _plot(curves, args.plot, args.strategy, args.clock)
         print(f"\nplot written to {args.plot}")
+    return 0
+
+
+def _run_pair(args):
+    from semiparse.bench import system_pair
+
+    if args.plot:
+        raise UserError("--plot draws the per-size curves; it does not go with --system")
+    trees = (system_pair.read_projective(args.files, args.sentences) if args.files
+             else system_pair.default_sentences(args.sentences))
+    rows = system_pair.compare(args.system, args.against, trees, threads=args.threads,
+                               min_seconds=max(args.seconds, 0.2), seed=args.seed)
+    print(f"{len(trees)} projective sentences; time per configuration: scores (one call each), "
+          f"batch (one scores_batch call, one thread), batch x{args.threads} ({args.threads} "
+          f"threads, elapsed time); gains over single calls")
+    print("\n".join(system_pair.report(rows, args.threads)))
     return 0
 
 

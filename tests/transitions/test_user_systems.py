@@ -2,6 +2,7 @@
 declaration: a TOML file or a system object named ``module:attr``; a model
 records the definition it was trained with."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from semiparse.train import Model, ModelError, Trainer, read_trees
 from semiparse.train.model import SYSTEM_KEYS
 from semiparse.transitions.system import load_system
 
-from support import cli_error
+from support import SYSTEMS, cli_error
 
 SHIPPED = data_dir("systems")
 
@@ -206,3 +207,29 @@ def test_bench_oracle_takes_system_files(systems, small, capsys):
     out = capsys.readouterr().out
     assert "strict_eager, strategy none" in out and "careful_standard, strategy none" in out
     assert "disagreed" not in out and "failed" not in out
+
+
+def test_bench_oracle_compares_a_declared_system_with_its_shipped_equivalent(small, capsys):
+    """``--system FILE``: both systems timed on the configurations of the same
+    sentences (each batch row checked against the single call first), and the
+    ratios printed; the equivalent is found by name or given."""
+    root_end = str(SYSTEMS / "arc_standard_root_end.toml")
+    assert main(["bench", "oracle", str(small), "--system", root_end, "--sentences", "3",
+                 "--threads", "2"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines()
+            if len(line.split()) > 1 and line.split()[1].isdigit()]
+    assert [r[0] for r in rows] == ["arc_standard_root_end", "arc_standard"]
+    assert all(int(r[1]) > 0 for r in rows)
+    ratios = re.search(r"arc_standard_root_end / arc_standard: scores ([\d.]+)x, batch ([\d.]+)x, "
+                       r"batch on 2 threads ([\d.]+)x", out)
+    assert ratios and all(float(x) > 0 for x in ratios.groups())
+    assert main(["bench", "oracle", str(small), "--system", root_end, "--against", "arc_hybrid",
+                 "--sentences", "2"]) == 0
+    assert "arc_standard_root_end / arc_hybrid:" in capsys.readouterr().out
+
+
+def test_bench_oracle_needs_a_shipped_equivalent(systems, small, capsys):
+    err = cli_error(capsys, ["bench", "oracle", str(small), "--system", str(systems[0]),
+                             "--sentences", "2"])
+    assert "no shipped equivalent of the system 'strict_eager'" in err and "--against" in err

@@ -1,0 +1,144 @@
+"""``semiparse bench oracle --system FILE``: a declared system's oracle side by
+side with its shipped equivalent, in one run.
+
+Both systems parse the same sentences (by default the first projective
+sentences of the shared Greek dev set), each following optimal transitions
+of its own oracle (one drawn at random among the optimal ones), and the
+configurations they pass through are timed three ways: one ``scores`` call
+per configuration, one ``scores_batch`` call for all of them on one thread,
+and the same on ``--threads`` threads.  Single calls and one-thread batches
+are timed in this thread's CPU time, alternating between the two systems
+(fair on a shared machine); the threaded batch in elapsed time, as it is
+what threads change.  Before timing, each batch row must equal the single
+call's scores.  The ratios are the declared system's time over the shipped
+one's (lower is better; 1.0x: as fast).
+"""
+import random
+
+import numpy as np
+
+from semiparse.cli import UserError
+from semiparse.bench._timing import alternating, fmt_time, seconds_per_call
+from semiparse.resources import data_root
+
+SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager")
+
+
+def equivalent_of(system):
+    """The shipped system a declared one is compared with: the longest shipped
+    name its own name starts with (``arc_eager_root_end``: ``arc_eager``)."""
+    names = [s for s in SHIPPED if system.name.startswith(s)]
+    if not names:
+        raise UserError(f"no shipped equivalent of the system {system.name!r}: name one with "
+                        f"--against ({', '.join(SHIPPED)})")
+    return max(names, key=len)
+
+
+def default_sentences(count):
+    """The first ``count`` projective trees of the shared Greek dev set."""
+    path = data_root() / "ud" / "UD_Greek-GDT" / "el_gdt-ud-dev.conllu"
+    if not path.is_file():
+        raise UserError(f"{path} not found (set SEMIPARSE_DATA or name FILES)")
+    return read_projective([path], count)
+
+
+def read_projective(files, count):
+    """The first ``count`` projective trees of ``files`` (heads tuples)."""
+    from semiparse.treebank.conllu import read_conllu
+    from semiparse.treebank.projectivity import is_projective
+
+    trees = []
+    for path in files:
+        for sentence in read_conllu(path, multiple_roots="warn"):
+            if sentence.heads is not None and len(sentence) and is_projective(sentence.heads):
+                trees.append(tuple(sentence.heads))
+                if len(trees) == count:
+                    return trees
+    if not trees:
+        raise UserError("no projective sentence with heads in the files named")
+    return trees
+
+
+def configurations(system, trees, rng):
+    """``(configs, golds)``: every configuration ``system`` passes through on
+    ``trees`` following an optimal transition of its oracle (drawn among the
+    optimal ones), not the final ones; ``golds`` repeats each sentence's tree
+    object, so that a batch prepares it once."""
+    oracle = system.oracle()
+    configs, golds = [], []
+    for heads in trees:
+        config = system.initial(len(heads) - 1)
+        while not config.is_final():
+            configs.append(config)
+            golds.append(heads)
+            scores = oracle.scores(config, heads)
+            best = max(scores.values())
+            config = config.apply(rng.choice(sorted(t for t, v in scores.items() if v == best)))
+    return configs, golds
+
+
+class Timed:
+    """One system's configurations and what its oracle does with them."""
+
+    def __init__(self, spec, trees, rng):
+        import semiparse
+
+        self.system = semiparse.system(spec)
+        self.name = self.system.name
+        self.oracle = self.system.oracle()
+        self.configs, self.golds = configurations(self.system, trees, rng)
+        self.columns = self.oracle.transitions
+
+    def check(self, threads):
+        """Each batch row (one thread and ``threads``) equals the single call's
+        scores; RuntimeError otherwise (a benchmark of wrong answers is void)."""
+        rows = [self.oracle.scores_batch(self.configs, self.golds, n_jobs=j) for j in (1, threads)]
+        for i, (config, heads) in enumerate(zip(self.configs, self.golds)):
+            want = np.full(len(self.columns), -np.inf)
+            for t, v in self.oracle.scores(config, heads).items():
+                want[self.columns.index(t)] = v
+            for got in rows:
+                if not np.array_equal(got[i], want):
+                    raise RuntimeError(f"{self.name}: scores_batch row {i} {got[i].tolist()} "
+                                       f"differs from scores {want.tolist()}")
+
+    def single(self):
+        for config, heads in zip(self.configs, self.golds):
+            self.oracle.scores(config, heads)
+
+    def batch(self, threads=1):
+        return lambda: self.oracle.scores_batch(self.configs, self.golds, n_jobs=threads)
+
+
+def compare(spec, against, trees, threads=2, min_seconds=0.2, rounds=3, seed=0):
+    """``[(name, configurations, per call, batch, threaded batch)]`` for the
+    declared system ``spec`` and the shipped system ``against`` (None: its
+    :func:`equivalent_of`), seconds per configuration."""
+    import semiparse
+
+    if against is None:
+        against = equivalent_of(semiparse.system(spec))
+    pair = [Timed(s, trees, random.Random(seed)) for s in (spec, against)]
+    for timed in pair:
+        timed.check(threads)
+    fns = [f for t in pair for f in (t.single, t.batch())]
+    cpu = alternating(fns, min_seconds, rounds)
+    rows = []
+    for k, timed in enumerate(pair):
+        wall = min(seconds_per_call(timed.batch(threads), min_seconds) for _ in range(rounds))
+        per = len(timed.configs)
+        rows.append((timed.name, per, cpu[2 * k] / per, cpu[2 * k + 1] / per, wall / per))
+    return rows
+
+
+def report(rows, threads):
+    """The table of :func:`compare` and the ratios, as lines."""
+    lines = [f"{'system':>24} {'configs':>8} {'scores':>11} {'batch':>11} "
+             f"{'batch x' + str(threads):>11} {'batch gain':>11} {'threads gain':>13}"]
+    for name, count, single, batch, threaded in rows:
+        lines.append(f"{name:>24} {count:>8} {fmt_time(single):>11} {fmt_time(batch):>11} "
+                     f"{fmt_time(threaded):>11} {single / batch:>10.2f}x {single / threaded:>12.2f}x")
+    (mine, _, s1, b1, t1), (theirs, _, s2, b2, t2) = rows
+    lines.append(f"{mine} / {theirs}: scores {s1 / s2:.1f}x, batch {b1 / b2:.1f}x, "
+                 f"batch on {threads} threads {t1 / t2:.1f}x (time per configuration; 1.0x: as fast)")
+    return lines
