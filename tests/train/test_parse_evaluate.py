@@ -213,7 +213,9 @@ def test_evaluate_reads_pipes_once(tmp_path, capsys):
     os.mkfifo(system)
     writers = [feed(gold, GOLD.encode()), feed(system, SYSTEM.encode())]
     assert run_in_thread(["evaluate", str(gold), str(system), "--json"], (gold, system)) == 0
-    assert all(not w.is_alive() for w in writers)
+    for w in writers:  # each wrote all its data, read once: it ends (it may not have yet)
+        w.join(timeout=30)
+        assert not w.is_alive()
     scores = json.loads(capsys.readouterr().out)
     assert scores["uas"] == pytest.approx(500 / 6)
     assert scores["conll18"]["uas"]["f1"] == pytest.approx(500 / 6)
