@@ -88,8 +88,7 @@ def run_job(job):
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
     trees = train if setup == "unchanged+oracle" else [_encoded(t, setup) for t in train]
     start = time.process_time()
-    model = Trainer(system=system, trainer="perceptron", epochs=epochs, seed=seed, progress=False,
-                    oracle="dynamic").run(trees, nonproj="oracle" if setup == "unchanged+oracle" else "skip")
+    model = Trainer(system=system, oracle="dynamic", epochs=epochs, seed=seed, progress=False).run(trees, nonproj="oracle" if setup == "unchanged+oracle" else "skip")
     seconds = time.process_time() - start
     predicted = [model.parse(t)[:2] for t in test]
     if setup != "unchanged+oracle":

@@ -38,8 +38,8 @@ def run_job(job):
     data, lang, system, setup, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
     start = time.process_time()
-    model = Trainer(system=system, trainer="perceptron", epochs=epochs, seed=seed, progress=False,
-                    oracle=SETUPS[setup]["oracle"]).run(train, nonproj=SETUPS[setup]["nonproj"])
+    model = Trainer(system=system, oracle=SETUPS[setup]["oracle"], epochs=epochs, seed=seed,
+                    progress=False).run(train, nonproj=SETUPS[setup]["nonproj"])
     seconds = time.process_time() - start
     return {"lang": lang, "system": system, "setup": setup, "seed": seed, "epochs": epochs,
             "train_tokens": model.meta["train_tokens"], "train_cpu_seconds": round(seconds, 1),
