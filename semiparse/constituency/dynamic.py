@@ -187,7 +187,7 @@ class Oracle:
         self.name = self.system.name
         if chain not in ("lis", "general"):
             raise ValueError(f"chain must be 'lis' or 'general', not {chain!r}")
-        self._general = chain == "general"
+        self.chain = chain
 
     def _terms(self, c, gold):
         if c.n != gold.n:
@@ -249,7 +249,7 @@ class Oracle:
                 else:
                     usable = {(g, x) for (_, x), a in zip(run, allowed) for g in a}
                     reachable += sum(spans[g][1][x] for g, x in usable)
-                best += _same_start(run, allowed, spans, l == i, self._general)
+                best += _same_start(run, allowed, spans, l == i, self.chain == "general")
         unreachable = len(items) - matched_built - free - reachable
         out_of_order = reachable + compatible - best
         return Breakdown(unreachable, erroneous, len(opens) - compatible, out_of_order)
