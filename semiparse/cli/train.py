@@ -119,7 +119,7 @@ def run(args):
                 for k, default in PERCEPTRON_ONLY.items()}
     # the settings are checked before any data is read
     options = options_for(explore_after=args.explore_after, explore_p=args.explore_p, lam=args.l1,
-                          **settings)
+                          oracle=args.oracle, **settings)
     trainer = Trainer(args.system, args.oracle, options, args.epochs, args.seed,
                       progress=not args.quiet, log=log)
     trees = read_trees(args.train, partial=args.partial)

@@ -104,16 +104,25 @@ class BeamOptions:
         return f"beam-{self.update}"
 
 
+def check_restart(restart, oracle):
+    """Raise ValueError if the restart needs another oracle: ``negative``
+    explores, which only the dynamic oracle does."""
+    if restart == "negative" and oracle != "dynamic":
+        raise ValueError("--restart negative explores wrong configurations: it needs --oracle dynamic")
+
+
 def options_for(trainer="perceptron", explore_after=1, explore_p=0.9, beam=8, restart="positive",
-                rho=0.01, alpha=1.0, lam=None):
+                rho=0.01, alpha=1.0, lam=None, oracle="dynamic"):
     """The option object of the method named ``trainer`` (one of
     :data:`TRAINERS`) from the command line's flat settings.  Every setting is
     checked, also those the method does not use, so that a bad ``--beam`` is
-    refused with ``--trainer rda`` as with a beam trainer."""
+    refused with ``--trainer rda`` as with a beam trainer, and ``--restart
+    negative`` with another ``oracle`` than ``dynamic``."""
     _check_choice("trainer", trainer, TRAINERS)
     _check_choice("restart", restart, RESTARTS)
     check_settings(size=beam, explore_after=explore_after, explore_p=explore_p, rho=rho,
                    alpha=alpha, lam=lam)
+    check_restart(restart, oracle)
     if trainer == "perceptron":
         return PerceptronOptions(explore_after, explore_p)
     if trainer == "rda":

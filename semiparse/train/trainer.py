@@ -44,8 +44,8 @@ from semiparse.transitions._machine import machine_for
 from semiparse.transitions.system import load_system
 from semiparse.transitions.registry import system_methods
 from semiparse.train.model import Model
-from semiparse.train.options import (BeamOptions, PerceptronOptions, RDAOptions, check_settings,
-                                     options_for)
+from semiparse.train.options import (BeamOptions, PerceptronOptions, RDAOptions, check_restart,
+                                     check_settings, options_for)
 from semiparse.train.evaluate import attachment_scores
 
 ORACLES = ("static", "nondet", "dynamic")
@@ -190,7 +190,7 @@ class Trainer:
                           "release", DeprecationWarning, stacklevel=2)
             if isinstance(options, str):
                 settings["trainer"] = options
-            options = options_for(**settings)
+            options = options_for(oracle=oracle, **settings)
         options = PerceptronOptions() if options is None else options
         if not isinstance(options, (PerceptronOptions, RDAOptions, BeamOptions)):
             raise ValueError(f"options must be PerceptronOptions, RDAOptions or BeamOptions, "
@@ -212,8 +212,7 @@ class Trainer:
                              + (f", and no split grammar can describe it: {why}" if why else
                                 "; declare one in its [completion] table "
                                 "(docs/oracle-tutorial.md)"))
-        if getattr(options, "restart", None) == "negative" and oracle != "dynamic":
-            raise ValueError("--restart negative explores wrong configurations: it needs --oracle dynamic")
+        check_restart(getattr(options, "restart", None), oracle)
         check_settings(epochs=epochs, seed=seed)
         self.system, self.spine = system, spine
         self.oracle_name, self.options = oracle, options
