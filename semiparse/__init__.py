@@ -32,14 +32,33 @@ _EXPORTS = {
     "is_projective": "semiparse.treebank.projectivity",
     "projectivize": "semiparse.treebank.projectivity",
     "count_optimal_projectivizations": "semiparse.treebank.projectivity",
-    # dynamic oracles (oracle, below, also takes the constituent systems)
-    "system": "semiparse.transitions",
 }
 
-__all__ = sorted(_EXPORTS) + ["oracle", "__version__"]
+# dynamic oracles and their systems (below): dependency and constituent systems
+__all__ = sorted(_EXPORTS) + ["oracle", "system", "__version__"]
 
-# The constituent transition systems, whose oracles live in semiparse.constituency.
+# The constituent transition systems, which live in semiparse.constituency.
 CONSTITUENT_SYSTEMS = ("top_down", "in_order")
+
+
+def _constituent(system):
+    return isinstance(system, str) and system in CONSTITUENT_SYSTEMS
+
+
+def system(name_or_path):
+    """A transition system to step through: for a dependency system (a
+    shipped or registered name, a TOML file, ``module:attr`` or a system
+    object) the :class:`~semiparse.transitions.api.System` of
+    :func:`semiparse.transitions.system`; for ``"top_down"`` or
+    ``"in_order"`` the constituent system of
+    :func:`semiparse.constituency.system`."""
+    if _constituent(name_or_path):
+        from semiparse.constituency.systems import system as constituent_system
+
+        return constituent_system(name_or_path)
+    from semiparse.transitions import system as dependency_system
+
+    return dependency_system(name_or_path)
 
 
 def oracle(system, strategy="none", method="auto", **options):
@@ -48,7 +67,7 @@ def oracle(system, strategy="none", method="auto", **options):
     :func:`semiparse.transitions.oracle` (``strategy``, ``method``); for
     ``"top_down"`` or ``"in_order"`` the constituent oracle of
     :func:`semiparse.constituency.dynamic.oracle` (``options``: ``chain``)."""
-    if isinstance(system, str) and system in CONSTITUENT_SYSTEMS:
+    if _constituent(system):
         if strategy != "none" or method != "auto":
             raise ValueError(f"the constituent system {system!r} has no strategies or methods: "
                              f"got strategy={strategy!r}, method={method!r}")

@@ -15,6 +15,7 @@ import warnings
 # old dotted prefix -> new one (names an old module had that its new one does
 # not are looked up in EXTRA)
 MOVED = {  # the more specific first
+    "semiparse.constituency.checking": "semiparse.testing.constituent_checking",
     "semiparse.oracles.checking": "semiparse.testing.checking",
     "semiparse.queries.labels": "semiparse.chart.labels",
     "semiparse.engine": "semiparse.chart.engine",
@@ -27,7 +28,8 @@ MOVED = {  # the more specific first
     "semiparse.commands": "semiparse.cli",
 }
 
-EXTRA = {"semiparse.queries.labels": ("semiparse.chart.engine",),  # parse_labelled
+EXTRA = {"semiparse.constituency.checking": ("semiparse.cli._constituent_check",),  # run
+         "semiparse.queries.labels": ("semiparse.chart.engine",),  # parse_labelled
          "semiparse.engine": ("semiparse.chart.inputs", "semiparse.chart.shift", "semiparse.chart.generic",
                               "semiparse.chart.batch", "semiparse.chart.result")}
 
@@ -40,13 +42,21 @@ def new_name(name):
     return None
 
 
+_ABSENT = object()
+
+
 class _Forward(types.ModuleType):
-    """An old path: every attribute read (or set) goes to the new module."""
+    """An old path: every attribute read (or set) goes to the new module.
+
+    Deleting an attribute set through the old path gives the new module its
+    own value back, so that a patch made and undone there (pytest's
+    ``monkeypatch``) leaves the new module as it was."""
 
     def __init__(self, name, target, extra=()):
         super().__init__(name, target.__doc__)
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_extra", extra)
+        object.__setattr__(self, "_replaced", {})  # attribute -> the new module's own value
         if hasattr(target, "__path__"):  # a package: its old submodule paths resolve too
             object.__setattr__(self, "__path__", [])
 
@@ -60,7 +70,18 @@ class _Forward(types.ModuleType):
         if attr.startswith("__") or isinstance(value, _Forward):  # old submodules stay old
             object.__setattr__(self, attr, value)
         else:
+            self._replaced.setdefault(attr, getattr(self._target, attr, _ABSENT))
             setattr(self._target, attr, value)
+
+    def __delattr__(self, attr):
+        if attr not in self._replaced:
+            raise AttributeError(f"module {self.__name__!r}: only what was set through it can "
+                                 f"be deleted, not {attr!r}")
+        own = self._replaced.pop(attr)
+        if own is _ABSENT:
+            delattr(self._target, attr)
+        else:
+            setattr(self._target, attr, own)
 
     def __dir__(self):
         return dir(self._target)

@@ -39,8 +39,7 @@ def add_parser(subparsers):
 def _treebank(path):
     if path:
         return read_ptb(path)
-        data = data_root()
-    target = data / "ptb" / "wsj_sample_combined.mrg"
+    target = data_root() / "ptb" / "wsj_sample_combined.mrg"
     if not target.is_file():
         raise ValueError(f"{target}: PTB sample not found (set SEMIPARSE_DATA or give --treebank)")
     return read_ptb(target)

@@ -44,7 +44,7 @@ def add_parser(subparsers):
 
 def run(args):
     from semiparse.treebank.projectivity import is_projective
-    from semiparse.train import Trainer, read_trees
+    from semiparse.train import PerceptronOptions, RDAOptions, Trainer, read_trees
 
     path = args.file or ud_train_file("UD_Greek-GDT", "el_gdt")
     trees = [t for t in read_trees(path) if is_projective(t.heads)][: args.sentences]
@@ -60,8 +60,8 @@ def run(args):
     for system in args.systems:
         times = {}
         for oracle in ("static", "nondet", "dynamic"):
-            trainer = Trainer(system=system, oracle=oracle, trainer=args.trainer, epochs=args.epochs,
-                              seed=1, explore_after=0, progress=False)
+            options = {"perceptron": PerceptronOptions, "rda": RDAOptions}[args.trainer](explore_after=0)
+            trainer = Trainer(system, oracle, options, epochs=args.epochs, seed=1, progress=False)
             wall = time.perf_counter()
             trainer.run(trees, nonproj="skip")
             cpu = sum(record["cpu_seconds"] for record in trainer.history)

@@ -7,7 +7,7 @@ compares the grammar oracle (or
 ``--method M``) with the exhaustive search over all computations.  A mismatch
 is shrunk and printed; the exit status is then 1.  ``top_down`` and
 ``in_order`` are the constituent systems, checked by
-:mod:`semiparse.constituency.checking`.  ``--all`` checks every shipped
+:mod:`semiparse.testing.constituent_checking`.  ``--all`` checks every shipped
 system (docs/systems.md), each with its completion grammar and every
 registered oracle method, then the constituent systems.
 """
@@ -55,9 +55,9 @@ def run(args):
         raise ValueError("give the system to check once: SYSTEM or --system SYSTEM (or --all)")
     args.system = args.system or args.system_option
     if args.system in CONSTITUENT_SYSTEMS:
-        from semiparse.constituency import checking
+        from semiparse.cli import _constituent_check
 
-        return checking.run(args.system, examples=args.examples, max_n=args.max_n, seed=args.seed)
+        return _constituent_check.run(args.system, args.examples, args.max_n, args.seed)
     from semiparse.transitions import load_system
     from semiparse.transitions.registry import system_methods
 
@@ -84,7 +84,7 @@ def run_all(args):
     """``check --all``: every system of :func:`available_systems` with its
     grammar (if any) and every registered method, then the constituent
     systems; one summary line, status 1 if anything failed."""
-    from semiparse.constituency import checking
+    from semiparse.cli import _constituent_check
     from semiparse.transitions import load_system
     from semiparse.testing.checking import check
     from semiparse.transitions.registry import system_methods
@@ -112,7 +112,7 @@ def run_all(args):
             failed.append(name)
     for name in CONSTITUENT_SYSTEMS:
         count += 1
-        if checking.run(name, examples=args.examples, max_n=args.max_n, seed=args.seed):
+        if _constituent_check.run(name, args.examples, args.max_n, args.seed):
             failed.append(name)
         else:
             passed += 1

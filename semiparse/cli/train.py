@@ -9,8 +9,8 @@ import sys
 
 from semiparse.cli import UserError
 from semiparse.treebank.outputs import check_output
-from semiparse.train import NONPROJ, ORACLES, TRAINERS, Trainer, read_trees
-from semiparse.train.trainer import RESTARTS
+from semiparse.train import NONPROJ, ORACLES, TRAINERS, Trainer, options_for, read_trees
+from semiparse.train.options import RESTARTS
 
 MODELS = ("perceptron", "bilstm")
 # --nonproj: the perceptron's policies and the neural parser's (subset = skip)
@@ -117,11 +117,11 @@ def run(args):
     check_output(args.output, [args.train, args.dev])
     settings = {k: default if getattr(args, k) is None else getattr(args, k)
                 for k, default in PERCEPTRON_ONLY.items()}
-    trainer = Trainer(  # checks the hyper-parameters before any data is read
-        system=args.system, oracle=args.oracle, epochs=args.epochs, seed=args.seed,
-        explore_after=args.explore_after, explore_p=args.explore_p, lam=args.l1,
-        progress=not args.quiet, log=log, **settings,
-    )
+    # the settings are checked before any data is read
+    options = options_for(explore_after=args.explore_after, explore_p=args.explore_p, lam=args.l1,
+                          oracle=args.oracle, **settings)
+    trainer = Trainer(args.system, args.oracle, options, args.epochs, args.seed,
+                      progress=not args.quiet, log=log)
     trees = read_trees(args.train, partial=args.partial)
     dev = read_trees(args.dev) if args.dev else None
     model = trainer.run(trees, dev=dev, nonproj=args.nonproj or "projectivize",

@@ -8,10 +8,10 @@ Gómez-Rodríguez 2018 (see docs/references.md).
 * :mod:`.systems`: the two transition systems, configurations, static oracles;
 * :mod:`.dynamic`: the dynamic oracles, ``oracle("top_down" | "in_order")``;
 * :mod:`.exhaustive`: the minimum loss by memoized search (ground truth);
-* :mod:`.checking`: ``semiparse check top_down|in_order``;
 * :mod:`.evaluation`: labelled bracket P/R/F1 with evalb's conventions.
 
-See ``docs/constituency.md``.
+``semiparse check top_down|in_order`` is
+:mod:`semiparse.testing.constituent_checking`.  See ``docs/constituency.md``.
 """
 from semiparse.constituency.dynamic import Gold, Oracle, oracle
 from semiparse.constituency.evaluation import Scores, evaluate, score

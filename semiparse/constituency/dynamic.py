@@ -58,9 +58,10 @@ from typing import NamedTuple
 
 from semiparse.constituency.systems import NT, Done, Open, system as get_system
 from semiparse.constituency.trees import Tree, constituents
+from semiparse.transitions.family import DynamicOracle, GoldTree
 
 
-class Gold:
+class Gold(GoldTree):
     """A gold tree prepared for the oracle: pre-order constituents, their
     spans grouped by start (outer first), repeat numbers of identical ones."""
 
@@ -179,7 +180,7 @@ def _same_start(run, allowed, spans, with_rest, general=False):
     return best
 
 
-class Oracle:
+class Oracle(DynamicOracle):
     """Dynamic oracle of one system: ``loss``, ``breakdown``, ``optimal``."""
 
     def __init__(self, name, chain="lis"):
@@ -187,7 +188,7 @@ class Oracle:
         self.name = self.system.name
         if chain not in ("lis", "general"):
             raise ValueError(f"chain must be 'lis' or 'general', not {chain!r}")
-        self._general = chain == "general"
+        self.chain = chain
 
     def _terms(self, c, gold):
         if c.n != gold.n:
@@ -249,7 +250,7 @@ class Oracle:
                 else:
                     usable = {(g, x) for (_, x), a in zip(run, allowed) for g in a}
                     reachable += sum(spans[g][1][x] for g, x in usable)
-                best += _same_start(run, allowed, spans, l == i, self._general)
+                best += _same_start(run, allowed, spans, l == i, self.chain == "general")
         unreachable = len(items) - matched_built - free - reachable
         out_of_order = reachable + compatible - best
         return Breakdown(unreachable, erroneous, len(opens) - compatible, out_of_order)
@@ -274,8 +275,7 @@ class Oracle:
             if t.kind == "NT":
                 # an NT whose label no gold constituent at its start has only adds
                 # an erroneous constituent (+1); the checker tests every label
-                start = config.i if self.name == "top_down" else config.stack[-1].l
-                candidates = [NT(x) for x in gold.labels_at[start]]
+                candidates = [NT(x) for x in gold.labels_at[self.system.nt_start(config)]]
             else:
                 candidates = [t]
             for u in candidates:

@@ -34,11 +34,12 @@ from collections import Counter
 
 from semiparse.constituency.dynamic import as_gold
 from semiparse.constituency.systems import NT, Open, system as get_system
+from semiparse.transitions.family import ExhaustiveSearch
 
 FRESH = "<not-gold>"
 
 
-class Search:
+class Search(ExhaustiveSearch):
     """Memoized minimum-loss search for one system and one gold tree."""
 
     def __init__(self, name, gold):
@@ -58,8 +59,7 @@ class Search:
 
     def nt_labels(self, c):
         """Labels worth trying for an NT in ``c`` (see the module docstring)."""
-        start = c.i if self.top_down else c.stack[-1].l
-        return self.at_start.get(start, [self.fresh])
+        return self.at_start.get(self.system.nt_start(c), [self.fresh])
 
     def _key(self, c):
         i = c.i

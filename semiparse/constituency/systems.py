@@ -221,6 +221,9 @@ class System:
             c = self._step(c, t)
         return c
 
+    def __repr__(self):
+        return f"<System {self.name}: {', '.join(self.kinds)}>"
+
     def _legal_all(self, c):
         return [t for t in (SHIFT, NT(None), REDUCE, FINISH)
                 if t.kind in self.kinds and self._legal(c, t.kind)]
@@ -232,7 +235,19 @@ class System:
             raise ValueError(f"{self.name}: transition {t} is not legal in {c}")
         if t.kind == "NT" and t.label is None:
             raise ValueError("NT needs a label")
-        return self._apply(c, t)
+        stack = c.stack
+        if t.kind == "SH":
+            return c._replace(stack=stack + (Done(c.i, c.i + 1),), i=c.i + 1)
+        if t.kind == "NT":
+            return c._replace(stack=stack + (Open(t.label, c.i, self.nt_start(c)),))
+        if t.kind == "FI":
+            return c._replace(finished=True)
+        k = len(stack) - 1  # Reduce: the top open non-terminal
+        while type(stack[k]) is not Open:
+            k -= 1
+        keep, made = self._reduced(stack, k)
+        return c._replace(stack=stack[:keep] + (Done(made[1], made[2], made[0]),),
+                          built=c.built + (made,))
 
 
 class TopDown(System):
@@ -256,18 +271,14 @@ class TopDown(System):
             return False
         return False
 
-    def _apply(self, c, t):
-        stack = c.stack
-        if t.kind == "SH":
-            return c._replace(stack=stack + (Done(c.i, c.i + 1),), i=c.i + 1)
-        if t.kind == "NT":
-            return c._replace(stack=stack + (Open(t.label, c.i, c.i),))
-        k = len(stack) - 1
-        while type(stack[k]) is not Open:
-            k -= 1
-        node = stack[k]
-        made = (node.label, node.start, stack[-1].r)
-        return c._replace(stack=stack[:k] + (Done(made[1], made[2], made[0]),), built=c.built + (made,))
+    def nt_start(self, c):
+        """The left end of the constituent an NT pushed in ``c`` will build: the buffer index."""
+        return c.i
+
+    def _reduced(self, stack, k):
+        """Reduce closes the open NT at ``k`` over the items above it: the
+        stack items kept below the new node, and its constituent."""
+        return k, (stack[k].label, stack[k].start, stack[-1].r)
 
     def _terminal(self, c):
         return (c.i == c.n and len(c.stack) == 1 and type(c.stack[0]) is Done
@@ -319,22 +330,17 @@ class InOrder(System):
                     and stack[0].label is not None)
         return False
 
-    def _apply(self, c, t):
-        stack = c.stack
-        if t.kind == "SH":
-            return c._replace(stack=stack + (Done(c.i, c.i + 1),), i=c.i + 1)
-        if t.kind == "NT":
-            return c._replace(stack=stack + (Open(t.label, c.i, stack[-1].l),))
-        if t.kind == "FI":
-            return c._replace(finished=True)
-        k = len(stack) - 1
-        while type(stack[k]) is not Open:
-            k -= 1
-        node = stack[k]
+    def nt_start(self, c):
+        """The left end of the constituent an NT pushed in ``c`` will build:
+        that of its first child, the node on top of the stack."""
+        return c.stack[-1].l
+
+    def _reduced(self, stack, k):
+        """Reduce closes the open NT at ``k`` over its first child (below it)
+        and the items above it: the stack items kept below the new node, and
+        its constituent."""
         first = stack[k - 1]
-        made = (node.label, first.l, stack[-1].r if k < len(stack) - 1 else first.r)
-        return c._replace(stack=stack[:k - 1] + (Done(made[1], made[2], made[0]),),
-                          built=c.built + (made,))
+        return k - 1, (stack[k].label, first.l, stack[-1].r if k < len(stack) - 1 else first.r)
 
     def _terminal(self, c):
         return c.finished

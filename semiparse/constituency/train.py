@@ -1,6 +1,8 @@
 """A minimal greedy constituent parser trained with the static or dynamic oracle.
 
-An averaged perceptron over the top-down or in-order system (the set-up of
+An averaged perceptron (the dependency trainer's weights,
+:class:`~semiparse.train.string_weights.StringWeights`) over the top-down or
+in-order system (the set-up of
 Fernández-González and Gómez-Rodríguez 2018, with sparse features instead of
 their neural scorer): classes are Shift, Reduce, Finish and NT-X for every
 phrasal label of the training trees; features are the labels, spans, edge
@@ -17,12 +19,10 @@ transition is beyond that bound, training follows the oracle without an
 update.
 """
 import random
-from collections import defaultdict
-
-import numpy as np
 
 from semiparse.constituency.dynamic import Gold, oracle as dynamic_oracle
 from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Open, system as get_system
+from semiparse.train.string_weights import StringWeights
 
 MAX_UNARY = 4
 
@@ -34,29 +34,23 @@ class Parser:
         self.system = get_system(system)
         self.classes = [SHIFT, REDUCE] + ([FINISH] if "FI" in self.system.kinds else []) + [NT(x) for x in labels]
         self.index = {t: k for k, t in enumerate(self.classes)}
-        self.weights = defaultdict(lambda: np.zeros(len(self.classes)))
-        self.totals = defaultdict(lambda: np.zeros(len(self.classes)))
-        self.updates = 1
+        self.weights = StringWeights(len(self.classes))
+        self.updates = 1  # the averaging clock: one tick per update
 
-    def scores(self, feats):
-        out = np.zeros(len(self.classes))
-        for f in feats:
-            w = self.weights.get(f)
-            if w is not None:
-                out += w
-        return out
+    def features(self, c, leaves, last):
+        """The weight keys of the features of configuration ``c``."""
+        return self.weights.keys(features(c, leaves, last))
 
-    def update(self, feats, good, bad):
-        for f in feats:
-            for cls, sign in ((good, 1.0), (bad, -1.0)):
-                self.weights[f][cls] += sign
-                self.totals[f][cls] += sign * self.updates
+    def scores(self, keys):
+        return self.weights.scores(keys)
+
+    def update(self, keys, good, bad):
+        self.weights.update(keys, good, bad, self.updates)
         self.updates += 1
 
     def average(self):
         """Replace the weights by their average over the updates (done once, after training)."""
-        self.weights = {f: w - self.totals[f] / self.updates for f, w in self.weights.items()}
-        self.totals = None
+        self.weights.average(self.updates)
 
     def allowed(self, c, history=None):
         """Class indices legal in ``c`` and, given the ``history``, within the unary-chain bound."""
@@ -72,7 +66,7 @@ class Parser:
         """The tree over ``leaves`` ((tag, word) pairs) by greedy decoding."""
         c, state = self.system.initial(len(leaves)), _History()
         while not self.system._terminal(c):
-            scores = self.scores(features(c, leaves, state.last))
+            scores = self.scores(self.features(c, leaves, state.last))
             allowed = self.allowed(c, state)
             t = self.classes[max(allowed, key=scores.__getitem__)]
             c = state.step(self.system, c, t)
@@ -149,7 +143,7 @@ def train(trees, system, oracle="dynamic", epochs=5, seed=0, explore_after=1, ex
 def _static_sentence(parser, gold):
     c, state = parser.system.initial(gold.n), _History()
     for t in parser.system.static_oracle(gold.tree):
-        feats = features(c, gold.leaves, state.last)
+        feats = parser.features(c, gold.leaves, state.last)
         scores = parser.scores(feats)
         good = parser.index[t]
         guess = max(parser.allowed(c), key=scores.__getitem__)  # the gold sequence ignores the bound
@@ -167,7 +161,7 @@ def _dynamic_sentence(parser, gold, dyn, explore):
         if not good:  # only beyond the unary bound: follow the oracle
             c = state.step(parser.system, c, parser.classes[optimal[0]])
             continue
-        feats = features(c, gold.leaves, state.last)
+        feats = parser.features(c, gold.leaves, state.last)
         scores = parser.scores(feats)
         guess = max(allowed, key=scores.__getitem__)
         best = max(good, key=scores.__getitem__)

@@ -18,7 +18,7 @@ SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")  # the beam trainers do no
 DEFAULTS = {"epochs": 10, "seeds": [1, 2, 3], "languages": list(LANGUAGES), "systems": ["arc_eager"]}
 POS_TAGS = GOLD_UPOS
 BEAM = 8
-UPDATES = {"early": "beam-early", "max-violation": "beam-maxv"}
+UPDATES = {"early": "early", "max-violation": "maxv"}  # the table's name: BeamOptions.update
 # (oracle, restart) in table order; restarting from c- explores, so it needs the dynamic oracle
 VARIANTS = [("static", "none"), ("static", "positive"),
             ("dynamic", "none"), ("dynamic", "positive"), ("dynamic", "negative")]
@@ -34,12 +34,13 @@ def jobs(settings):
 
 
 def run_job(job):
-    from semiparse.train import Trainer, evaluate_model
+    from semiparse.train import BeamOptions, Trainer, evaluate_model
 
     data, lang, system, update, oracle, restart, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
-    model = Trainer(system=system, oracle=oracle, trainer=UPDATES[update], beam=BEAM, restart=restart,
-                    epochs=epochs, seed=seed, progress=False).run(train, nonproj="projectivize")
+    options = BeamOptions(size=BEAM, update=UPDATES[update], restart=restart)
+    model = Trainer(system, oracle, options, epochs, seed, progress=False).run(
+        train, nonproj="projectivize")
     return {"lang": lang, "system": system, "update": update, "oracle": oracle, "restart": restart,
             "beam": BEAM, "seed": seed, "epochs": epochs, **evaluate_model(model, test)}
 

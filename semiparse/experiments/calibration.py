@@ -29,13 +29,13 @@ def jobs(settings):
 def run_job(job):
     """Train, parse the test set recording probabilities (as ``semiparse parse
     --probabilities`` writes them), and bin the decisions."""
-    from semiparse.train import Trainer, attachment_scores, calibration, read_trees
+    from semiparse.train import RDAOptions, Trainer, attachment_scores, calibration, read_trees
     from semiparse.train.evaluate import steps_metadata
 
     data, lang, system, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)
-    model = Trainer(system=system, oracle="dynamic", trainer="rda", epochs=epochs, seed=seed,
-                    progress=False).run(train, nonproj="projectivize")
+    model = Trainer(system, "dynamic", RDAOptions(), epochs, seed, progress=False).run(
+        train, nonproj="projectivize")
     with tempfile.TemporaryDirectory() as tmp:
         parsed = Path(tmp) / "parsed.conllu"
         with open(parsed, "wb") as out:

@@ -87,7 +87,7 @@ def run_job(job):
     train, test = read_parts(data, lang, limit)
     trees = train if setup == "unchanged+oracle" else [_encoded(t, setup) for t in train]
     model, seconds = timed(lambda: Trainer(
-        system=system, trainer="perceptron", epochs=epochs, seed=seed, progress=False,
+        system=system, epochs=epochs, seed=seed, progress=False,
         oracle="dynamic").run(trees, nonproj="oracle" if setup == "unchanged+oracle" else "skip"))
     predicted = [model.parse(t)[:2] for t in test]
     if setup != "unchanged+oracle":

@@ -37,7 +37,7 @@ def run_job(job):
     data, lang, system, setup, seed, epochs, limit = job
     train, test = read_parts(data, lang, limit)
     model, seconds = timed(lambda: Trainer(
-        system=system, trainer="perceptron", epochs=epochs, seed=seed, progress=False,
+        system=system, epochs=epochs, seed=seed, progress=False,
         oracle=SETUPS[setup]["oracle"]).run(train, nonproj=SETUPS[setup]["nonproj"]))
     return {**job_fields(job, "setup"), "train_tokens": model.meta["train_tokens"],
             "train_cpu_seconds": seconds, **evaluate_model(model, test)}

@@ -7,6 +7,10 @@ follow the oracle under test) and, per strategy, compares the oracle's scores
 with :meth:`Oracle.scores_exhaustive`.  A mismatch is shrunk by hypothesis to
 a small counterexample.  ``semiparse check`` is the command-line front end.
 
+:class:`CheckResult`, :class:`OracleMismatch` and :func:`run_examples` serve
+the constituent check as well (:mod:`semiparse.testing.constituent_checking`),
+so that ``semiparse check`` reports both from the same results.
+
 Along the way it notes dead ends: drawn configurations, or their
 successors, that are not final and have no legal transition (a parser that
 reaches one cannot finish; see docs/training.md).  The oracles agree with
@@ -14,6 +18,7 @@ the exhaustive search there, so these are reported beside the result, not as
 a mismatch.
 """
 import copy
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Verbosity, given, settings
@@ -25,8 +30,18 @@ from semiparse.transitions.registry import system_methods
 from semiparse.transitions.system import load_system
 
 
+class OracleMismatch(ABC):
+    """A counterexample of ``semiparse check``: where the checked oracle and
+    the exhaustive search differ (:class:`Mismatch` for the dependency
+    systems, ``ConstituentMismatch`` for the constituent ones)."""
+
+    @abstractmethod
+    def describe(self, method):
+        """The counterexample in a few lines; ``method`` names the checked oracle."""
+
+
 @dataclass
-class Mismatch:
+class Mismatch(OracleMismatch):
     """A configuration where the checked method and the exhaustive search differ."""
 
     heads: list
@@ -87,18 +102,23 @@ def dead_end(system, stack, buffer, arcs, transitions):
 
 @dataclass
 class CheckResult:
+    """The outcome of checking one oracle (one strategy, one method) on
+    ``examples`` hypothesis examples; ``mismatch`` is the shrunk
+    counterexample, None if the oracle agreed everywhere."""
+
     system: str
     strategy: str
     method: str
     examples: int
     max_n: int
     seed: int
-    calls: int = 0
-    mismatch: Mismatch = None
+    calls: int = 0  # examples examined, shrinking included
+    mismatch: OracleMismatch = None
     grammar: str = None
     notes: list = field(default_factory=list)
     dead_ends: int = 0  # examples at or one step before a dead end
     dead_end: DeadEnd = None  # the first of them
+    configurations: int = 0  # configurations compared, where an example holds several
 
     @property
     def ok(self):
@@ -152,15 +172,8 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
             result.notes.append("projective gold trees only (the method is exact only for those)")
         elif not partial:
             result.notes.append("complete gold trees only (the method refuses partial ones)")
-        found = {}
 
-        @hypothesis_seed(seed)
-        @settings(max_examples=examples, database=None, deadline=None, print_blob=False,
-                  suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
-        @given(oracle_examples(system, max_n, [strategy], {strategy: checked},
-                               projective=True if projective_only else None, partial=partial))
-        def prop(ex):
-            result.calls += 1
+        def examine(ex):
             c = ex.computation
             seen = dead_end(system, c.stack, c.buffer, c.arcs, list(c.transitions))
             if seen is not None:
@@ -170,19 +183,40 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
             try:
                 got = checked.scores(c.stack, c.buffer, ex.heads, c.arcs, partial)
             except Exception as exc:  # a crashing method is a counterexample too
-                found["m"] = Mismatch(ex.heads, strategy, c.stack, c.buffer, c.arcs,
-                                      c.transitions, {}, expected, f"{type(exc).__name__}: {exc}")
+                result.mismatch = Mismatch(ex.heads, strategy, c.stack, c.buffer, c.arcs,
+                                           c.transitions, {}, expected,
+                                           f"{type(exc).__name__}: {exc}")
                 raise
             if got != expected:
-                found["m"] = Mismatch(ex.heads, strategy, c.stack, c.buffer, c.arcs,
-                                      c.transitions, got, expected)
+                result.mismatch = Mismatch(ex.heads, strategy, c.stack, c.buffer, c.arcs,
+                                           c.transitions, got, expected)
                 raise AssertionError("oracle scores differ from the exhaustive search")
 
-        try:
-            prop()
-        except Exception:
-            if "m" not in found:
-                raise
-            result.mismatch = found["m"]
+        run_examples(result, oracle_examples(system, max_n, [strategy], {strategy: checked},
+                                             projective=True if projective_only else None,
+                                             partial=partial), examine)
         results.append(result)
     return results
+
+
+def run_examples(result, strategy, examine, phases=None):
+    """Call ``examine`` on ``result.examples`` examples drawn from the
+    hypothesis ``strategy`` (seeded with ``result.seed``; ``phases``:
+    hypothesis's, default all).  ``examine`` sets ``result.mismatch``
+    before it raises on a counterexample; hypothesis shrinks it, and the
+    smallest stays in ``result``.  Any other failure propagates."""
+    options = {} if phases is None else {"phases": phases}
+
+    @hypothesis_seed(result.seed)
+    @settings(max_examples=result.examples, database=None, deadline=None, print_blob=False,
+              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, **options)
+    @given(strategy)
+    def prop(example):
+        result.calls += 1
+        examine(example)
+
+    try:
+        prop()
+    except Exception:
+        if result.mismatch is None:
+            raise

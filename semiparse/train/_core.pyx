@@ -267,6 +267,11 @@ cdef class Weights:
             self.W[k] += delta
             self.U[k] += t * delta
 
+    def perceptron_step(self, const uint64_t[::1] feats, int good, int bad, double t):
+        """One perceptron update at time t: towards class good, away from class bad."""
+        self.perceptron_update(feats, good, 1.0, t)
+        self.perceptron_update(feats, bad, -1.0, t)
+
     def rda_update(self, const uint64_t[::1] feats, const double[::1] direction):
         """One AdaGrad-RDA step (Goldberg 2013, Algorithm 2) along direction[c] = f_c - p_c."""
         cdef int f, c, C = self.n_classes
@@ -353,7 +358,8 @@ cdef class Weights:
         return keys[keep], mat[keep]
 
     def load(self, const uint64_t[::1] keys, const double[:, ::1] weights):
-        """Fill from export()'s output (for a fresh Weights)."""
+        """Set the rows of keys to weights (export()'s output, into a fresh
+        table; a key already there gets the new row)."""
         cdef Py_ssize_t i
         cdef int c
         cdef long r

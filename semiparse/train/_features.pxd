@@ -38,6 +38,16 @@ cdef enum:
     A_DIST = 7     # distance from S0 to the slot, capped
 
 
+cdef inline void _children(const StateC* s, int node, int* out, int left, int left2, int right,
+                           int right2) noexcept nogil:
+    """The slots of node's leftmost, second leftmost, rightmost and second
+    rightmost children."""
+    out[left] = s.l1[node]
+    out[left2] = s.l2[node]
+    out[right] = s.r1[node]
+    out[right2] = s.r2[node]
+
+
 cdef inline void feature_slots(const StateC* s, int* out) noexcept nogil:
     """The node in each slot (-1 if none)."""
     cdef int i
@@ -50,15 +60,9 @@ cdef inline void feature_slots(const StateC* s, int* out) noexcept nogil:
         out[S0H] = s.head[out[S0]]
         if out[S0H] >= 0:
             out[S0H2] = s.head[out[S0H]]
-        out[S0L] = s.l1[out[S0]]
-        out[S0L2] = s.l2[out[S0]]
-        out[S0R] = s.r1[out[S0]]
-        out[S0R2] = s.r2[out[S0]]
+        _children(s, out[S0], out, S0L, S0L2, S0R, S0R2)
     if out[S1] >= 0:
-        out[S1L] = s.l1[out[S1]]
-        out[S1R] = s.r1[out[S1]]
-        out[S1L2] = s.l2[out[S1]]
-        out[S1R2] = s.r2[out[S1]]
+        _children(s, out[S1], out, S1L, S1L2, S1R, S1R2)
     if out[B0] >= 0:
         out[B0L] = s.l1[out[B0]]
         out[B0L2] = s.l2[out[B0]]

@@ -11,6 +11,8 @@
   dynamic oracle, or from the static sequence for ``--oracle static``), with
   the restart strategy (decoding resumes from c+ or, to explore, from c-).
 
+Each method's settings are one option object (:mod:`semiparse.train.options`).
+
 Oracles: ``static`` follows the canonical gold sequence (projective trees
 only); ``nondet`` takes the dynamic oracle's set of optimal moves but always
 follows one of them; ``dynamic`` also explores (follows the model's own
@@ -42,12 +44,12 @@ from semiparse.transitions._machine import machine_for
 from semiparse.transitions.system import load_system
 from semiparse.transitions.registry import system_methods
 from semiparse.train.model import Model
+from semiparse.train.options import (BeamOptions, PerceptronOptions, RDAOptions, check_restart,
+                                     check_settings, options_for)
 from semiparse.train.evaluate import attachment_scores
 
 ORACLES = ("static", "nondet", "dynamic")
-TRAINERS = ("perceptron", "rda", "beam-early", "beam-maxv")
 NONPROJ = ("skip", "projectivize", "oracle")
-RESTARTS = ("none", "positive", "negative")
 
 
 class DynamicOracle:
@@ -170,49 +172,34 @@ def prepare(trees, nonproj, oracle, log=None, partial=False):
     return out
 
 
-# Hyper-parameters: command-line option, integer (or finite real), range test and its wording.
-SETTINGS = {
-    "epochs": ("--epochs", True, lambda v: v >= 1, " >= 1"),
-    "seed": ("--seed", True, lambda v: True, ""),
-    "beam": ("--beam", True, lambda v: v >= 1, " >= 1"),
-    "explore_after": ("--explore-after", True, lambda v: v >= 0, " >= 0"),
-    "explore_p": ("--explore-p", False, lambda v: 0 <= v <= 1, " in [0, 1]"),
-    "rho": ("--rho", False, lambda v: v >= 0, " >= 0"),
-    "alpha": ("--alpha", False, lambda v: v > 0, " > 0"),
-    "lam": ("--l1", False, lambda v: v >= 0, " >= 0"),
-}
-
-
-def _check_settings(**values):
-    """Raise ValueError naming the first hyper-parameter out of its range: a
-    NaN or a negative rate would otherwise train an empty or broken model
-    without complaint.  ``lam`` may be None (its default is computed)."""
-    for name, value in values.items():
-        if name == "lam" and value is None:
-            continue
-        option, integer, in_range, wording = SETTINGS[name]
-        whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-        real = isinstance(value, (float, np.floating)) and np.isfinite(value)
-        if not (whole or (real and not integer)) or not in_range(value):
-            kind = "an integer" if integer else "a finite number"
-            raise ValueError(f"{name} ({option}) must be {kind}{wording}, got {value!r}")
-
-
 class Trainer:
-    """One training run; :meth:`run` returns the finished :class:`Model`."""
+    """One training run; :meth:`run` returns the finished :class:`Model`.
 
-    def __init__(self, system="arc_standard", oracle="dynamic", trainer="perceptron",
-                 epochs=10, seed=0, beam=8, explore_after=1, explore_p=0.9,
-                 rho=0.01, alpha=1.0, lam=None, restart="positive", progress=True, log=None):
+    ``system``: a name, TOML path, ``module:attr`` or system object;
+    ``oracle``: one of :data:`ORACLES`; ``options``: the training method and
+    its settings, :class:`PerceptronOptions` (default), :class:`RDAOptions`
+    or :class:`BeamOptions` (:mod:`semiparse.train.options`).
+    """
+
+    def __init__(self, system="arc_standard", oracle="dynamic", options=None, epochs=10, seed=0,
+                 *, progress=True, log=None, **settings):
+        if isinstance(options, str) or settings:  # the keywords of the previous signature
+            warnings.warn("Trainer's trainer=, beam=, explore_after=, explore_p=, rho=, alpha=, "
+                          "lam= and restart= are PerceptronOptions, RDAOptions and BeamOptions "
+                          "(semiparse.train.options); the keywords will be removed in the next "
+                          "release", DeprecationWarning, stacklevel=2)
+            if isinstance(options, str):
+                settings["trainer"] = options
+            options = options_for(oracle=oracle, **settings)
+        options = PerceptronOptions() if options is None else options
+        if not isinstance(options, (PerceptronOptions, RDAOptions, BeamOptions)):
+            raise ValueError(f"options must be PerceptronOptions, RDAOptions or BeamOptions, "
+                             f"not {type(options).__name__}")
         system = load_system(system)  # a name, a TOML path, module:attr or a system
         spine = machine_for(system).spine
         if oracle not in ORACLES:
             raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
-        if trainer not in TRAINERS:
-            raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, not {trainer!r}")
-        if restart not in RESTARTS:
-            raise ValueError(f"restart must be one of {', '.join(RESTARTS)}, not {restart!r}")
-        if trainer.startswith("beam") and spine:
+        if isinstance(options, BeamOptions) and spine:
             raise ValueError("the beam trainers support the systems declared as stack/buffer "
                              "rewrites, not LR-spine")
         if system.grammar is None and not system_methods(system):
@@ -225,22 +212,22 @@ class Trainer:
                              + (f", and no split grammar can describe it: {why}" if why else
                                 "; declare one in its [completion] table "
                                 "(docs/oracle-tutorial.md)"))
-        if restart == "negative" and oracle != "dynamic":
-            raise ValueError("--restart negative explores wrong configurations: it needs --oracle dynamic")
-        _check_settings(epochs=epochs, seed=seed, beam=beam, explore_after=explore_after,
-                        explore_p=explore_p, rho=rho, alpha=alpha, lam=lam)
+        check_restart(getattr(options, "restart", None), oracle)
+        check_settings(epochs=epochs, seed=seed)
         self.system, self.spine = system, spine
-        self.oracle_name, self.trainer = oracle, trainer
-        self.epochs, self.seed, self.beam = epochs, seed, beam
-        self.explore_after, self.explore_p = explore_after, explore_p
-        self.rho, self.alpha, self.lam = rho, alpha, lam
-        self.restart = restart
+        self.oracle_name, self.options = oracle, options
+        self.epochs, self.seed = epochs, seed
         self.progress, self.log = progress, log or (lambda message: None)
         self._log_given = log is not None
         self.rng = random.Random(seed)
         self.oracle = None
         self.history = []
         self.dead_ends = 0  # sentences abandoned at dead ends (see the module's doc)
+
+    @property
+    def trainer(self):
+        """The method's name, one of :data:`TRAINERS` (recorded in the model)."""
+        return self.options.name
 
     # -- helpers -------------------------------------------------------------
 
@@ -299,15 +286,16 @@ class Trainer:
         labels = sorted({l for t in trees for l in t.labels[1:]})
         n_tokens = sum(len(t) for t in trees)
         root_labels = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
-        model = Model(self.system, labels, rda=self.trainer == "rda",
-                      beam=self.beam if self.trainer.startswith("beam") else 1,
+        options = self.options
+        model = Model(self.system, labels, rda=isinstance(options, RDAOptions),
+                      beam=options.size if isinstance(options, BeamOptions) else 1,
                       meta={"trainer": self.trainer, "oracle": self.oracle_name, "nonproj": nonproj,
                             "epochs": self.epochs, "seed": self.seed, "train_tokens": n_tokens,
                             "root_label": root_labels.most_common(1)[0][0], "partial": partial})
-        if self.trainer == "rda":
+        if isinstance(options, RDAOptions):
             w = model.weights
-            w.rho, w.alpha = self.rho, self.alpha
-            w.lam = self.lam if self.lam is not None else 1.0 / (20 * n_tokens)
+            w.rho, w.alpha = options.rho, options.alpha
+            w.lam = options.lam if options.lam is not None else 1.0 / (20 * n_tokens)
         self.oracle = (StaticOracle(self.system) if self.oracle_name == "static"
                        else DynamicOracle(self.system, partial))
         sents = [model.sentence(t) for t in trees]
@@ -321,9 +309,9 @@ class Trainer:
             cpu = time.process_time()
             for k, i in enumerate(bar):
                 try:
-                    if self.trainer == "perceptron":
+                    if isinstance(options, PerceptronOptions):
                         c, n = self._perceptron_sentence(model, sents[i], epoch)
-                    elif self.trainer == "rda":
+                    elif isinstance(options, RDAOptions):
                         c, n = self._rda_sentence(model, sents[i], epoch)
                     else:
                         c, n = self._beam_sentence(model, sents[i], epoch)
@@ -376,12 +364,16 @@ class Trainer:
 
     # -- greedy perceptron (Goldberg et al. 2014, Algorithm 2) -----------------
 
-    def _perceptron_sentence(self, model, sent, epoch):
+    def _greedy_start(self, model, sent, epoch):
+        """The initial state of ``sent``, buffers for the classes' scores and
+        validity, and whether this epoch explores (the dynamic oracle, from
+        epoch ``explore_after`` on)."""
         C = len(model.classes)
-        scores = np.empty(C)
-        valid = np.empty(C, dtype=np.uint8)
-        state = model.state(sent)
-        explore = self.oracle_name == "dynamic" and epoch >= self.explore_after
+        explore = self.oracle_name == "dynamic" and epoch >= self.options.explore_after
+        return model.state(sent), np.empty(C), np.empty(C, dtype=np.uint8), explore
+
+    def _perceptron_sentence(self, model, sent, epoch):
+        state, scores, valid, explore = self._greedy_start(model, sent, epoch)
         correct = steps = 0
         weights, templates, cls_move = model.weights, model.templates, model.cls_move
         while not state.is_final():
@@ -398,11 +390,10 @@ class Trainer:
             if predicted in gold:
                 correct += 1
             else:
-                weights.perceptron_update(feats, best_gold, 1.0, self.t)
-                weights.perceptron_update(feats, predicted, -1.0, self.t)
+                weights.perceptron_step(feats, best_gold, predicted, self.t)
             self.t += 1
             if (explore and predicted not in gold and self._viable(model)[predicted]
-                    and self.rng.random() < self.explore_p):
+                    and self.rng.random() < self.options.explore_p):
                 model.apply(state, predicted)
             else:
                 model.apply(state, best_gold)
@@ -411,11 +402,8 @@ class Trainer:
     # -- probabilistic (Goldberg 2013, Algorithms 2 and 3) ----------------------
 
     def _rda_sentence(self, model, sent, epoch):
-        C = len(model.classes)
-        scores = np.empty(C)
-        valid = np.empty(C, dtype=np.uint8)
-        state = model.state(sent)
-        sample = self.oracle_name == "dynamic" and epoch >= self.explore_after
+        state, scores, valid, sample = self._greedy_start(model, sent, epoch)
+        C = len(scores)
         correct = steps = 0
         weights = model.weights
         while not state.is_final():
@@ -448,7 +436,7 @@ class Trainer:
     def _beam_sentence(self, model, sent, epoch):
         """Update on one sentence; with restart, until the sentence is parsed."""
         state = model.state(sent)
-        maxv = self.trainer == "beam-maxv"
+        maxv = self.options.update == "maxv"
         correct = steps = 0
         while True:
             positive, negative, n_steps, agreed = self._beam_oracle(model, sent, state, maxv)
@@ -457,9 +445,9 @@ class Trainer:
             if negative is None:  # the best final configuration is correct
                 return correct, steps
             self._global_update(model, positive, negative)
-            if self.restart == "none":
+            if self.options.restart == "none":
                 return correct, steps
-            state = (positive if self.restart == "positive" else negative).state
+            state = (positive if self.options.restart == "positive" else negative).state
             if state.is_final():
                 return correct, steps
 
@@ -495,7 +483,7 @@ class Trainer:
             if not candidates:  # only wrong configurations can reach a dead end
                 raise _DeadEnd
             candidates.sort(key=lambda x: -x[0])
-            top = candidates[: self.beam]
+            top = candidates[: self.options.size]
             steps += 1
             if any(c[4] for c in top):
                 beam = [_Item.make(model, c) for c in top]

@@ -12,6 +12,7 @@ gold head of its dependent is its head, which an unknown head (-1) never is.
 """
 from semiparse.transitions._exhaustive import CSearch
 from semiparse.transitions._machine import machine_for
+from semiparse.transitions.family import ExhaustiveSearch
 from semiparse.transitions.interface import NEG_INF, edge_masks, initial_masks
 
 _ACTIVE = object()
@@ -85,7 +86,7 @@ class PythonSearch:
         return value
 
 
-class Search:
+class Search(ExhaustiveSearch):
     """The exhaustive search for one (system, gold tree, strategy): on the C
     state of the system's compiled machine when it has one, else through its
     Python interface; both give the same scores.

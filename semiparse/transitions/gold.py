@@ -2,10 +2,11 @@
 import numpy as np
 
 from semiparse.heads import check_tree, no_crossing
+from semiparse.transitions.family import GoldTree
 from semiparse.treebank.partial import UNKNOWN, check_partial_tree
 
 
-class Gold:
+class Gold(GoldTree):
     """A validated gold tree: ``heads`` (tuple), ``n``, ``partial``,
     ``projective`` and ``delta``, an ``(n + 2) x (n + 2)`` array with
     ``delta[h, d] = 1.0`` for gold edges; its last row and column (index -1)

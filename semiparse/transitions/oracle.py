@@ -19,6 +19,7 @@ import numpy as np
 from semiparse.transitions._configuration import Configuration, fill_rows
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.exhaustive import Search
+from semiparse.transitions.family import DynamicOracle
 from semiparse.transitions.gold import Gold
 from semiparse.transitions.grammar_path import grammar_scores
 from semiparse.transitions.interface import NEG_INF
@@ -28,7 +29,7 @@ from semiparse.transitions.system import definition_sha256, load_system
 BUILTIN = ("auto", "grammar", "exhaustive")
 
 
-class Oracle:
+class Oracle(DynamicOracle):
     """A dynamic oracle for one system, strategy and method (see :func:`oracle`)."""
 
     def __init__(self, system, strategy="none", method="auto"):

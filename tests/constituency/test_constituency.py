@@ -263,6 +263,36 @@ def test_checker_run_passes(capsys):
     assert "oracle == exhaustive search on 15 examples" in capsys.readouterr().out
 
 
+def test_the_check_returns_a_check_result(monkeypatch):
+    from semiparse.testing.checking import OracleMismatch
+    from semiparse.testing.constituent_checking import check
+
+    result = check("in_order", examples=10, max_n=3, seed=2)
+    assert result.ok and result.calls == 10 and result.configurations >= 10
+    assert (result.system, result.strategy, result.method) == ("in_order", "none", "lis")
+
+    class Broken(type(oracle("in_order"))):
+        def _terms(self, c, gold):
+            terms = super()._terms(c, gold)
+            return terms._replace(erroneous=terms.erroneous + (c.i == 1))
+
+    monkeypatch.setattr("semiparse.testing.constituent_checking.make_oracle", Broken)
+    result = check("in_order", examples=30, max_n=3, seed=1)
+    assert not result.ok and isinstance(result.mismatch, OracleMismatch)
+    assert "gold tree:" in result.mismatch.describe(result.method)
+
+
+def test_one_family_and_one_entry_point_with_the_dependency_systems():
+    import semiparse
+    from semiparse.transitions.family import DynamicOracle, ExhaustiveSearch, GoldTree
+
+    t = tree("(A (T a) (T b))")
+    for name in ("top_down", "in_order"):
+        assert semiparse.system(name).name == name and semiparse.system(name).initial(2).n == 2
+        assert isinstance(semiparse.oracle(name), DynamicOracle)
+        assert isinstance(Search(name, t), ExhaustiveSearch) and isinstance(Gold(t), GoldTree)
+
+
 def test_oracle_api_errors():
     o = oracle("top_down")
     with pytest.raises(ValueError, match="words"):

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from semiparse.cli import main
-from semiparse.train import Model, ModelError, Trainer, read_trees
+from semiparse.train import (BeamOptions, Model, ModelError, PerceptronOptions, RDAOptions, Trainer,
+                             read_trees)
 
 from support import cli_error
 
@@ -164,6 +165,31 @@ def test_trainer_accepts_the_edges_of_each_range():
     Trainer(trainer="rda", epochs=1, beam=1, explore_after=0, explore_p=0.0, rho=0.0, alpha=1e-9,
             lam=0.0, progress=False)
     Trainer(epochs=np.int64(2), beam=np.int32(3), explore_p=1, lam=None, progress=False)
+
+
+@pytest.mark.parametrize("make,name", [
+    (lambda: RDAOptions(alpha=0.0), "alpha (--alpha)"),
+    (lambda: RDAOptions(lam=float("nan")), "lam (--l1)"),
+    (lambda: PerceptronOptions(explore_p=1.5), "explore_p (--explore-p)"),
+    (lambda: BeamOptions(size=0), "beam (--beam)"),
+    (lambda: BeamOptions(update="max"), "update"),
+    (lambda: BeamOptions(restart="both"), "restart"),
+])
+def test_option_objects_refuse_bad_settings(make, name):
+    with pytest.raises(ValueError, match=rf"^{name.replace('(', '[(]').replace(')', '[)]')} must be"):
+        make()
+
+
+def test_the_previous_keywords_warn_and_give_the_same_options():
+    with pytest.warns(DeprecationWarning, match="RDAOptions"):
+        trainer = Trainer(trainer="rda", rho=0.5, beam=3, progress=False)
+    assert trainer.options == RDAOptions(rho=0.5) and trainer.trainer == "rda"
+    with pytest.warns(DeprecationWarning):
+        trainer = Trainer(trainer="beam-maxv", beam=3, restart="none", progress=False)
+    assert trainer.options == BeamOptions(3, "maxv", "none") and trainer.trainer == "beam-maxv"
+    assert Trainer(progress=False).options == PerceptronOptions()
+    with pytest.raises(ValueError, match="needs --oracle dynamic"):
+        Trainer(oracle="static", options=BeamOptions(restart="negative"), progress=False)
 
 
 @pytest.mark.parametrize("option,value", [

@@ -1,4 +1,5 @@
-"""``semiparse check top_down|in_order``: the oracle against exhaustive search.
+"""The constituent oracles against the exhaustive search (``semiparse check
+top_down|in_order``).
 
 Hypothesis draws a gold tree (random trees over a few labels, with unary
 chains and repeated labels, or a PTB-sample tree cut to a window of at most
@@ -7,10 +8,14 @@ arbitrary legal transitions.  On every configuration of the walk the oracle's
 loss must equal the exhaustive minimum, and at the end of the walk its optimal
 transitions must be exactly those whose successor keeps the exhaustive
 minimum (NT-X tried with every gold label and one label outside the tree).
+
+:func:`check` returns the dependency check's :class:`CheckResult`, with a
+:class:`ConstituentMismatch` as its counterexample; ``semiparse check``
+prints it.
 """
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, settings, seed as hypothesis_seed
+from hypothesis import Phase
 from hypothesis import strategies as st
 
 from semiparse.constituency.exhaustive import Search
@@ -18,6 +23,7 @@ from semiparse.constituency.dynamic import Gold, oracle as make_oracle
 from semiparse.constituency.systems import NT, system as get_system
 from semiparse.constituency.trees import Tree, read_ptb, traverse
 from semiparse.resources import data_root
+from semiparse.testing.checking import CheckResult, OracleMismatch, run_examples
 
 LABELS = ("A", "B", "C")
 
@@ -104,14 +110,29 @@ def gold_trees(max_n, ptb):
     return st.one_of(mine, cut())
 
 
-class Mismatch(AssertionError):
-    pass
+class ConstituentMismatch(OracleMismatch, AssertionError):
+    """Where the oracle of a constituent system and the exhaustive search
+    differ: ``what`` differs at ``configuration``, reached from the initial
+    one by ``transitions`` for the gold ``tree``; ``loss`` and ``breakdown``
+    are the oracle's there."""
+
+    def __init__(self, system, what, tree, transitions, configuration, loss, breakdown):
+        self.system, self.what, self.tree = system, what, tree
+        self.transitions, self.configuration = list(transitions), configuration
+        self.loss, self.breakdown = loss, breakdown
+        super().__init__(self.describe())
+
+    def describe(self, method=None):
+        return (f"{self.system}: {self.what}\n  gold tree: {self.tree}\n"
+                f"  transitions: {' '.join(map(str, self.transitions)) or '(none)'}\n"
+                f"  configuration: {self.configuration}\n"
+                f"  oracle loss: {self.loss} {self.breakdown}")
 
 
 def check_walk(name, tree, choices, oracle=None):
     """Walk from the initial configuration: choice ``(optimal, k)`` picks the
-    k-th (mod) optimal or legal transition.  Raises :class:`Mismatch` with a
-    report when the oracle and the exhaustive search disagree; returns the
+    k-th (mod) optimal or legal transition.  Raises :class:`ConstituentMismatch`
+    when the oracle and the exhaustive search disagree; returns the
     number of configurations checked."""
     system = get_system(name)
     oracle = oracle or make_oracle(name)
@@ -131,9 +152,8 @@ def check_walk(name, tree, choices, oracle=None):
         return search.loss(c)
 
     def fail(c, what):
-        raise Mismatch(
-            f"{name}: {what}\n  gold tree: {tree}\n  transitions: {' '.join(map(str, history)) or '(none)'}\n"
-            f"  configuration: {c}\n  oracle loss: {oracle.loss(c, gold)} {oracle.breakdown(c, gold)}")
+        raise ConstituentMismatch(name, what, tree, history, c, oracle.loss(c, gold),
+                                  oracle.breakdown(c, gold))
 
     for optimal, k in choices:
         expected = truth(c)
@@ -167,44 +187,40 @@ def check_walk(name, tree, choices, oracle=None):
     return checked
 
 
-def run(system, examples=200, max_n=7, seed=0, ptb=None):
-    """Compare the oracle of ``system`` with exhaustive search on ``examples``
-    hypothesis examples; print progress and a summary; return 0 if they agree
-    everywhere, 1 (after printing the shrunk counterexample) otherwise."""
+def check(system, examples=200, max_n=7, seed=0, ptb=None, progress=None):
+    """Compare the oracle of ``system`` (``top_down`` or ``in_order``) with
+    the exhaustive search on ``examples`` hypothesis examples: random trees
+    and windows of the PTB sample (``ptb``, else the shared one; without it,
+    random trees only, which a note says).  Returns a :class:`CheckResult`
+    (strategy ``none``, method the oracle's ``chain``).  ``progress``, if
+    given, is called as ``progress(passed, result)`` before the first
+    example (``passed`` 0) and after each example that passed."""
     name = get_system(system).name
     if examples < 1 or max_n < 1:
         raise ValueError("examples and max_n must be positive")
     trees = ptb_trees(ptb)
-    if trees is None:
-        print(f"check {name}: PTB sample not found (set SEMIPARSE_DATA); random trees only")
     oracle = make_oracle(name)
-    stats = {"examples": 0, "configurations": 0}
-    failure = []
+    result = CheckResult(name, "none", oracle.chain, examples, max_n, seed)
+    if trees is None:
+        result.notes.append("PTB sample not found (set SEMIPARSE_DATA); random trees only")
+    passed = 0
+    if progress is not None:
+        progress(passed, result)
     # a step is arbitrary with probability 1/4, else optimal
     step = st.tuples(st.integers(0, 3).map(bool), st.integers(0, 50))
     walk = st.lists(step, min_size=1, max_size=4 * max_n + 8)
 
-    @hypothesis_seed(seed)
-    @settings(max_examples=examples, deadline=None, database=None, print_blob=False,
-              suppress_health_check=list(HealthCheck),
-              phases=[Phase.generate, Phase.shrink])
-    @given(gold_trees(max_n, trees), walk)
-    def test(tree, choices):
+    def examine(example):
+        nonlocal passed
         try:
-            stats["configurations"] += check_walk(name, tree, choices, oracle=oracle)
-        except Mismatch as exc:
-            failure[:] = [str(exc)]
+            result.configurations += check_walk(name, *example, oracle=oracle)
+        except ConstituentMismatch as exc:
+            result.mismatch = exc
             raise
-        stats["examples"] += 1
-        if stats["examples"] % 50 == 0:
-            print(f"check {name}: {stats['examples']} examples, {stats['configurations']} configurations",
-                  flush=True)
+        passed += 1
+        if progress is not None:
+            progress(passed, result)
 
-    try:
-        test()
-    except Mismatch:
-        print(f"check {name}: MISMATCH (shrunk counterexample):\n{failure[0]}")
-        return 1
-    print(f"check {name}: oracle == exhaustive search on {stats['examples']} examples, "
-          f"{stats['configurations']} configurations (max {max_n} words, seed {seed})")
-    return 0
+    run_examples(result, st.tuples(gold_trees(max_n, trees), walk), examine,
+                 phases=[Phase.generate, Phase.shrink])
+    return result
