@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.constituency import checking
+from semiparse.cli._constituent_check import run as run_check
 from semiparse.constituency.dynamic import Gold, oracle
 from semiparse.constituency.evaluation import Scores, brackets, evaluate, score
 from semiparse.constituency.exhaustive import Search
@@ -23,6 +23,7 @@ from semiparse.constituency.trees import (
     tree,
     write_ptb,
 )
+from semiparse.testing import constituent_checking as checking
 
 FIGURE1 = "(S (NP (DT The) (NN public)) (VP (VBZ is) (ADVP (RB still)) (ADJP (JJ cautious))) (. .))"
 
@@ -253,13 +254,13 @@ def test_checker_reports_a_broken_oracle(monkeypatch, capsys):
             return terms._replace(erroneous=terms.erroneous + (c.i == 1))
 
     monkeypatch.setattr(checking, "make_oracle", lambda name: Broken(name))
-    assert checking.run("in_order", examples=30, max_n=3, seed=1) == 1
+    assert run_check("in_order", examples=30, max_n=3, seed=1) == 1
     out = capsys.readouterr().out
     assert "MISMATCH" in out and "gold tree:" in out and "configuration:" in out
 
 
 def test_checker_run_passes(capsys):
-    assert checking.run("top_down", examples=15, max_n=4, seed=3) == 0
+    assert run_check("top_down", examples=15, max_n=4, seed=3) == 0
     assert "oracle == exhaustive search on 15 examples" in capsys.readouterr().out
 
 

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from semiparse.cli import main
-from semiparse.train import Trainer, read_trees
+from semiparse.train import RDAOptions, Trainer, read_trees
 
 from support import BOM, check_parse_output, predictions
 
@@ -29,7 +29,7 @@ def model_path(shared_data, tmp_path_factory):
     on a few short Greek training sentences."""
     trees = [t for t in read_trees(shared_data / "ud" / "UD_Greek-GDT" / "el_gdt-ud-train.conllu")
              if len(t) <= 20][:40]
-    model = Trainer(system="arc_standard", oracle="dynamic", trainer="rda", epochs=1, seed=3,
+    model = Trainer(system="arc_standard", oracle="dynamic", options=RDAOptions(), epochs=1, seed=3,
                     progress=False).run(trees, nonproj="projectivize")
     path = tmp_path_factory.mktemp("model") / "greek.npz"
     model.save(path)

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.train import Trainer, Tree
+from semiparse.train import RDAOptions, Trainer, Tree
 
 from support import BOM, check_parse_output, predictions, trees
 
@@ -165,7 +165,7 @@ def fuzz_model(tmp_path_factory):
         labels = [None] + ["root" if h == 0 else rng.choice(LABELS) for h in heads[1:]]
         train.append(Tree(["<root>"] + [rng.choice(FORMS) for _ in range(n)],
                           ["<root>"] + [rng.choice(TAGS) for _ in range(n)], heads, labels))
-    model = Trainer(system="arc_standard", oracle="dynamic", trainer="rda", epochs=1, seed=0,
+    model = Trainer(system="arc_standard", oracle="dynamic", options=RDAOptions(), epochs=1, seed=0,
                     progress=False).run(train, nonproj="projectivize")
     path = tmp_path_factory.mktemp("fuzz-model") / "model.npz"
     model.save(path)

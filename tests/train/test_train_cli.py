@@ -14,10 +14,12 @@ import semiparse
 from semiparse.cli import main
 from semiparse.train import (
     Model,
+    RDAOptions,
     Trainer,
     Tree,
     attachment_scores,
     evaluate_model,
+    options_for,
     read_trees,
 )
 from semiparse.train.evaluate import calibration
@@ -55,8 +57,8 @@ def test_training_learns(greek, system, oracle, trainer, n_train):
     train, dev, _ = greek
     sample = [t for t in train if len(t) <= 30][:n_train]
     dev = [t for t in dev if len(t) <= 30][:60]
-    run = Trainer(system=system, oracle=oracle, trainer=trainer, epochs=3, seed=1, beam=4,
-                  progress=False)
+    run = Trainer(system=system, oracle=oracle, options=options_for(trainer, beam=4, oracle=oracle),
+                  epochs=3, seed=1, progress=False)
     model = run.run(sample, nonproj="projectivize" if oracle != "static" else "skip")
     accuracy = [h["train_accuracy"] for h in run.history]
     assert accuracy[-1] > accuracy[0] + 5, accuracy
@@ -71,7 +73,7 @@ def test_rda_l1_makes_sparser_models(greek):
     sample = [t for t in train if len(t) <= 25][:80]
     sizes = []
     for lam in (1e-6, 1e-2):
-        model = Trainer(oracle="static", trainer="rda", epochs=2, lam=lam, progress=False).run(
+        model = Trainer(oracle="static", options=RDAOptions(lam=lam), epochs=2, progress=False).run(
             sample, nonproj="skip")
         sizes.append(model.n_nonzero())
     assert sizes[1] < sizes[0] / 2, sizes
@@ -97,7 +99,7 @@ def test_nonproj_policies(greek):
 @pytest.fixture(scope="module")
 def small_model(greek, tmp_path_factory):
     train, _, _ = greek
-    model = Trainer(oracle="dynamic", trainer="rda", epochs=2, progress=False).run(
+    model = Trainer(oracle="dynamic", options=RDAOptions(), epochs=2, progress=False).run(
         [t for t in train if len(t) <= 25][:80])
     path = tmp_path_factory.mktemp("model") / "m.npz"
     model.save(path)

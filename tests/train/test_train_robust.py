@@ -7,7 +7,7 @@ import pytest
 
 from semiparse.cli import main
 from semiparse.train import (BeamOptions, Model, ModelError, PerceptronOptions, RDAOptions, Trainer,
-                             read_trees)
+                             options_for, read_trees)
 
 from support import cli_error
 
@@ -158,13 +158,17 @@ BAD_SETTINGS = [
 @pytest.mark.parametrize("settings,name", BAD_SETTINGS)
 def test_trainer_rejects_bad_hyper_parameters(settings, name):
     with pytest.raises(ValueError, match=rf"^{name.replace('(', '[(]').replace(')', '[)]')} must be"):
-        Trainer(trainer="rda", progress=False, **settings)
+        if set(settings) <= {"epochs", "seed"}:
+            Trainer(progress=False, **settings)
+        else:
+            options_for("rda", **settings)
 
 
 def test_trainer_accepts_the_edges_of_each_range():
-    Trainer(trainer="rda", epochs=1, beam=1, explore_after=0, explore_p=0.0, rho=0.0, alpha=1e-9,
-            lam=0.0, progress=False)
-    Trainer(epochs=np.int64(2), beam=np.int32(3), explore_p=1, lam=None, progress=False)
+    Trainer(epochs=1, progress=False, options=options_for(
+        "rda", beam=1, explore_after=0, explore_p=0.0, rho=0.0, alpha=1e-9, lam=0.0))
+    Trainer(epochs=np.int64(2), progress=False,
+            options=options_for(beam=np.int32(3), explore_p=1, lam=None))
 
 
 @pytest.mark.parametrize("make,name", [

@@ -36,7 +36,7 @@ from semiparse.cli import main
 from semiparse.grammar import Grammar, GrammarError, load_grammar
 from semiparse.heads import is_tree
 from semiparse.resources import data_dir
-from semiparse.train import Model, ModelError, Trainer, Tree, read_trees
+from semiparse.train import Model, ModelError, Trainer, Tree, options_for, read_trees
 from semiparse.train.trainer import DeadEndWarning
 from semiparse.transitions.system import (
     definition_sha256,
@@ -405,8 +405,8 @@ def test_check_warns_about_the_dead_ends_it_sees(capsys):
 @pytest.mark.parametrize("trainer", ["perceptron", "rda", "beam-early", "beam-maxv"])
 def test_training_abandons_a_sentence_at_a_dead_end_and_goes_on(trainer):
     trees = _trees(_random_trees(12, seed=1))
-    run = Trainer(system=str(DEAD_END), trainer=trainer, explore_after=0, explore_p=1.0,
-                  epochs=2, beam=2, restart="negative", progress=False)
+    options = options_for(trainer, explore_after=0, explore_p=1.0, beam=2, restart="negative")
+    run = Trainer(system=str(DEAD_END), options=options, epochs=2, progress=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = run.run(trees)
@@ -438,7 +438,7 @@ def test_exploration_never_follows_a_move_into_a_dead_end(trainer, monkeypatch):
         apply(self, state, cls)
 
     monkeypatch.setattr(model_module.Model, "apply", checked_apply)
-    run = Trainer(system=str(DEAD_END), trainer=trainer, explore_after=0, explore_p=1.0,
+    run = Trainer(system=str(DEAD_END), options=options_for(trainer, explore_after=0, explore_p=1.0),
                   epochs=1, progress=False)
     run.run(_trees(_random_trees(8, seed=4)))
     assert taken and all(taken) and run.dead_ends == 0
