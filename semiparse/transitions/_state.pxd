@@ -11,8 +11,8 @@ rightmost two children, left / right valency, left / right label sets).  Each
 array has room for ``n + 1`` entries, which suffices because a transition
 never increases the number of nodes on the stack and the buffer together.
 
-All functions are inline, ``noexcept nogil``; none checks bounds (callers
-test legality first).
+All functions but :func:`state_load` (which reads Python sequences) are
+inline, ``noexcept nogil``; none checks bounds (callers test legality first).
 """
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
@@ -183,3 +183,28 @@ cdef inline void state_init(StateC* s, int root) noexcept nogil:
 cdef inline void state_init_standard(StateC* s) noexcept nogil:
     """The usual initial configuration: stack [0], buffer 1..n."""
     state_init(s, ROOT_STACK_BOTTOM)
+
+
+cdef inline int state_load(StateC* s, stack, buffer, arcs) except -1:
+    """Make s the configuration ``(stack, buffer, arcs)`` of Python ints
+    (``arcs`` None: no arcs); ValueError if it does not fit s's n words."""
+    cdef int n = s.n, x, d, h
+    if len(stack) + len(buffer) > n + 1 or (arcs is not None and len(arcs) != n + 1):
+        raise ValueError(f"configuration stack={list(stack)} buffer={list(buffer)} does not "
+                         f"fit a sentence of {n} words")
+    for x in list(stack) + list(buffer):
+        if not 0 <= x <= n:
+            raise ValueError(f"position {x} out of range 0..{n}")
+    state_clear(s)
+    for x in stack:
+        push_stack(s, x)
+    for x in reversed(buffer):
+        push_buffer_front(s, x)
+    if arcs is not None:
+        for d in range(n + 1):
+            h = arcs[d]
+            if h >= 0:
+                if h > n or h == d:
+                    raise ValueError(f"arcs[{d}] = {h} is not a head in 0..{n} other than {d}")
+                add_arc(s, h, d, -1)
+    return 0

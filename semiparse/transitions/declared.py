@@ -35,6 +35,7 @@ class RewriteSystem(TransitionSystem):
     """
 
     _definition = None  # the shipped system this one is (set by system._build)
+    compiled_moves = "rewrite"  # the compiled machine runs its rules (_machine.pxd)
 
     @property
     def method_key(self):
