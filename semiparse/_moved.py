@@ -15,6 +15,9 @@ import warnings
 # old dotted prefix -> new one (names an old module had that its new one does
 # not are looked up in EXTRA)
 MOVED = {  # the more specific first
+    "semiparse.transitions.api": "semiparse.transitions.stepping",
+    "semiparse.transitions.system": "semiparse.transitions.loading",
+    "semiparse.transitions._configs": "semiparse.transitions._validation",
     "semiparse.oracles.checking": "semiparse.testing.checking",
     "semiparse.queries.labels": "semiparse.chart.labels",
     "semiparse.engine": "semiparse.chart.engine",
@@ -36,7 +39,8 @@ def new_name(name):
     """The path ``name`` has now, or None if it did not move."""
     for old, new in MOVED.items():
         if name == old or name.startswith(old + "."):
-            return new + name[len(old):]
+            moved = new + name[len(old):]
+            return new_name(moved) or moved  # a path that moved twice goes to the last one
     return None
 
 

@@ -17,7 +17,7 @@ from semiparse.cli import main
 from semiparse.heads import tree_problems
 from semiparse.transitions import registry
 from semiparse.testing.checking import check
-from semiparse.transitions.system import available_systems, load_system
+from semiparse.transitions.loading import available_systems, load_system
 from semiparse.train import read_trees
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ import semiparse
 from semiparse.cli import main
 from semiparse.testing.checking import check
 from semiparse.transitions._machine import machine_for
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 from semiparse.transitions.system_file import SystemFileError
 from semiparse.treebank.projectivity import is_projective
 from semiparse.testing import gold_trees

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.cli import main
 from semiparse.grammar import Grammar, load_grammar
-from semiparse.transitions.system import definition_sha256, load_system
+from semiparse.transitions.loading import definition_sha256, load_system
 from semiparse.resources import data_dir
 
 pytestmark = pytest.mark.slow

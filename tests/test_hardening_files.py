@@ -36,7 +36,7 @@ import semiparse
 from semiparse.cli import main
 from semiparse.grammar import Grammar, GrammarError, load_grammar
 from semiparse.heads import is_tree
-from semiparse.transitions.system import definition_sha256, load_system, system_from_text
+from semiparse.transitions.loading import definition_sha256, load_system, system_from_text
 from semiparse.transitions.system_file import SystemFileError
 from semiparse.resources import data_dir
 from semiparse.train import Model, ModelError, Trainer, Tree, read_trees
@@ -213,7 +213,7 @@ def test_a_model_recording_a_system_that_may_overwrite_a_head_is_refused(tmp_pat
     path, model = tmp_path / "eager.toml", tmp_path / "m.npz"
     path.write_text(NON_MONOTONIC.replace('name = "arc_eager"', 'name = "eager2"'),
                     encoding="utf-8")
-    with mock.patch("semiparse.transitions.declared.second_head", return_value=None):
+    with mock.patch("semiparse.transitions.declaration.second_head", return_value=None):
         Model(str(path), ["root", "dep"]).save(model)  # as an older semiparse wrote it
     with pytest.raises(ModelError, match=rf"^{re.escape(str(model))}: its recorded system "
                                          rf"definition is invalid: .*{SECOND_HEAD}"):
@@ -300,7 +300,7 @@ def test_a_system_the_loader_accepts_never_overwrites_a_head(text):
 
 def test_the_issues_overwrite_is_reachable_and_now_refused():
     """right_arc builds 0 -> 1, then left_arc would give 1 a second head."""
-    with mock.patch("semiparse.transitions.declared.second_head", return_value=None):
+    with mock.patch("semiparse.transitions.declaration.second_head", return_value=None):
         loose = system_from_text(NON_MONOTONIC, "x.toml")
     assert (((0, 1), (2,), (-1, 0, -1)), "left_arc") in _second_heads(loose, 2)
     with pytest.raises(SystemFileError, match=SECOND_HEAD):

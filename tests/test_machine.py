@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from semiparse.transitions._machine import Machine, machine_for
 from semiparse.transitions.fast.lr_spine import spines
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 from semiparse.treebank.projectivity import is_projective
 from semiparse.train import _core, read_trees
 from semiparse.train.trainer import StaticOracle

@@ -10,7 +10,7 @@ from test_configuration_api import _walk
 
 import semiparse
 from semiparse.testing.checking import check
-from semiparse.transitions.system import system_from_text
+from semiparse.transitions.loading import system_from_text
 from semiparse.transitions.system_file import SystemFileError
 
 SIZES = '''

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.cli import main
 from semiparse.transitions import load_system
-from semiparse.transitions._configs import accepts
+from semiparse.transitions._validation import accepts
 from semiparse.testing.checking import check
 from semiparse.transitions.fast import _lrspine
 from semiparse.transitions.oracle import NEG_INF

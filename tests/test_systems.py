@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.transitions import TransitionSystem, load_system, register_system
-from semiparse.transitions._configs import accepts
+from semiparse.transitions._validation import accepts
 from semiparse.testing.checking import check
 from semiparse.heads import no_crossing
 from semiparse.resources import data_dir

@@ -7,7 +7,7 @@ from semiparse.transitions._state cimport ROOT_STACK_BOTTOM
 
 from semiparse.transitions import _lr_spine_moves as spine_moves
 from semiparse.transitions.rules import FINAL_STACKS
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 
 
 # The interface methods a machine stands for: a subclass that redefines one

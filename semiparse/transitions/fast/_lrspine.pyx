@@ -24,7 +24,7 @@ meets an upper bound, once more without the pairs that cannot beat it.
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
-from semiparse.transitions._configs cimport check_scratch, stack_and_buffer_top
+from semiparse.transitions._validation cimport check_scratch, stack_and_buffer_top
 from semiparse.transitions._lr_spine_moves cimport (SPINE_LEFT, SPINE_RIGHT, SPINE_SHIFT, spine_arc,
                                                     spine_code, spine_legal)
 from semiparse.transitions._state cimport (StateC, add_arc, push_buffer_front, push_stack,
