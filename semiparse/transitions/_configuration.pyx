@@ -11,9 +11,9 @@ which changes it in place.
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
 
-import operator
-
 import numpy as np
+
+from semiparse._heads import exact_index
 
 from semiparse.transitions._state cimport (StateC, state_copy, state_free, state_init, state_load,
                                            state_new)
@@ -32,9 +32,7 @@ cdef object _integer(value, str what, low, high):
     (bools, floats and strings are refused rather than read as numbers)."""
     if type(value) is not int:
         try:
-            if isinstance(value, (bool, np.bool_)):
-                raise TypeError
-            value = operator.index(value)
+            value = exact_index(value)
         except TypeError:
             raise ValueError(f"{what} must be an integer, got {value!r:.60} "
                              f"({type(value).__name__})") from None
