@@ -2,9 +2,11 @@
 """The LR-spine oracle of Goldberg et al. 2014, sections 6.2-6.3, in C.
 
 :func:`scores` takes a validated configuration and returns sigma of every
-legal transition.  It reads the child bounds and the spines of the stack
-trees off ``arcs`` once, derives each successor from them (shift pushes the
-buffer front as a one-node tree; left_arc_K makes the second root the
+legal transition.  It loads the configuration into the shared C state,
+whose moves (``_lr_spine_moves.pxd``) say which transitions apply and which
+edge each adds, reads the spines of the stack trees off it once, derives
+each successor from them (shift pushes the buffer front as a one-node
+tree; left_arc_K makes the second root the
 leftmost child of the K-th node of the top's left spine, so the new top's
 left spine is that spine up to K followed by the second tree's left spine,
 its right spine unchanged; right_arc_K is the mirror image), finds the

@@ -13,7 +13,10 @@ edge; this is what the update rules of section 6.1 maintain).
   head of the top tree's root.
 
 The root 0 is the tree at the stack bottom and never becomes a child; the
-final configuration holds only its tree and an empty buffer.
+final configuration holds only its tree and an empty buffer.  The moves are
+defined once, in C (``transitions/_lr_spine_moves.pxd``): :meth:`LRSpine.legal`
+and :meth:`LRSpine.apply` run them, as the compiled machine and the oracle do;
+:func:`spines` and :func:`child_bounds` are views of a configuration.
 
 A configuration is passed as for every other system: ``stack`` holds the
 roots of the stack trees (bottom first), ``buffer`` the remaining positions,
