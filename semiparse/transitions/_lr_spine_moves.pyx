@@ -27,7 +27,7 @@ def name_of(code):
     return None
 
 
-cdef StateC* _loaded(tuple stack, tuple buffer, tuple arcs) except NULL:
+cdef StateC* _loaded(stack, buffer, arcs) except NULL:
     """A new state holding the configuration (free it with state_free)."""
     cdef StateC* s = state_new(max(len(arcs) - 1, 0))
     if s is NULL:
@@ -40,7 +40,7 @@ cdef StateC* _loaded(tuple stack, tuple buffer, tuple arcs) except NULL:
     return s
 
 
-def legal(tuple stack not None, tuple buffer not None, tuple arcs not None):
+def legal(stack, buffer, arcs not None):
     """Names of the legal moves: shift, left_arc_K, right_arc_K (K increasing)."""
     cdef StateC* s = _loaded(stack, buffer, arcs)
     cdef int* codes = <int*>malloc((2 * s.n + 3) * sizeof(int))  # shift and two spines
@@ -65,8 +65,8 @@ def apply(tuple stack not None, tuple buffer not None, tuple arcs not None, int 
             return None
         edge = (h, d) if spine_arc(s, code, &h, &d) else None
         spine_apply(s, code, -1)
-        return (tuple(s.stack[i] for i in range(s.stack_len)),
-                tuple(s.buffer[i] for i in range(s.buffer_len - 1, -1, -1)),
-                tuple(s.head[i] for i in range(s.n + 1)), edge)
+        return (tuple([s.stack[i] for i in range(s.stack_len)]),
+                tuple([s.buffer[i] for i in range(s.buffer_len - 1, -1, -1)]),
+                tuple([s.head[i] for i in range(s.n + 1)]), edge)
     finally:
         state_free(s)

@@ -188,18 +188,21 @@ cdef inline void state_init_standard(StateC* s) noexcept nogil:
 cdef inline int state_load(StateC* s, stack, buffer, arcs) except -1:
     """Make s the configuration ``(stack, buffer, arcs)`` of Python ints
     (``arcs`` None: no arcs); ValueError if it does not fit s's n words."""
+    cdef tuple st = tuple(stack), bu = tuple(buffer)
+    cdef Py_ssize_t i, k = len(st), m = len(bu)
     cdef int n = s.n, x, d, h
-    if len(stack) + len(buffer) > n + 1 or (arcs is not None and len(arcs) != n + 1):
+    if k + m > n + 1 or (arcs is not None and len(arcs) != n + 1):
         raise ValueError(f"configuration stack={list(stack)} buffer={list(buffer)} does not "
                          f"fit a sentence of {n} words")
-    for x in list(stack) + list(buffer):
+    for i in range(k + m):
+        x = st[i] if i < k else bu[i - k]
         if not 0 <= x <= n:
             raise ValueError(f"position {x} out of range 0..{n}")
     state_clear(s)
-    for x in stack:
-        push_stack(s, x)
-    for x in reversed(buffer):
-        push_buffer_front(s, x)
+    for i in range(k):
+        push_stack(s, st[i])
+    for i in range(m - 1, -1, -1):
+        push_buffer_front(s, bu[i])
     if arcs is not None:
         for d in range(n + 1):
             h = arcs[d]

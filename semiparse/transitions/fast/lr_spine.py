@@ -95,7 +95,9 @@ class LRSpine(TransitionSystem):
         return not buffer and len(stack) == 1
 
     def legal(self, stack, buffer, arcs):
-        return spine_moves.legal(*_checked(stack, buffer, arcs))
+        if arcs is None:
+            raise ValueError(_NEEDS_ARCS)
+        return spine_moves.legal(stack, buffer, arcs)
 
     def apply(self, stack, buffer, arcs, t):
         stack, buffer, arcs = _checked(stack, buffer, arcs)
@@ -160,11 +162,11 @@ def _checked(stack, buffer, arcs):
     """The configuration as tuples of ints, or ValueError (LR-spine needs arcs)."""
     stack, buffer, arcs = int_configuration(stack, buffer, arcs)
     if arcs is None:
-        raise ValueError("lr_spine needs arcs: the head given to each position so far, "
-                         "-1 for none")
+        raise ValueError(_NEEDS_ARCS)
     return stack, buffer, arcs
 
 
+_NEEDS_ARCS = "lr_spine needs arcs: the head given to each position so far, -1 for none"
 SYSTEM = register_system(LRSpine())
 
 
