@@ -82,6 +82,15 @@ cdef Py_ssize_t _length(heads) except -1:
     return m
 
 
+cpdef object exact_index(x):
+    """``x`` as a Python int if it is an integer (numpy's too), else TypeError:
+    bools, floats and strings are not read as numbers (``int()`` would take
+    ``True`` or ``0.5`` for positions)."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{type(x).__name__} is not an integer")
+    return operator.index(x)
+
+
 cdef int* _copy(heads, int m) except NULL:
     """``heads`` (a sequence of m integers) in a new C array of 4 * m ints,
     the rest for scratch; a head that does not fit in an int becomes
@@ -97,9 +106,7 @@ cdef int* _copy(heads, int m) except NULL:
             x = heads[i]
             if type(x) is not int:
                 try:
-                    if isinstance(x, (bool, np.bool_)):
-                        raise TypeError
-                    x = operator.index(x)
+                    x = exact_index(x)
                 except TypeError:
                     raise ValueError(f"heads must be a sequence of integer heads: element {i} "
                                      f"is {x!r:.60} ({type(x).__name__})") from None

@@ -16,6 +16,9 @@ import warnings
 # not are looked up in EXTRA)
 MOVED = {  # the more specific first
     "semiparse.constituency.checking": "semiparse.testing.constituent_checking",
+    "semiparse.transitions.api": "semiparse.transitions.stepping",
+    "semiparse.transitions.system": "semiparse.transitions.loading",
+    "semiparse.transitions._configs": "semiparse.transitions._validation",
     "semiparse.oracles.checking": "semiparse.testing.checking",
     "semiparse.queries.labels": "semiparse.chart.labels",
     "semiparse.engine": "semiparse.chart.engine",
@@ -38,7 +41,8 @@ def new_name(name):
     """The path ``name`` has now, or None if it did not move."""
     for old, new in MOVED.items():
         if name == old or name.startswith(old + "."):
-            return new + name[len(old):]
+            moved = new + name[len(old):]
+            return new_name(moved) or moved  # a path that moved twice goes to the last one
     return None
 
 

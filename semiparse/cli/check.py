@@ -88,7 +88,7 @@ def run_all(args):
     from semiparse.transitions import load_system
     from semiparse.testing.checking import check
     from semiparse.transitions.registry import system_methods
-    from semiparse.transitions.system import available_systems
+    from semiparse.transitions.loading import available_systems
 
     given = [name for name, value in (("SYSTEM", args.system or args.system_option),
                                       ("--grammar", args.grammar), ("--method", args.method),

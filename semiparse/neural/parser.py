@@ -2,7 +2,7 @@
 import numpy as np
 import torch
 
-from semiparse.transitions.api import System
+from semiparse.transitions.stepping import System
 from semiparse.transitions.viability import Viability
 from semiparse.train.model import Model
 from semiparse.neural.features import FeatureReader, default_positions
@@ -11,7 +11,7 @@ from semiparse.neural.model import Network
 
 
 def neural_system(spec):
-    """The :class:`semiparse.transitions.api.System` of ``spec`` (a name, file,
+    """The :class:`semiparse.transitions.stepping.System` of ``spec`` (a name, file,
     ``module:attr`` or definition); ValueError for one the parser cannot
     use (transition families, as LR-spine's, have no fixed output columns)."""
     system = spec if isinstance(spec, System) else System(spec)

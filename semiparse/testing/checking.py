@@ -27,7 +27,7 @@ from hypothesis import seed as hypothesis_seed
 from semiparse.grammar import load_grammar
 from semiparse.transitions.oracle import Oracle
 from semiparse.transitions.registry import system_methods
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 
 
 class OracleMismatch(ABC):
@@ -131,17 +131,14 @@ def with_grammar(system, path):
     if system.grammar is None:
         raise ValueError(f"transition system {system.name!r} has no completion grammar to replace")
     grammar = load_grammar(path)
-    missing = [t for _, _, t in system._term_rules if t not in grammar.terminals]
-    missing += [t for t in system._prefix if t not in grammar.terminals]
+    completion = system.completion_spec
+    missing = [t for _, _, t in completion.rules if t not in grammar.terminals]
+    missing += [t for t in completion.prefix if t not in grammar.terminals]
     if missing:
         raise ValueError(f"{path}: grammar lacks terminal(s) {', '.join(sorted(set(missing)))} "
                          f"that {system.name} puts in the completion string")
     clone = copy.copy(system)
-    clone.grammar, clone.grammar_name = grammar, str(path)
-    ids = grammar.terminal_ids
-    clone._prefix_ids = [int(i) for i in ids(list(system._prefix))] if system._prefix else []
-    clone._term_ids = [(node, headed, int(ids([t])[0])) for node, headed, t in system._term_rules]
-    clone._build_terminal_table()
+    clone.set_completion(completion.with_grammar(grammar, str(path)))
     return clone
 
 

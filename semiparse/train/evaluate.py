@@ -16,7 +16,7 @@ import numpy as np
 
 from semiparse.treebank import conllu
 from semiparse.transitions import oracle
-from semiparse.transitions.api import System
+from semiparse.transitions.stepping import System
 
 PUNCT_TAGS = frozenset({"PUNCT"})
 STEPS_KEY = "semiparse_steps"

@@ -16,7 +16,7 @@ import zipfile
 import numpy as np
 
 from semiparse.transitions._machine import machine_for
-from semiparse.transitions.system import definition_sha256, load_system, system_from_text
+from semiparse.transitions.loading import definition_sha256, load_system, system_from_text
 from semiparse.transitions.viability import Viability
 from semiparse.treebank.outputs import open_output
 from semiparse.train import _core

@@ -41,7 +41,7 @@ from semiparse.transitions import oracle
 from semiparse.transitions.static import static_choice, static_rank
 from semiparse.train import _core
 from semiparse.transitions._machine import machine_for
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 from semiparse.transitions.registry import system_methods
 from semiparse.train.model import Model
 from semiparse.train.options import (BeamOptions, PerceptronOptions, RDAOptions, check_restart,

@@ -11,11 +11,11 @@ the two.  Fast methods plug in through :func:`register_method`.
 training loops, scored one by one or in batches (:meth:`Oracle.scores_batch`).
 """
 from semiparse.transitions._configuration import Configuration
-from semiparse.transitions.api import System, system
+from semiparse.transitions.stepping import System, system
 from semiparse.transitions.oracle import Oracle, best_of, oracle
 from semiparse.transitions.registry import GRAMMAR_RANK, methods, register_method, register_system
 from semiparse.transitions.interface import TransitionSystem
-from semiparse.transitions.system import available_systems, load_system
+from semiparse.transitions.loading import available_systems, load_system
 from semiparse.transitions.system_file import SystemFileError
 
 

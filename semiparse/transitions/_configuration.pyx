@@ -11,13 +11,14 @@ which changes it in place.
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
 
-import operator
-
 import numpy as np
 
-from semiparse.transitions._state cimport StateC, state_copy, state_free, state_init, state_new
-from semiparse.transitions._machine cimport (MachineC, machine_apply, machine_arc, machine_is_final,
-                                         machine_legal)
+from semiparse._heads import exact_index
+
+from semiparse.transitions._state cimport (StateC, state_copy, state_free, state_init, state_load,
+                                           state_new)
+from semiparse.transitions._machine cimport (KIND_REWRITE, MachineC, machine_apply, machine_arc,
+                                             machine_is_final, machine_legal)
 from semiparse.transitions._rows cimport KernelWork, RowKernel, row_fn
 
 
@@ -31,9 +32,7 @@ cdef object _integer(value, str what, low, high):
     (bools, floats and strings are refused rather than read as numbers)."""
     if type(value) is not int:
         try:
-            if isinstance(value, (bool, np.bool_)):
-                raise TypeError
-            value = operator.index(value)
+            value = exact_index(value)
         except TypeError:
             raise ValueError(f"{what} must be an integer, got {value!r:.60} "
                              f"({type(value).__name__})") from None
@@ -296,27 +295,71 @@ def fill_rows(list configs not None, list golds not None, Machine machine not No
     return pending
 
 
-cdef void _run_jobs_nogil(Job* jobs, const int* order, Py_ssize_t count,
-                          double[:, ::1] out) noexcept nogil:
-    cdef Py_ssize_t k, i, t, T = out.shape[1]
+cdef void _fill_row(const Job* job, double* row, Py_ssize_t T) noexcept nogil:
+    """The row of one configuration: -inf for the transitions that do not
+    apply (the machine decides), the kernel's value for those that do (-inf
+    where it has none), NaN where they apply and no kernel scores them."""
+    cdef Py_ssize_t t
     cdef double tmp[64]
     cdef int bstart, c
-    cdef Job* job
+    for t in range(T):
+        row[t] = NAN if machine_legal(job.machine, job.state, <int>t) else -INFINITY
+    if job.fn is NULL or machine_is_final(job.machine, job.state):
+        return
+    bstart = (job.state.buffer[job.state.buffer_len - 1] if job.state.buffer_len
+              else job.state.n + 1)
+    job.fn(job.work, job.state.stack, job.state.stack_len, bstart, job.state.head,
+           job.strategy, tmp)
+    for c in range(job.n_columns):
+        t = job.columns[c]
+        if row[t] != row[t]:  # legal: take the kernel's value
+            row[t] = tmp[c] if tmp[c] == tmp[c] else -INFINITY
+
+
+cdef void _run_jobs_nogil(Job* jobs, const int* order, Py_ssize_t count,
+                          double[:, ::1] out) noexcept nogil:
+    cdef Py_ssize_t k, i
     for k in range(count):
         i = order[k]
-        job = &jobs[i]
-        for t in range(T):
-            out[i, t] = NAN if machine_legal(job.machine, job.state, <int>t) else -INFINITY
-        if job.fn is NULL or machine_is_final(job.machine, job.state):
-            continue
-        bstart = (job.state.buffer[job.state.buffer_len - 1] if job.state.buffer_len
-                  else job.state.n + 1)
-        job.fn(job.work, job.state.stack, job.state.stack_len, bstart, job.state.head,
-               job.strategy, tmp)
-        for c in range(job.n_columns):
-            t = job.columns[c]
-            if out[i, t] != out[i, t]:  # legal: take the kernel's value
-                out[i, t] = tmp[c] if tmp[c] == tmp[c] else -INFINITY
+        _fill_row(&jobs[i], &out[i, 0], out.shape[1])
+
+
+def kernel_scores(Machine machine not None, RowKernel kernel not None, KernelWork work not None,
+                  const int[::1] columns not None, int n, tuple stack not None,
+                  tuple buffer not None, arcs):
+    """``{transition: sigma}`` for the transitions that apply to a validated
+    configuration of ``n`` words (``arcs`` None for none), as
+    :func:`fill_rows` computes its row: legality from the machine, values
+    from ``kernel`` (strategy code 0) on ``work``; ``columns`` maps the
+    kernel's columns to the machine's codes."""
+    cdef Job job
+    cdef double row[64]
+    cdef Py_ssize_t t, T = machine.c.n_rules
+    cdef int c
+    cdef bint bad = (machine.c.kind != KIND_REWRITE or T > 64 or not stack or work.ptr is NULL
+                     or columns.shape[0] != len(kernel.columns))
+    for c in range(columns.shape[0]):
+        bad = bad or not 0 <= columns[c] < T
+    if bad:
+        raise ValueError(f"kernel_scores: {kernel!r} on {machine!r} needs a declared system's "
+                         f"machine (at most 64 transitions), a column per kernel column, a "
+                         f"stack and the kernel's work")
+    if work.state is NULL or work.state.n != n:
+        state_free(work.state)
+        work.state = state_new(n)
+        if work.state is NULL:
+            raise MemoryError()
+    state_load(work.state, stack, buffer, arcs)
+    job.machine = &machine.c
+    job.state = work.state
+    job.fn = kernel.fn
+    job.work = work.ptr
+    job.strategy = 0
+    job.columns = &columns[0]
+    job.n_columns = columns.shape[0]
+    _fill_row(&job, row, T)
+    return {machine.transitions[t]: int(row[t]) if row[t] > -INFINITY else row[t]
+            for t in range(T) if machine_legal(job.machine, job.state, <int>t)}
 
 
 cdef void _run_jobs(Job* jobs, const int[::1] order, double[:, ::1] out):

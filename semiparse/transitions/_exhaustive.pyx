@@ -16,8 +16,8 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
-from semiparse.transitions._state cimport (ROOT_NONE, StateC, add_arc, push_buffer_front, push_stack,
-                               state_clear, state_copy, state_free, state_new)
+from semiparse.transitions._lr_spine_moves cimport spine_legal_codes
+from semiparse.transitions._state cimport ROOT_NONE, StateC, state_copy, state_free, state_load, state_new
 from semiparse.transitions._machine cimport (KIND_SPINE, Machine, MachineC, machine_apply,
                                          machine_arc, machine_is_final, machine_legal)
 
@@ -133,49 +133,21 @@ cdef class CSearch:
 
     cdef int _load(self, StateC* s, stack, buffer, arcs) except -1:
         """Put the configuration into s (ValueError for positions outside 0..n)."""
-        cdef int n = self.n, x, d, h
-        if len(stack) + len(buffer) > self.width or (arcs is not None and len(arcs) != self.width):
-            raise ValueError(f"configuration stack={list(stack)} buffer={list(buffer)} does not "
-                             f"fit a sentence of {n} words")
-        for x in list(stack) + list(buffer):
-            if not 0 <= x <= n:
-                raise ValueError(f"position {x} out of range 0..{n}")
-        state_clear(s)
-        for x in stack:
-            push_stack(s, x)
-        for x in reversed(buffer):
-            push_buffer_front(s, x)
+        state_load(s, stack, buffer, arcs)
         self.heads_known = arcs is not None
-        if self.heads_known:
-            for d in range(self.width):
-                h = arcs[d]
-                if h >= 0:
-                    if h > n or h == d:
-                        raise ValueError(f"arcs[{d}] = {h} is not a head in 0..{n} other than {d}")
-                    add_arc(s, h, d, -1)
         return 0
 
     cdef int _legal(self, int depth) noexcept:
         """Fill the depth's row of codes with the legal moves; their number."""
         cdef const StateC* s = self.states[depth]
         cdef int* out = self.codes + depth * self.n_codes
-        cdef int k = 0, t, side
-        if not self.spine:
-            for t in range(self.m.n_rules):
-                if machine_legal(self.m, s, t):
-                    out[k] = t
-                    k += 1
-            return k
-        # LR-spine in the order of its legal(): shift, left_arc_K, right_arc_K
-        if machine_legal(self.m, s, 0):
-            out[k] = 0
-            k += 1
-        for side in range(1, 3):
-            t = side
-            while machine_legal(self.m, s, t):
+        cdef int k = 0, t
+        if self.spine:  # in the order of LRSpine.legal()
+            return spine_legal_codes(s, out)
+        for t in range(self.m.n_rules):
+            if machine_legal(self.m, s, t):
                 out[k] = t
                 k += 1
-                t += 4
         return k
 
     cdef int _step(self, int depth, int t) except -2:

@@ -2,21 +2,20 @@
 """The compiled rewrite machine: the transitions of a declared system as data
 that C code runs on a :c:type:`StateC` (``semiparse/transitions/_state.pxd``).
 
-Each transition of a :class:`~semiparse.transitions.system.RewriteSystem` becomes a
+Each transition of a :class:`~semiparse.transitions.declared.RewriteSystem` becomes a
 ``RuleC``: the number of named stack / buffer elements of its pattern, its
 requirements (a named node is / is not the root, has a head / has none; the
 buffer is empty; the stack has at least K elements), the named
 nodes it pushes back onto the stack and the buffer front, and its edge.
 Transition ``t`` is the ``t``-th ``[[transition]]`` table.  LR-spine, whose
-stack elements are spines, keeps moves of its own behind the same functions
-(``kind == KIND_SPINE``); its codes are 0 for shift and ``1 + 4 (K - 1)`` /
-``2 + 4 (K - 1)`` for ``left_arc_K`` / ``right_arc_K``.
+stack elements are spines, runs its own moves (``_lr_spine_moves.pxd``, codes
+included) behind the same functions (``kind == KIND_SPINE``).
 
 The functions are inline, ``noexcept nogil``; :func:`machine_apply` and
 :func:`machine_arc` assume that :func:`machine_legal` holds.
 """
-from semiparse.transitions._state cimport (StateC, add_arc, push_stack, pop_buffer_front,
-                               push_buffer_front, spine_at)
+from semiparse.transitions._lr_spine_moves cimport spine_apply, spine_arc, spine_legal
+from semiparse.transitions._state cimport StateC, add_arc, push_buffer_front, push_stack
 
 cdef enum:
     KIND_REWRITE = 0
@@ -78,19 +77,6 @@ cdef inline bint machine_is_final(const MachineC* m, const StateC* s) noexcept n
     return s.stack_len == 1 and s.stack[0] == 0
 
 
-cdef inline bint _spine_legal(const StateC* s, int t) noexcept nogil:
-    cdef int L = s.stack_len, k = (t >> 2) + 1
-    if t == 0:
-        return s.buffer_len > 0
-    if L < 2:
-        return False
-    if (t & 3) == 1:
-        return s.stack[L - 2] != 0 and spine_at(s, s.stack[L - 1], True, k) >= 0
-    if (t & 3) == 2:
-        return spine_at(s, s.stack[L - 2], False, k) >= 0
-    return False
-
-
 cdef inline bint machine_legal(const MachineC* m, const StateC* s, int t) noexcept nogil:
     """Whether transition t applies to s (never in a final configuration)."""
     cdef const RuleC* r
@@ -98,7 +84,7 @@ cdef inline bint machine_legal(const MachineC* m, const StateC* s, int t) noexce
     if t < 0 or machine_is_final(m, s):
         return False
     if m.kind == KIND_SPINE:
-        return _spine_legal(s, t)
+        return spine_legal(s, t)
     if t >= m.n_rules:
         return False
     r = &m.rules[t]
@@ -125,17 +111,8 @@ cdef inline bint machine_legal(const MachineC* m, const StateC* s, int t) noexce
 cdef inline bint machine_arc(const MachineC* m, const StateC* s, int t, int* h, int* d) noexcept nogil:
     """Set h, d to the edge a legal transition t adds to s; False if it adds none."""
     cdef const RuleC* r
-    cdef int L = s.stack_len
     if m.kind == KIND_SPINE:
-        if t == 0:
-            return False
-        if (t & 3) == 1:
-            h[0] = spine_at(s, s.stack[L - 1], True, (t >> 2) + 1)
-            d[0] = s.stack[L - 2]
-        else:
-            h[0] = spine_at(s, s.stack[L - 2], False, (t >> 2) + 1)
-            d[0] = s.stack[L - 1]
-        return True
+        return spine_arc(s, t, h, d)
     r = &m.rules[t]
     if r.edge_head < 0:
         return False
@@ -149,16 +126,11 @@ cdef inline void machine_apply(const MachineC* m, StateC* s, int t, int label) n
     cdef const RuleC* r
     cdef int env[MAX_NAMES]
     cdef int i, h, d
-    cdef bint has_edge = machine_arc(m, s, t, &h, &d)
+    cdef bint has_edge
     if m.kind == KIND_SPINE:
-        if t == 0:
-            push_stack(s, pop_buffer_front(s))
-            return
-        add_arc(s, h, d, label)
-        if (t & 3) == 1:
-            s.stack[s.stack_len - 2] = s.stack[s.stack_len - 1]
-        s.stack_len -= 1
+        spine_apply(s, t, label)
         return
+    has_edge = machine_arc(m, s, t, &h, &d)
     r = &m.rules[t]
     for i in range(r.ns + r.nb):
         env[i] = rule_node(r, s, i)

@@ -2,17 +2,19 @@
 """Build a compiled rewrite machine (``_machine.pxd``) from a transition system."""
 from libc.stdlib cimport calloc, free
 
+from semiparse.transitions._lr_spine_moves cimport spine_max_code
 from semiparse.transitions._state cimport ROOT_STACK_BOTTOM
 
-from semiparse.transitions.declared import RewriteSystem
-from semiparse.transitions.fast.lr_spine import LRSpine
+from semiparse.transitions import _lr_spine_moves as spine_moves
 from semiparse.transitions.rules import FINAL_STACKS
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 
 
 # The interface methods a machine stands for: a subclass that redefines one
 # of them has moves the machine does not know.
 _MOVES = ("initial", "legal", "apply", "successors", "is_final", "final_edges", "search_key")
+# The moves a system class runs in C, by its attribute ``compiled_moves``.
+_KINDS = {"rewrite": KIND_REWRITE, "lr_spine": KIND_SPINE}
 
 
 cdef class Machine:
@@ -28,15 +30,17 @@ cdef class Machine:
     def __init__(self, system):
         self.system_name = system.name
         self.system = system
-        if not isinstance(system, (LRSpine, RewriteSystem)):
+        kind = _KINDS.get(getattr(system, "compiled_moves", None))
+        if kind is None:
             raise ValueError(f"transition system {system.name!r} is neither declared as "
                              f"stack/buffer rewrites nor LR-spine: no compiled machine")
-        kind = LRSpine if isinstance(system, LRSpine) else RewriteSystem
-        changed = [m for m in _MOVES if getattr(type(system), m, None) is not getattr(kind, m)]
+        # the class that states compiled_moves, whose moves the machine runs
+        owner = next(c for c in type(system).__mro__ if "compiled_moves" in vars(c))
+        changed = [m for m in _MOVES if getattr(type(system), m, None) is not getattr(owner, m)]
         if changed:  # the machine would not follow them: refuse rather than differ
             raise ValueError(f"transition system {system.name!r} redefines "
                              f"{', '.join(changed)} in Python: no compiled machine runs it")
-        if isinstance(system, LRSpine):
+        if kind == KIND_SPINE:
             self.c.kind = KIND_SPINE
             self.c.final_stack = FINAL_ROOT
             self.c.root = ROOT_STACK_BOTTOM
@@ -62,11 +66,9 @@ cdef class Machine:
     def code(self, str name):
         """The code of a transition name (ValueError if the system has no such transition)."""
         if self.c.kind == KIND_SPINE:
-            if name == "shift":
-                return 0
-            kind, _, k = name.rpartition("_")
-            if kind in ("left_arc", "right_arc") and k.isdigit() and int(k) >= 1:
-                return (1 if kind == "left_arc" else 2) + 4 * (int(k) - 1)
+            code = spine_moves.code_of(name)
+            if code is not None:
+                return code
         elif name in self.transitions:
             return self.transitions.index(name)
         raise ValueError(f"unknown transition {name!r} for {self.system_name}: expected one of "
@@ -75,17 +77,16 @@ cdef class Machine:
     def name(self, int code):
         """The transition name of a code (inverse of :meth:`code`)."""
         if self.c.kind == KIND_SPINE:
-            if code == 0:
-                return "shift"
-            if code > 0 and (code & 3) in (1, 2):
-                return f"{'left_arc' if (code & 3) == 1 else 'right_arc'}_{(code >> 2) + 1}"
+            name = spine_moves.name_of(code)
+            if name is not None:
+                return name
         elif 0 <= code < len(self.transitions):
             return self.transitions[code]
         raise ValueError(f"no transition of {self.system_name} has code {code}")
 
     def max_code(self, int n):
         """One more than the largest code that can be legal for n words."""
-        return 4 * (n + 2) if self.c.kind == KIND_SPINE else self.c.n_rules
+        return spine_max_code(n) if self.c.kind == KIND_SPINE else self.c.n_rules
 
     def __repr__(self):
         return f"<Machine {self.system_name}: {', '.join(self.transitions)}>"

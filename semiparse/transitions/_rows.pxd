@@ -1,15 +1,17 @@
 # cython: language_level=3
 """Oracle kernels that score one configuration in C without the GIL, for
-``Oracle.scores_batch``.
+``Oracle.scores_batch`` and the fast methods' single calls.
 
 A kernel writes sigma of each of its ``columns`` (transition names) for the
 configuration (stack bottom first, buffer ``bstart..n``, ``arcs`` the heads
-built so far) into ``out``, NaN where the transition does not apply.  Its
+built so far) into ``out``, NaN where it has no value; which transitions
+apply is the machine's to say (``_configuration.pyx``), not the kernel's.  Its
 per-gold-tree data is a :class:`KernelWork` whose ``ptr`` points at the C
 struct the kernel reads (and whose scratch arrays it writes: one thread per
 work); ``strategy`` is the code of the oracle's strategy in the kernel's
 ``strategy_codes`` (the strategies it supports).
 """
+from semiparse.transitions._state cimport StateC
 
 ctypedef void (*row_fn)(void* work, const int* stack, int ns, int bstart, const int* arcs,
                         int strategy, double* out) noexcept nogil
@@ -17,6 +19,7 @@ ctypedef void (*row_fn)(void* work, const int* stack, int ns, int bstart, const 
 
 cdef class KernelWork:
     cdef void* ptr
+    cdef StateC* state      # scratch for one configuration given as tuples (kernel_scores)
 
 
 cdef class RowKernel:

@@ -2,12 +2,18 @@
 """C oracle kernels for batches (see ``_rows.pxd``)."""
 from libc.math cimport INFINITY
 
+from semiparse.transitions._state cimport state_free
+
 
 cdef class KernelWork:
     """Base of the kernels' per-gold-tree data: ``ptr`` is set by the subclass."""
 
     def __cinit__(self):
         self.ptr = NULL
+        self.state = NULL
+
+    def __dealloc__(self):
+        state_free(self.state)
 
 
 cdef class RowKernel:

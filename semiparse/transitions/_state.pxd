@@ -11,8 +11,8 @@ rightmost two children, left / right valency, left / right label sets).  Each
 array has room for ``n + 1`` entries, which suffices because a transition
 never increases the number of nodes on the stack and the buffer together.
 
-All functions are inline, ``noexcept nogil``; none checks bounds (callers
-test legality first).
+All functions but :func:`state_load` (which reads Python sequences) are
+inline, ``noexcept nogil``; none checks bounds (callers test legality first).
 """
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
@@ -183,3 +183,31 @@ cdef inline void state_init(StateC* s, int root) noexcept nogil:
 cdef inline void state_init_standard(StateC* s) noexcept nogil:
     """The usual initial configuration: stack [0], buffer 1..n."""
     state_init(s, ROOT_STACK_BOTTOM)
+
+
+cdef inline int state_load(StateC* s, stack, buffer, arcs) except -1:
+    """Make s the configuration ``(stack, buffer, arcs)`` of Python ints
+    (``arcs`` None: no arcs); ValueError if it does not fit s's n words."""
+    cdef tuple st = tuple(stack), bu = tuple(buffer)
+    cdef Py_ssize_t i, k = len(st), m = len(bu)
+    cdef int n = s.n, x, d, h
+    if k + m > n + 1 or (arcs is not None and len(arcs) != n + 1):
+        raise ValueError(f"configuration stack={list(stack)} buffer={list(buffer)} does not "
+                         f"fit a sentence of {n} words")
+    for i in range(k + m):
+        x = st[i] if i < k else bu[i - k]
+        if not 0 <= x <= n:
+            raise ValueError(f"position {x} out of range 0..{n}")
+    state_clear(s)
+    for i in range(k):
+        push_stack(s, st[i])
+    for i in range(m - 1, -1, -1):
+        push_buffer_front(s, bu[i])
+    if arcs is not None:
+        for d in range(n + 1):
+            h = arcs[d]
+            if h >= 0:
+                if h > n or h == d:
+                    raise ValueError(f"arcs[{d}] = {h} is not a head in 0..{n} other than {d}")
+                add_arc(s, h, d, -1)
+    return 0

@@ -24,7 +24,7 @@ from semiparse.transitions.gold import Gold
 from semiparse.transitions.grammar_path import grammar_scores
 from semiparse.transitions.interface import NEG_INF
 from semiparse.transitions.registry import GRAMMAR_RANK, system_methods
-from semiparse.transitions.system import definition_sha256, load_system
+from semiparse.transitions.loading import definition_sha256, load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
 

@@ -3,7 +3,7 @@
 Two plug-in points, both filled at import time:
 
 - :func:`register_system` adds a transition system written in Python (a
-  subclass of :class:`semiparse.transitions.system.TransitionSystem`); the
+  subclass of :class:`semiparse.transitions.interface.TransitionSystem`); the
   systems declared as data in ``systems/*.toml`` are found by name without
   registration.
 - :func:`register_method` adds a way to compute the oracle scores of one

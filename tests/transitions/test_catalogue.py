@@ -18,7 +18,7 @@ from semiparse.heads import tree_problems
 from semiparse.testing.checking import check
 from semiparse.train import read_trees
 from semiparse.transitions import registry
-from semiparse.transitions.system import available_systems, load_system
+from semiparse.transitions.loading import available_systems, load_system
 
 from support import REPO
 

@@ -24,7 +24,7 @@ from semiparse.testing.checking import check
 from semiparse.train import Model, _core, read_trees
 from semiparse.train.trainer import StaticOracle
 from semiparse.transitions._machine import machine_for
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 from semiparse.transitions.system_file import SystemFileError
 from semiparse.treebank.projectivity import is_projective
 

@@ -24,7 +24,7 @@ from semiparse.transitions._exhaustive import CSearch
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.exhaustive import PythonSearch, Search
 from semiparse.transitions.interface import TransitionSystem
-from semiparse.transitions.system import system_from_text
+from semiparse.transitions.loading import system_from_text
 
 from support import ARC_STANDARD, SYSTEMS, UNSHIFT
 
@@ -148,7 +148,7 @@ def test_a_declared_system_with_moves_redefined_in_python_gets_no_machine(tmp_pa
     its rules: the machine would silently follow the rules, so there is none;
     the search runs the Python moves, and parsing with it is refused."""
     from semiparse.transitions.declared import RewriteSystem
-    from semiparse.transitions.system import load_system
+    from semiparse.transitions.loading import load_system
 
     base = load_system("arc_standard")
 

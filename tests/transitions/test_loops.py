@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from semiparse.cli import main
 from semiparse.transitions import load_system, loops
-from semiparse.transitions.system import system_from_text
+from semiparse.transitions.loading import system_from_text
 from semiparse.transitions.system_file import SystemFileError
 
 from support import ARC_STANDARD, SHIFT, UNSHIFT

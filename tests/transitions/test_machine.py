@@ -22,7 +22,7 @@ from semiparse.train import _core, read_trees
 from semiparse.train.trainer import StaticOracle
 from semiparse.transitions._machine import Machine, machine_for
 from semiparse.transitions.fast.lr_spine import spines
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 from semiparse.treebank.projectivity import is_projective
 
 SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")

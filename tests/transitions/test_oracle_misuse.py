@@ -14,7 +14,7 @@ from semiparse.resources import data_dir
 from semiparse.testing import perturbed_configurations, validation_outcome
 from semiparse.testing.checking import check
 from semiparse.transitions import load_system
-from semiparse.transitions._configs import accepts
+from semiparse.transitions._validation import accepts
 from semiparse.transitions.fast import _lrspine
 from semiparse.transitions.oracle import NEG_INF
 from semiparse.transitions.registry import system_methods

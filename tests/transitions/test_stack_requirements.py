@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.testing.checking import check
-from semiparse.transitions.system import system_from_text
+from semiparse.transitions.loading import system_from_text
 from semiparse.transitions.system_file import SystemFileError
 
 from support import walk

@@ -38,7 +38,7 @@ from semiparse.heads import is_tree
 from semiparse.resources import data_dir
 from semiparse.train import Model, ModelError, Trainer, Tree, options_for, read_trees
 from semiparse.train.trainer import DeadEndWarning
-from semiparse.transitions.system import (
+from semiparse.transitions.loading import (
     definition_sha256,
     load_system,
     system_from_text,
@@ -217,7 +217,7 @@ def test_a_model_recording_a_system_that_may_overwrite_a_head_is_refused(tmp_pat
     path, model = tmp_path / "eager.toml", tmp_path / "m.npz"
     path.write_text(NON_MONOTONIC.replace('name = "arc_eager"', 'name = "eager2"'),
                     encoding="utf-8")
-    with mock.patch("semiparse.transitions.declared.second_head", return_value=None):
+    with mock.patch("semiparse.transitions.declaration.second_head", return_value=None):
         Model(str(path), ["root", "dep"]).save(model)  # as an older semiparse wrote it
     with pytest.raises(ModelError, match=rf"^{re.escape(str(model))}: its recorded system "
                                          rf"definition is invalid: .*{SECOND_HEAD}"):
@@ -304,7 +304,7 @@ def test_a_system_the_loader_accepts_never_overwrites_a_head(text):
 
 def test_the_issues_overwrite_is_reachable_and_now_refused():
     """right_arc builds 0 -> 1, then left_arc would give 1 a second head."""
-    with mock.patch("semiparse.transitions.declared.second_head", return_value=None):
+    with mock.patch("semiparse.transitions.declaration.second_head", return_value=None):
         loose = system_from_text(NON_MONOTONIC, "x.toml")
     assert (((0, 1), (2,), (-1, 0, -1)), "left_arc") in _second_heads(loose, 2)
     with pytest.raises(SystemFileError, match=SECOND_HEAD):

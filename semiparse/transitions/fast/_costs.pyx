@@ -12,6 +12,9 @@ section 2.4, for arc-eager).  One O(n) pass gives G and every cost.
 Conventions of systems/arc_eager.toml and systems/arc_hybrid.toml: root 0 at
 the stack bottom, never a child; arc-eager stops when the buffer is empty
 (headless stack nodes then get no edge); arc-hybrid ends with only the root.
+The kernels compute costs only: which transitions apply is for those rules
+to say, through the compiled machine (``_configuration.kernel_scores``,
+``fill_rows``).
 """
 from libc.math cimport NAN
 
@@ -47,11 +50,33 @@ EAGER = ("shift", "left_arc", "right_arc", "reduce")
 HYBRID = ("shift", "left_arc", "right_arc")
 
 
+cdef inline int buffer_edges(const int* gold, const unsigned char* on_stack, int n, int bstart,
+                             int s, int* s_kids_in_buffer) noexcept nogil:
+    """The reachable gold edges into buffer nodes (their head in the buffer or
+    on the stack), in both systems; counts into ``s_kids_in_buffer`` those
+    whose head is ``s``."""
+    cdef int d, h, total = 0
+    for d in range(bstart, n + 1):
+        h = gold[d]
+        if h >= bstart or on_stack[h]:
+            total += 1
+        if h == s:
+            s_kids_in_buffer[0] += 1
+    return total
+
+
+cdef inline void mark_stack(unsigned char* on_stack, const int* stack, int ns,
+                            unsigned char value) noexcept nogil:
+    cdef int i
+    for i in range(ns):
+        on_stack[stack[i]] = value
+
+
 cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int* arcs,
                     int strategy, double* out) noexcept nogil:
     """sigma of the arc-eager transitions (order EAGER) into out, whether they
-    apply or not (the system's rules decide that); NaN for all in a final
-    configuration."""
+    apply or not (the system's rules decide that); NaN for all without a
+    buffer front (a final configuration)."""
     cdef CostsC* w = <CostsC*>work
     cdef int n = w.n
     cdef int* gold = w.heads
@@ -61,8 +86,7 @@ cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int*
     out[0] = out[1] = out[2] = out[3] = NAN
     if bstart > n:
         return
-    for i in range(ns):
-        S[stack[i]] = 1
+    mark_stack(S, stack, ns, 1)
     s = stack[ns - 1]
     b = bstart
     # reachable gold edges h -> d: d has no head yet, both are still on the
@@ -76,12 +100,7 @@ cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int*
             total += 1
             if h == b:
                 b_kids_on_stack += 1
-    for d in range(bstart, n + 1):
-        h = gold[d]
-        if h >= bstart or S[h]:
-            total += 1
-        if h == s:
-            s_kids_in_buffer += 1
+    total += buffer_edges(gold, S, n, bstart, s, &s_kids_in_buffer)
     # shift: b can no longer get its head from the stack nor children from it
     out[0] = total - (1 if S[gold[b]] else 0) - b_kids_on_stack
     # left_arc b -> s: s loses a reachable head other than b, and its
@@ -93,24 +112,22 @@ cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int*
         - b_kids_on_stack
     # reduce: s loses its children in the buffer
     out[3] = total - s_kids_in_buffer
-    for i in range(ns):
-        S[stack[i]] = 0
+    mark_stack(S, stack, ns, 0)
 
 
 cdef void hybrid_row(void* work, const int* stack, int ns, int bstart, const int* arcs,
                      int strategy, double* out) noexcept nogil:
-    """sigma of the arc-hybrid transitions (order HYBRID) into out, NaN where illegal."""
+    """sigma of the arc-hybrid transitions (order HYBRID) into out, whether
+    they apply or not (the system's rules decide that); NaN for shift and
+    left_arc without a buffer front, whose values read it."""
     cdef CostsC* w = <CostsC*>work
     cdef int n = w.n
     cdef int* gold = w.heads
     cdef unsigned char* S = w.on_stack
     cdef int i, d, h, s, s1 = -1, b = bstart, total = 0
     cdef int b_kids_on_stack = 0, s_kids_in_buffer = 0
-    out[0] = out[1] = out[2] = NAN
-    if bstart > n and ns == 1:
-        return
-    for i in range(ns):
-        S[stack[i]] = 1
+    out[0] = out[1] = NAN
+    mark_stack(S, stack, ns, 1)
     s = stack[ns - 1]
     if ns >= 2:
         s1 = stack[ns - 2]
@@ -123,23 +140,15 @@ cdef void hybrid_row(void* work, const int* stack, int ns, int bstart, const int
             total += 1
         if h == b:
             b_kids_on_stack += 1
-    for d in range(bstart, n + 1):
-        h = gold[d]
-        if h >= bstart or S[h]:
-            total += 1
-        if h == s:
-            s_kids_in_buffer += 1
+    total += buffer_edges(gold, S, n, bstart, s, &s_kids_in_buffer)
     if b <= n:
         # shift: b's head on the stack is reachable only if it is s; b's
         # children on the stack are lost
         out[0] = total - (1 if S[gold[b]] and gold[b] != s else 0) - b_kids_on_stack
-        if s != 0:
-            out[1] = total - s_kids_in_buffer - (
-                1 if gold[s] != b and (gold[s] >= bstart or gold[s] == s1) else 0)
-    if ns >= 2:
-        out[2] = total - s_kids_in_buffer - (1 if gold[s] >= bstart else 0)
-    for i in range(ns):
-        S[stack[i]] = 0
+        out[1] = total - s_kids_in_buffer - (
+            1 if gold[s] != b and (gold[s] >= bstart or gold[s] == s1) else 0)
+    out[2] = total - s_kids_in_buffer - (1 if gold[s] >= bstart else 0)
+    mark_stack(S, stack, ns, 0)
 
 
 EAGER_ROWS = row_kernel(eager_row, EAGER, Work)
@@ -168,7 +177,8 @@ def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
 
 
 def hybrid_scores(Work w, tuple stack, tuple buffer):
-    """sigma of every legal arc-hybrid transition."""
+    """sigma of every arc-hybrid transition that has a value (also those that
+    do not apply)."""
     check_work(w)
     check_configuration(stack, buffer, w.c.n)
     cdef int[::1] st = np.asarray(stack, dtype=np.intc)

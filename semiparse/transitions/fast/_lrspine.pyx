@@ -2,9 +2,11 @@
 """The LR-spine oracle of Goldberg et al. 2014, sections 6.2-6.3, in C.
 
 :func:`scores` takes a validated configuration and returns sigma of every
-legal transition.  It reads the child bounds and the spines of the stack
-trees off ``arcs`` once, derives each successor from them (shift pushes the
-buffer front as a one-node tree; left_arc_K makes the second root the
+legal transition.  It loads the configuration into the shared C state,
+whose moves (``_lr_spine_moves.pxd``) say which transitions apply and which
+edge each adds, reads the spines of the stack trees off it once, derives
+each successor from them (shift pushes the buffer front as a one-node
+tree; left_arc_K makes the second root the
 leftmost child of the K-th node of the top's left spine, so the new top's
 left spine is that spine up to K followed by the second tree's left spine,
 its right spine unchanged; right_arc_K is the mirror image), finds the
@@ -24,7 +26,11 @@ meets an upper bound, once more without the pairs that cannot beat it.
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
-from semiparse.transitions._configs cimport check_scratch, stack_and_buffer_top
+from semiparse.transitions._validation cimport check_scratch, stack_and_buffer_top
+from semiparse.transitions._lr_spine_moves cimport (SPINE_LEFT, SPINE_RIGHT, SPINE_SHIFT, spine_arc,
+                                                    spine_code, spine_legal)
+from semiparse.transitions._state cimport (StateC, add_arc, push_buffer_front, push_stack,
+                                           state_clear, state_free, state_new)
 from semiparse.transitions.fast._checks cimport projective_gold
 
 
@@ -206,9 +212,7 @@ cdef class Work:
     allocated once (the oracle is called many times per gold tree)."""
     cdef int n1                    # n + 1 positions
     cdef int* H                    # gold heads (H[0] = -1)
-    cdef int* A                    # arcs of the configuration
-    cdef int* lo                   # leftmost left child under A, -1 if none
-    cdef int* hi                   # rightmost right child under A, -1 if none
+    cdef StateC* state             # the configuration
     cdef int* roots                # the stack, bottom first
     cdef int* pool                 # spines of the stack trees (2 n1)
     cdef int** SL                  # stack tree j (0 = top): left spine, its length,
@@ -219,8 +223,7 @@ cdef class Work:
     cdef int* NTL
     cdef int** TR
     cdef int* NTR
-    cdef int* top_l                # spines of a successor's new top tree
-    cdef int* top_r
+    cdef int* top                  # the spliced spine of a successor's new top tree
     cdef int* rights               # fragment roots of the right stack
     cdef int* mark                 # marked[x] == stamp: x has a gold dependent to its left
     cdef int stamp
@@ -249,17 +252,16 @@ cdef class Work:
         self.H = _ints(n1, 0)
         for d in range(n1):
             self.H[d] = heads[d]
-        self.A = _ints(n1, 0)
-        self.lo = _ints(n1, 0)
-        self.hi = _ints(n1, 0)
+        self.state = state_new(n1 - 1)
+        if self.state is NULL:
+            raise MemoryError()
         self.roots = _ints(n1, 0)
         self.pool = _ints(2 * n1, 0)
         self.NSL = _ints(n1 + 1, 0)
         self.NSR = _ints(n1 + 1, 0)
         self.NTL = _ints(n1 + 1, 0)
         self.NTR = _ints(n1 + 1, 0)
-        self.top_l = _ints(n1, 0)
-        self.top_r = _ints(n1, 0)
+        self.top = _ints(n1, 0)
         self.rights = _ints(n1, 0)
         self.mark = _ints(n1, 1)
         self.stamp = 0
@@ -289,17 +291,14 @@ cdef class Work:
 
     def __dealloc__(self):
         free(self.H)
-        free(self.A)
-        free(self.lo)
-        free(self.hi)
+        state_free(self.state)
         free(self.roots)
         free(self.pool)
         free(self.NSL)
         free(self.NSR)
         free(self.NTL)
         free(self.NTR)
-        free(self.top_l)
-        free(self.top_r)
+        free(self.top)
         free(self.rights)
         free(self.mark)
         free(self.last_left)
@@ -746,137 +745,153 @@ cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
     return q
 
 
-def scores(Work w not None, tuple stack not None, int bstart, tuple arcs not None):
-    """sigma of every legal transition from the configuration (validated:
-    stack bottom first, the buffer ``bstart..n``, ``arcs`` the heads built;
-    what the C code relies on is checked again, a ValueError otherwise)."""
-    cdef int n1 = w.n1
-    cdef int k1 = len(stack)
-    cdef int d, h, j, x, K, q, s0, s1, head, nl, nr, v = 0
-    cdef int* A = w.A
-    cdef int* lo = w.lo
-    cdef int* hi = w.hi
-    cdef int* H = w.H
-    cdef int* p
-    cdef int single[1]
-    cdef dict out = {}
+cdef int load(Work w, tuple stack, int bstart, tuple arcs) except -1:
+    """Put the configuration into ``w.state`` (its ``l1`` / ``r1`` lead down
+    the spines), after checking again what the C code relies on."""
+    cdef StateC* s = w.state
+    cdef int n1 = w.n1, k1 = len(stack), d, h, x, j
     if len(arcs) != n1 or k1 == 0 or not 0 <= bstart <= n1 or not all(
             type(x) is int for x in stack + arcs) or stack[0] != 0 or stack[k1 - 1] >= bstart:
         raise ValueError("lr_spine scores: not a configuration of this gold tree (the stack "
                          "ints increasing from the root 0, the buffer bstart..n after its top, "
                          "arcs an int per position)")
-    if bstart >= n1 and k1 == 1:
-        return out
-    for d in range(n1):
-        lo[d] = -1
-        hi[d] = -1
-    for d in range(n1):                  # increasing d: the first left child is the
-        h = arcs[d]                      # leftmost, the last right child the rightmost
+    state_clear(s)
+    for d in range(n1):                  # increasing d: l1 the leftmost, r1 the rightmost child
+        h = arcs[d]
         if not -1 <= h < n1:
             raise ValueError(f"lr_spine scores: arcs[{d}] = {h} is not a position")
-        A[d] = h
         if h >= 0:
-            if d < h:
-                if lo[h] < 0:
-                    lo[h] = d
-            else:
-                hi[h] = d
-    # spines of the stack trees, the top (j = 0) first
+            add_arc(s, h, d, -1)
     h = n1
     for j in range(k1):                  # distinct headless roots: disjoint spines
         x = stack[k1 - 1 - j]
-        if not 0 <= x < h or A[x] != -1:
+        if not 0 <= x < h or s.head[x] != -1:
             raise ValueError("lr_spine scores: the stack must be increasing headless positions")
         h = x
-    p = w.pool
     for j in range(k1):
-        x = stack[k1 - 1 - j]
-        w.roots[k1 - 1 - j] = x
-        w.SL[j] = p
-        nl = 0
-        while x >= 0:
-            p[nl] = x
-            nl += 1
-            x = lo[x]
-        w.NSL[j] = nl
-        p += nl
-        x = w.roots[k1 - 1 - j]
-        w.SR[j] = p
-        nr = 0
-        while x >= 0:
-            p[nr] = x
-            nr += 1
-            x = hi[x]
-        w.NSR[j] = nr
-        p += nr
-    if bstart < n1:                      # shift: the buffer front becomes the top tree
-        single[0] = bstart
-        w.TL[0] = single
-        w.NTL[0] = 1
-        w.TR[0] = single
-        w.NTR[0] = 1
-        for j in range(k1):
-            w.TL[j + 1] = w.SL[j]
-            w.NTL[j + 1] = w.NSL[j]
-            w.TR[j + 1] = w.SR[j]
-            w.NTR[j + 1] = w.NSR[j]
-        q = fragments(w, k1, bstart, bstart + 1)
-        mark_roots(w, k1, q)
-        try:
-            out["shift"] = solve(w, k1, q) + n1 - (bstart + 1) - q
-        finally:
-            unmark_roots(w, k1, q)
-    if k1 < 2:
-        return out
-    s0 = w.roots[k1 - 1]
-    s1 = w.roots[k1 - 2]
-    for j in range(2, k1):               # the trees below s1 stay as they are
+        push_stack(s, stack[j])
+    for d in range(n1 - 1, bstart - 1, -1):
+        push_buffer_front(s, d)
+    return 0
+
+
+cdef void read_spines(Work w) noexcept:
+    """``w.roots`` and the spines ``w.SL/SR[j]`` of the stack trees (j = 0 the
+    top), in ``w.pool``."""
+    cdef const StateC* s = w.state
+    cdef int k1 = s.stack_len, j, x, count, side
+    cdef int* p = w.pool
+    for j in range(k1):
+        w.roots[j] = s.stack[j]
+    for j in range(k1):
+        for side in range(2):
+            x = s.stack[k1 - 1 - j]
+            if side == 0:
+                w.SL[j] = p
+            else:
+                w.SR[j] = p
+            count = 0
+            while x >= 0:
+                p[count] = x
+                count += 1
+                x = s.l1[x] if side == 0 else s.r1[x]
+            if side == 0:
+                w.NSL[j] = count
+            else:
+                w.NSR[j] = count
+            p += count
+
+
+cdef int shift_value(Work w, int bstart) except -2:
+    """sigma of shift: the buffer front becomes the top tree."""
+    cdef int k1 = w.state.stack_len, j, q
+    cdef int single[1]
+    single[0] = bstart
+    w.TL[0] = single
+    w.NTL[0] = 1
+    w.TR[0] = single
+    w.NTR[0] = 1
+    for j in range(k1):
+        w.TL[j + 1] = w.SL[j]
+        w.NTL[j + 1] = w.NSL[j]
+        w.TR[j + 1] = w.SR[j]
+        w.NTR[j + 1] = w.NSR[j]
+    q = fragments(w, k1, bstart, bstart + 1)
+    mark_roots(w, k1, q)
+    try:
+        return solve(w, k1, q) + w.n1 - (bstart + 1) - q
+    finally:
+        unmark_roots(w, k1, q)
+
+
+cdef int arc_values(Work w, int side, int bstart, dict out) except -1:
+    """sigma of every legal ``left_arc_K`` (side SPINE_LEFT) or ``right_arc_K``
+    (SPINE_RIGHT) into ``out``.  The new top tree has the head tree's root
+    (the top's for left_arc, the second's for right_arc); on that side its
+    spine is the head tree's up to the K-th node followed by the dependent
+    tree's, on the other the head tree's own.
+
+    The table sees the new top tree only through its spines without the
+    nodes that can get no gold dependent (:func:`add`, first cell): a K
+    whose extra spine node is such a node has the table value of K - 1."""
+    cdef const StateC* s = w.state
+    cdef bint left = side == SPINE_LEFT
+    cdef int k1 = s.stack_len, j, q, K, t, head, dep, v = 0
+    cdef int ht = 0 if left else 1       # the head tree (0 = the top), and the dependent's
+    cdef int dt = 1 - ht
+    cdef int* tail = w.SL[dt] if left else w.SR[dt]
+    cdef int ntail = w.NSL[dt] if left else w.NSR[dt]
+    cdef list names = _LEFT_NAMES if left else _RIGHT_NAMES
+    if not spine_legal(s, spine_code(side, 1)):
+        return 0
+    for j in range(2, k1):               # the trees below the second stay as they are
         w.TL[j - 1] = w.SL[j]
         w.NTL[j - 1] = w.NSL[j]
         w.TR[j - 1] = w.SR[j]
         w.NTR[j - 1] = w.NSR[j]
-    # The table sees the new top tree only through its spines without the
-    # nodes that can get no gold dependent (add, first cell): a K whose
-    # extra spine node is such a node has the table value of K - 1.
-    if s1 != 0:                          # left_arc_K: s1 under the K-th node of s0's left spine
-        q = fragments(w, k1 - 2, s0, bstart)
-        mark_roots(w, k1 - 2, q)
-        try:
-            nl = w.NSL[1]
-            w.TL[0] = w.top_l
-            w.TR[0] = w.SR[0]
-            w.NTR[0] = w.NSR[0]
-            for K in range(1, w.NSL[0] + 1):
-                head = w.SL[0][K - 1]
-                if K == 1 or w.last_left[head] > 0:
-                    w.top_l[K - 1] = head    # top_l[:K] is s0's left spine up to K
-                    memcpy(w.top_l + K, w.SL[1], nl * sizeof(int))
-                    w.NTL[0] = K + nl
-                    v = solve(w, k1 - 2, q) + n1 - bstart - q
-                else:
-                    w.top_l[K - 1] = head
-                out[_name(_LEFT_NAMES, "left_arc_", K)] = v + (1 if H[s1] == head else 0)
-        finally:
-            unmark_roots(w, k1 - 2, q)
-    q = fragments(w, k1 - 1, -1, bstart)  # right_arc_K: s0 under the K-th node of s1's right spine
+    if left:
+        w.TL[0] = w.top
+        w.TR[0] = w.SR[ht]
+        w.NTR[0] = w.NSR[ht]
+    else:
+        w.TL[0] = w.SL[ht]
+        w.NTL[0] = w.NSL[ht]
+        w.TR[0] = w.top
+    q = fragments(w, k1 - 2, s.stack[k1 - 1 - ht], bstart)
     mark_roots(w, k1 - 2, q)
     try:
-        nr = w.NSR[0]
-        w.TL[0] = w.SL[1]
-        w.NTL[0] = w.NSL[1]
-        w.TR[0] = w.top_r
-        for K in range(1, w.NSR[1] + 1):
-            head = w.SR[1][K - 1]
-            if K == 1 or w.last_right[head] >= 0:
-                w.top_r[K - 1] = head        # top_r[:K] is s1's right spine up to K
-                memcpy(w.top_r + K, w.SR[0], nr * sizeof(int))
-                w.NTR[0] = K + nr
-                v = solve(w, k1 - 2, q) + n1 - bstart - q
-            else:
-                w.top_r[K - 1] = head
-            out[_name(_RIGHT_NAMES, "right_arc_", K)] = v + (1 if H[s0] == head else 0)
+        K = 1
+        t = spine_code(side, K)
+        while spine_legal(s, t):
+            spine_arc(s, t, &head, &dep)
+            w.top[K - 1] = head          # top[:K] is the head tree's spine up to K
+            if K == 1 or (w.last_left[head] > 0 if left else w.last_right[head] >= 0):
+                memcpy(w.top + K, tail, ntail * sizeof(int))
+                if left:
+                    w.NTL[0] = K + ntail
+                else:
+                    w.NTR[0] = K + ntail
+                v = solve(w, k1 - 2, q) + w.n1 - bstart - q
+            out[_name(names, "left_arc_" if left else "right_arc_", K)] = \
+                v + (1 if w.H[dep] == head else 0)
+            K += 1
+            t = spine_code(side, K)
     finally:
         unmark_roots(w, k1 - 2, q)
+    return 0
+
+
+def scores(Work w not None, tuple stack not None, int bstart, tuple arcs not None):
+    """sigma of every legal transition from the configuration (validated:
+    stack bottom first, the buffer ``bstart..n``, ``arcs`` the heads built;
+    what the C code relies on is checked again, a ValueError otherwise)."""
+    cdef dict out = {}
+    load(w, stack, bstart, arcs)
+    read_spines(w)
+    if spine_legal(w.state, SPINE_SHIFT):
+        out["shift"] = shift_value(w, bstart)
+    arc_values(w, SPINE_LEFT, bstart, out)
+    arc_values(w, SPINE_RIGHT, bstart, out)
     return out
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from semiparse.chart.engine import parse
 from semiparse.heads import no_crossing
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 from semiparse.transitions.fast import _arcstd
 
 NEG_INF = float("-inf")

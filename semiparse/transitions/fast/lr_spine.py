@@ -13,7 +13,10 @@ edge; this is what the update rules of section 6.1 maintain).
   head of the top tree's root.
 
 The root 0 is the tree at the stack bottom and never becomes a child; the
-final configuration holds only its tree and an empty buffer.
+final configuration holds only its tree and an empty buffer.  The moves are
+defined once, in C (``transitions/_lr_spine_moves.pxd``): :meth:`LRSpine.legal`
+and :meth:`LRSpine.apply` run them, as the compiled machine and the oracle do;
+:func:`spines` and :func:`child_bounds` are views of a configuration.
 
 A configuration is passed as for every other system: ``stack`` holds the
 roots of the stack trees (bottom first), ``buffer`` the remaining positions,
@@ -34,9 +37,10 @@ present.  All of it is one C call (:func:`._lrspine.scores`): the spines of
 the stack trees are read off ``arcs`` once and each successor's top tree is
 spliced from them, and the tables are filled by branch and bound.
 """
-from semiparse.transitions.registry import register_method, register_system
-from semiparse.transitions.interface import TransitionSystem, int_configuration
+from semiparse.transitions import _lr_spine_moves as spine_moves
 from semiparse.transitions.fast import _lrspine
+from semiparse.transitions.interface import TransitionSystem, int_configuration
+from semiparse.transitions.registry import register_method, register_system
 from semiparse.transitions.fast.arc_standard import _Cache
 
 
@@ -82,6 +86,7 @@ class LRSpine(TransitionSystem):
     static_order = ("left_arc_K", "shift", "right_arc_K")
     strategies = ("none",)
     needs_arcs = True
+    compiled_moves = "lr_spine"  # its moves are those of _lr_spine_moves.pxd
     description = ("LR-spine: shift; left_arc_K (K-th node of the top's left spine heads the "
                    "second root); right_arc_K (K-th node of the second's right spine heads the "
                    "top root)")
@@ -90,53 +95,21 @@ class LRSpine(TransitionSystem):
         return not buffer and len(stack) == 1
 
     def legal(self, stack, buffer, arcs):
-        if self.is_final(stack, buffer, arcs):
-            return []
-        out = ["shift"] if buffer else []
-        if len(stack) >= 2:
-            lo, hi = child_bounds(arcs)
-            if stack[-2] != 0:
-                left = spines(stack[-1], arcs, lo, hi)[0]
-                out += [f"left_arc_{k}" for k in range(1, len(left) + 1)]
-            right = spines(stack[-2], arcs, lo, hi)[1]
-            out += [f"right_arc_{k}" for k in range(1, len(right) + 1)]
-        return out
+        if arcs is None:
+            raise ValueError(_NEEDS_ARCS)
+        return spine_moves.legal(stack, buffer, arcs)
 
     def apply(self, stack, buffer, arcs, t):
-        stack, buffer, arcs = int_configuration(stack, buffer, arcs)
-        if arcs is None:
-            raise ValueError("lr_spine needs arcs: the head given to each position so far, "
-                             "-1 for none")
-        if t == "shift":
-            if not buffer:
-                raise ValueError("transition shift is not legal: the buffer is empty")
-            return stack + buffer[:1], buffer[1:], arcs, None
-        kind, _, k = t.rpartition("_")
-        if kind not in ("left_arc", "right_arc") or not k.isdigit():
+        stack, buffer, arcs = _checked(stack, buffer, arcs)
+        code = spine_moves.code_of(t)
+        if code is None:
             raise ValueError(f"unknown transition {t!r} for lr_spine: expected shift, "
                              f"left_arc_K or right_arc_K (K = 1, 2, ...)")
-        k = int(k)
-        if len(stack) < 2:
-            raise ValueError(f"transition {t} is not legal: the stack has fewer than two trees")
-        s1, s0 = stack[-2], stack[-1]
-        if kind == "left_arc":
-            spine = spines(s0, arcs)[0]
-            if s1 == 0 or not 1 <= k <= len(spine):
-                raise ValueError(f"transition {t} is not legal in configuration "
-                                 f"stack={list(stack)} buffer={list(buffer)}")
-            head, dep, rest = spine[k - 1], s1, stack[:-2] + (s0,)
-        else:
-            spine = spines(s1, arcs)[1]
-            if not 1 <= k <= len(spine):
-                raise ValueError(f"transition {t} is not legal in configuration "
-                                 f"stack={list(stack)} buffer={list(buffer)}")
-            head, dep, rest = spine[k - 1], s0, stack[:-1]
-        arcs = list(arcs)
-        arcs[dep] = head
-        return rest, buffer, tuple(arcs), (head, dep)
-
-    def successors(self, stack, buffer, arcs):
-        return [(t,) + self.apply(stack, buffer, arcs, t) for t in self.legal(stack, buffer, arcs)]
+        after = spine_moves.apply(stack, buffer, arcs, code) if code < 2 ** 31 else None
+        if after is None:
+            raise ValueError(f"transition {t} is not legal in configuration "
+                             f"stack={list(stack)} buffer={list(buffer)}")
+        return after
 
     def search_key(self, stack, buffer, arcs):
         lo, hi = child_bounds(arcs)
@@ -185,6 +158,15 @@ class LRSpine(TransitionSystem):
         return stack, buffer, arcs
 
 
+def _checked(stack, buffer, arcs):
+    """The configuration as tuples of ints, or ValueError (LR-spine needs arcs)."""
+    stack, buffer, arcs = int_configuration(stack, buffer, arcs)
+    if arcs is None:
+        raise ValueError(_NEEDS_ARCS)
+    return stack, buffer, arcs
+
+
+_NEEDS_ARCS = "lr_spine needs arcs: the head given to each position so far, -1 for none"
 SYSTEM = register_system(LRSpine())
 
 

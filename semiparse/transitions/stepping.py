@@ -16,7 +16,7 @@ time or in batches::
 from semiparse.transitions._configuration import Configuration
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.oracle import Oracle
-from semiparse.transitions.system import load_system
+from semiparse.transitions.loading import load_system
 
 
 class System:

@@ -1,6 +1,8 @@
 """Loading transition systems: by shipped or registered name, system file
-(:mod:`semiparse.transitions.declared`), or ``module:attr``; the definitions'
-fingerprints, and the oracle methods bound to shipped definitions."""
+(read by :mod:`semiparse.transitions.declaration` into a
+:class:`~semiparse.transitions.declared.RewriteSystem`), or ``module:attr``;
+the definitions' fingerprints, and the oracle methods bound to shipped
+definitions."""
 import re
 from pathlib import Path
 
@@ -100,7 +102,7 @@ def definition_sha256(system):
 
     if not isinstance(system, RewriteSystem):
         return None
-    normal = json.dumps(system._data, sort_keys=True, default=str, ensure_ascii=False)
+    normal = json.dumps(system.declaration.data, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(normal.encode("utf-8")).hexdigest()
 
 
@@ -118,11 +120,9 @@ def _build(path, text, data, shipped=False, grammar_text=None):
     registered under its name; another definition gets them only
     if it is the same (the same parsed content and completion grammar) as the
     shipped file of its name, else only its own ``projective_masked``."""
-    system = RewriteSystem(path, text, data, grammar_text)
-    twin = None if shipped else _shipped(system.name)
-    if shipped or (twin is not None and twin._data == data
-                   and twin._grammar_file == system._grammar_file):
-        system._definition = system.name
+    name = data.get("name")
+    twin = None if shipped or not isinstance(name, str) else _shipped(name)
+    system = RewriteSystem(path, text, data, grammar_text, shipped, twin)
     if system.projective_form:
         if shipped:
             register_method(system.name, "projective_masked", masked_method(system), ("none",),

@@ -1,0 +1,202 @@
+"""A declared system's completion: its ``[completion]`` table read and
+checked (:func:`read_completion`), and the input of the completion grammar
+it makes of a configuration (:class:`Completion`: the string, its terminals,
+the edges its projective form forbids)."""
+import itertools
+from pathlib import Path
+
+import numpy as np
+
+from semiparse.grammar import Grammar, load_grammar
+from semiparse.resources import data_dir
+from semiparse.transitions.interface import NEG_INF
+from semiparse.transitions.rules import ROLES
+from semiparse.transitions.system_file import is_file
+
+# The roles of [completion.projective] and the kinds of head it allows.
+PROJECTIVE_ROLES = ("root", "stack", "headed", "headless", "buffer")
+HEAD_KINDS = ("virtual", "below", "stack", "buffer")
+
+
+class Completion:
+    """How configurations of one system become the input of its completion
+    grammar.  ``grammar``, ``grammar_name``; ``grammar_file`` is where it was
+    read (None for a grammar recorded with the definition); ``prefix``: the
+    virtual nodes' terminals; ``rules``: ``(node, headed, terminal)`` in file
+    order; ``projective_form``: whether ``[completion.projective]`` is given."""
+
+    def __init__(self, where, root, grammar, grammar_name, grammar_file, prefix, rules,
+                 projective):
+        self.where, self.root = where, root
+        self.grammar, self.grammar_name, self.grammar_file = grammar, grammar_name, grammar_file
+        self.prefix, self.rules = prefix, rules
+        ids = grammar.terminal_ids
+        self._prefix_ids = [int(i) for i in ids(list(prefix))] if prefix else []
+        self._table = _terminal_table([(node, headed, int(ids([t])[0]))
+                                       for node, headed, t in rules])
+        self._uses_heads = any(h is not None for _, h, _ in rules)
+        self.projective_form = projective is not None
+        if projective is not None:
+            self._head_ok, self._below_ok, self._no_left_of = projective
+
+    def with_grammar(self, grammar, name):
+        """The same completion into another grammar (that has its terminals)."""
+        return Completion(self.where, self.root, grammar, name, self.grammar_file, self.prefix,
+                          self.rules,
+                          (self._head_ok, self._below_ok, self._no_left_of)
+                          if self.projective_form else None)
+
+    def string(self, stack, buffer, arcs):
+        """``(nodes, terminal_ids)``: the ``prefix`` virtual nodes, the root when
+        ``initial.root = "none"`` (it is in no configuration, but heads the
+        words that end headless), the stack bottom first, then the buffer."""
+        table, top = self._table, len(stack) - 1
+        heads = arcs is not None and self._uses_heads
+        try:
+            ids = self._prefix_ids + [
+                table["stack", x == 0, i == top, heads and arcs[x] >= 0]
+                for i, x in enumerate(stack)]
+            ids += [table["buffer", x == 0, False, False] for x in buffer]
+            outside = [table["outside", True, False, False]] if self.root == "none" else []
+        except KeyError:
+            raise ValueError(f"{self.where}: no completion terminal rule matches a node of "
+                             f"stack={list(stack)} buffer={list(buffer)}") from None
+        k = len(self.prefix)
+        return ([-1] * k + [0] * len(outside) + list(stack) + list(buffer),
+                ids[:k] + outside + ids[k:])
+
+    def forbid_edges(self, w, prefix, stack, buffer, arcs):
+        """Set to -inf, in the weights ``w`` of the completion string (``prefix``
+        virtual positions, then stack, then buffer), the edges the declared
+        projective form forbids: left edges of ``no_left_children`` roles and
+        edges into a node from heads its roles do not allow (a node with
+        several roles gets the intersection)."""
+        k = len(stack)
+        m = prefix + k + len(buffer)
+        role = np.empty(m, dtype=np.intp)  # dependent role codes, see _projective_tables
+        role[:prefix] = 0
+        role[prefix + k:] = 1
+        st = role[prefix:prefix + k]
+        st[:] = 4
+        if arcs is not None:
+            st[[arcs[x] >= 0 for x in stack]] = 3
+        if stack and stack[0] == 0:
+            st[0] = 2
+        kind = np.minimum(role, 2)  # as a head: 0 virtual, 1 buffer, 2 stack
+        forbid = ~self._head_ok[role[None, :], kind[:, None]]
+        pos = np.arange(prefix + 1, prefix + k)
+        forbid[pos - 1, pos] &= ~self._below_ok[role[pos]]
+        forbid |= self._no_left_of[role][:, None] & (np.arange(m)[None, :] < np.arange(m)[:, None])
+        w[forbid] = NEG_INF
+
+
+def _terminal_table(term_ids):
+    """Terminal id of a node by (where: stack, buffer or outside (the root
+    with ``initial.root = "none"``), is root, is top, headed): the first
+    matching completion rule; combinations no rule matches are absent."""
+    table = {}
+    for where, is_root, is_top, headed in itertools.product(
+            ("stack", "buffer", "outside"), (False, True), (False, True), (False, True)):
+        on_stack = where == "stack"
+        for node, want_headed, tid in term_ids:
+            hit = {"root": is_root, "top": on_stack and is_top,
+                   "below_top": on_stack and not is_top, "stack": on_stack,
+                   "buffer": where == "buffer"}[node]
+            if hit and (want_headed is None or want_headed == headed):
+                table[where, is_root, is_top, headed] = tid
+                break
+    return table
+
+
+def read_completion(comp, path, root, not_split, grammar_text, fail):
+    """The :class:`Completion` of a ``[completion]`` table (None without one);
+    ``fail(reason, *key_path)`` raises for what is wrong.  The grammar is
+    ``grammar_text`` if given (recorded with the definition), else the file
+    named next to the system file ``path``, else the shipped grammar."""
+    if comp is None:
+        return None
+    at = ("completion",)
+    if not_split:
+        fail(f"a [completion] cannot describe this system: {not_split}", *at)
+    gname = comp.get("grammar")
+    if gname is None:
+        fail("completion.grammar must name a grammar file", *at)
+    local = Path(path).parent / gname
+    shipped = gname[:-8] if gname.endswith(".grammar") else gname
+    grammar_file = None
+    if grammar_text is not None:
+        grammar = Grammar.from_text(grammar_text, f"{path} ({gname})")
+    elif is_file(local):
+        grammar_file = local.resolve()
+        grammar = load_grammar(local)  # a bad grammar names its own file and line
+    elif shipped.isidentifier() and is_file(data_dir("grammars") / f"{shipped}.grammar"):
+        grammar_file = (data_dir("grammars") / f"{shipped}.grammar").resolve()
+        grammar = load_grammar(shipped)
+    else:
+        fail(f"completion grammar {gname!r} not found next to the system file "
+             f"nor among the shipped grammars", *at, "grammar")
+    prefix = tuple(comp.get("prefix", []))
+    rules = comp.get("terminals")
+    if not rules:
+        fail("completion.terminals must be a list of { node, terminal } rules", *at, "terminals")
+    term_rules = []
+    for i, rule in enumerate(rules):
+        node, term = rule.get("node"), rule.get("terminal")
+        if node not in ROLES:
+            fail(f"completion terminal rule node {node!r}: expected one of {', '.join(ROLES)}",
+                 *at, "terminals", i)
+        if term not in grammar.terminals:
+            fail(f"terminal {term!r} is not in grammar {grammar.name} "
+                 f"(terminals {', '.join(grammar.terminals)})", *at, "terminals", i)
+        term_rules.append((node, rule.get("headed"), term))
+    for term in prefix:
+        if term not in grammar.terminals:
+            fail(f"prefix terminal {term!r} is not in grammar {grammar.name} "
+                 f"(terminals {', '.join(grammar.terminals)})", *at, "prefix")
+    if root == "none" and not any(node == "root" and headed is not True
+                                  for node, headed, _ in term_rules):
+        fail('initial.root = "none": completion.terminals must give the root a '
+             'terminal ({ node = "root", terminal = ... }): the completion string '
+             'starts with it', *at, "terminals")
+    if root != "stack_bottom" and "projective" in comp:
+        fail(f"[completion.projective] describes configurations with the root at the "
+             f"stack bottom, not initial.root = {root!r}", *at, "projective")
+    projective = comp.get("projective")
+    return Completion(path, root, grammar, grammar.name, grammar_file, prefix, term_rules,
+                      None if projective is None else _projective_tables(projective, fail))
+
+
+def _projective_tables(spec, fail):
+    """``[completion.projective]`` as the tables of :meth:`Completion.forbid_edges`:
+    by dependent role code (0 virtual, 1 buffer, 2 root, 3 headed, 4 headless
+    stack node), whether a head of each kind (0 virtual, 1 buffer, 2 stack)
+    is allowed, whether the node just below is, and whether left children are
+    forbidden."""
+    at = ("completion", "projective")
+    no_left = tuple(spec.get("no_left_children", []))
+    bad = [r for r in no_left if r not in PROJECTIVE_ROLES]
+    if bad:
+        fail(f"no_left_children role {bad[0]!r}: expected one of {', '.join(PROJECTIVE_ROLES)}",
+             *at, "no_left_children")
+    allowed_heads = {}
+    for role, allowed in spec.get("heads", {}).items():
+        if role not in PROJECTIVE_ROLES:
+            fail(f"heads role {role!r}: expected one of {', '.join(PROJECTIVE_ROLES)}",
+                 *at, "heads", role)
+        bad = [k for k in allowed if k not in HEAD_KINDS]
+        if bad:
+            fail(f"heads.{role}: head kind {bad[0]!r}: expected some of "
+                 f"{', '.join(HEAD_KINDS)}", *at, "heads", role)
+        allowed_heads[role] = frozenset(allowed)
+    codes = [(), ("buffer",), ("stack", "root"), ("stack", "headed"), ("stack", "headless")]
+    head_ok = np.ones((5, 3), bool)
+    below_ok = np.zeros(5, bool)
+    no_left_of = np.zeros(5, bool)
+    for code, names in enumerate(codes):
+        restricted = [allowed_heads[r] for r in names if r in allowed_heads]
+        if restricted:
+            allowed = frozenset.intersection(*restricted)
+            head_ok[code] = [k in allowed for k in ("virtual", "buffer", "stack")]
+            below_ok[code] = "below" in allowed
+        no_left_of[code] = any(r in no_left for r in names)
+    return head_ok, below_ok, no_left_of
