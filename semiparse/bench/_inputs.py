@@ -37,3 +37,26 @@ def long_trees(files, longest):
              if s.heads is not None and len(s) >= 9]
     trees.sort(key=len, reverse=True)
     return trees[:longest] + trees[longest::max(1, len(trees) // longest)]
+
+
+def walk(system, trees, rng, explore=0.0):
+    """``(configs, golds)``: every configuration ``system`` (from
+    ``semiparse.system``) passes through on ``trees``, not the final ones,
+    taking an optimal transition of its oracle (drawn among the optimal ones)
+    or, with probability ``explore``, any legal one; ``golds`` repeats each
+    sentence's tree object, so that a batch prepares it once."""
+    oracle = system.oracle()
+    configs, golds = [], []
+    for heads in trees:
+        config = system.initial(len(heads) - 1)
+        while not config.is_final():
+            configs.append(config)
+            golds.append(heads)
+            if rng.random() < explore:
+                name = rng.choice(config.legal())
+            else:
+                scores = oracle.scores(config, heads)
+                best = max(scores.values())
+                name = rng.choice(sorted(t for t, v in scores.items() if v == best))
+            config = config.apply(name)
+    return configs, golds

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from semiparse.cli import UserError, int_range
+from semiparse.bench._inputs import walk
 from semiparse.bench._timing import alternating, fmt_time
 
 
@@ -51,25 +52,6 @@ def _dev_file(args):
     return dev[:1] or files[:1]
 
 
-def collect(system, trees, rng):
-    """``(configs, golds)`` visited by following the oracle (10% random steps)."""
-    oracle = system.oracle()
-    configs, golds = [], []
-    for heads in trees:
-        config = system.initial(len(heads) - 1)
-        while not config.is_final():
-            configs.append(config)
-            golds.append(heads)
-            legal = config.legal()
-            if rng.random() < 0.1:
-                name = rng.choice(legal)
-            else:
-                sigma = oracle.scores(config, heads)
-                name = max(legal, key=lambda t: sigma[t])
-            config = config.apply(name)
-    return configs, golds
-
-
 def run(args):
     from semiparse import projectivize, system
     from semiparse.treebank.conllu import read_conllu
@@ -89,7 +71,7 @@ def run(args):
     for name in args.systems:
         sys_ = system(name)
         oracle = sys_.oracle()
-        configs, golds = collect(sys_, trees, rng)
+        configs, golds = walk(sys_, trees, rng, explore=0.1)
 
         def single():
             return [oracle.scores(c, h) for c, h in zip(configs, golds)]

@@ -18,6 +18,7 @@ import random
 import numpy as np
 
 from semiparse.cli import UserError
+from semiparse.bench._inputs import walk
 from semiparse.bench._timing import alternating, fmt_time, seconds_per_call
 from semiparse.resources import data_root
 
@@ -59,24 +60,6 @@ def read_projective(files, count):
     return trees
 
 
-def configurations(system, trees, rng):
-    """``(configs, golds)``: every configuration ``system`` passes through on
-    ``trees`` following an optimal transition of its oracle (drawn among the
-    optimal ones), not the final ones; ``golds`` repeats each sentence's tree
-    object, so that a batch prepares it once."""
-    oracle = system.oracle()
-    configs, golds = [], []
-    for heads in trees:
-        config = system.initial(len(heads) - 1)
-        while not config.is_final():
-            configs.append(config)
-            golds.append(heads)
-            scores = oracle.scores(config, heads)
-            best = max(scores.values())
-            config = config.apply(rng.choice(sorted(t for t, v in scores.items() if v == best)))
-    return configs, golds
-
-
 class Timed:
     """One system's configurations and what its oracle does with them."""
 
@@ -86,7 +69,7 @@ class Timed:
         self.system = semiparse.system(spec)
         self.name = self.system.name
         self.oracle = self.system.oracle()
-        self.configs, self.golds = configurations(self.system, trees, rng)
+        self.configs, self.golds = walk(self.system, trees, rng)
         self.columns = self.oracle.transitions
 
     def check(self, threads):

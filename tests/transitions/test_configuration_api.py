@@ -139,14 +139,14 @@ def test_arc_standard_batches_reuse_the_values_of_successors(heads, data):
 
 def test_scores_batch_on_treebank_configurations(ud_files):
     from semiparse import projectivize
-    from semiparse.bench.batch import collect
+    from semiparse.bench._inputs import walk
     from semiparse.treebank.conllu import read_conllu
 
     trees = [tuple(projectivize(s.heads)) for s in read_conllu(ud_files[0]) if s.heads][:15]
     trees += [tuple(s.heads) for s in read_conllu(ud_files[0]) if s.heads][15:20]
     for spec in ("arc_standard", "arc_hybrid", "arc_eager"):
         system = semiparse.system(spec)
-        configs, golds = collect(system, trees, random.Random(1))
+        configs, golds = walk(system, trees, random.Random(1), explore=0.1)
         assert len(configs) > 100
         oracle = system.oracle()
         _batch_equals_single(oracle, configs, golds)
