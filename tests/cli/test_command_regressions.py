@@ -101,6 +101,27 @@ def test_ctrl_c_at_any_moment_of_start_up_is_quiet(tmp_path, delay):
     assert process.returncode in (128 + signal.SIGINT, -signal.SIGINT), err
 
 
+def test_an_interrupt_wrapped_by_a_class_creation_is_quiet(monkeypatch, capsys):
+    """An interrupt while an import makes a class reaches ``run`` as the
+    RuntimeError of a ``__set_name__`` call: status 130, no traceback; other
+    errors still propagate."""
+    import semiparse.cli
+    from semiparse.__main__ import _interrupted, run
+
+    def interrupted_import():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error calling __set_name__") from exc
+
+    monkeypatch.setattr(semiparse.cli, "main", interrupted_import)
+    assert run() == 128 + signal.SIGINT
+    assert _interrupted(KeyboardInterrupt()) and not _interrupted(ValueError("x"))
+    monkeypatch.setattr(semiparse.cli, "main", lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        run()
+
+
 def _huge_tree_file(path, n=200_000):
     """A non-projective tree of ``n`` words (word 3 hangs from word n across
     1 -> 2), then a one-word sentence: no chart for the first fits anywhere."""
