@@ -82,7 +82,27 @@ def _parse_one(grammar, terminals, weights, ring, kernel, engine, semiring):
         result = python_result(ring, grammar, ids, w)
     else:
         result = _cython_result(kernel, grammar, pl, pr, w)
-    return result if shift is None else unshift_result(result, shift)
+    if shift is None:
+        return result
+    if _overflowed(result.value, grammar, pl, pr, w):
+        raise ValueError(f"weights: the scores of the edges into the words differ by more than a "
+                         f"double can sum: every tree of these {len(ids)} terminals scores more "
+                         f"than {np.finfo(float).max:.3g} below the best edges into its words")
+    return unshift_result(result, shift)
+
+
+def _overflowed(value, grammar, pl, pr, w):
+    """Whether the best score of the shifted weights ``w`` came out -inf
+    although the grammar derives a tree with the allowed edges: finite
+    shifted scores whose sum is below the most negative double."""
+    if isinstance(value, tuple):  # max-count
+        value = value[0]
+    elif isinstance(value, list):  # k-best
+        value = value[0] if value else None
+    if not (isinstance(value, float) and value == NEG_INF):
+        return False
+    structure = np.where(w == NEG_INF, w, 0.0)
+    return _cky.inside("log", compiled(grammar), pl, pr, structure) > NEG_INF
 
 
 def sample_best_tree(grammar, terminals, weights, rng=None):

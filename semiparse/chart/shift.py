@@ -201,10 +201,14 @@ def likely_edges(rules, pl, pr, w, shift=None):
         if shift is not None:
             shift.check_digits(w)
         return w
-    best = _cky.inside("maxplus", rules, pl, pr, w)
-    if best == NEG_INF:
-        return w  # no tree: the caller says so
     log_count = _cky.inside("log", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
+    if log_count == NEG_INF:
+        return w  # no tree: the caller says so
+    best = _cky.inside("maxplus", rules, pl, pr, w)
+    if best == NEG_INF:  # trees there are, but every one's score sums beyond a double
+        raise ValueError(f"scores too large for log-space queries (marginals, entropy, "
+                         f"expectations) of {len(w)} terminals: below the best edge into each "
+                         "word, every tree scores less than the most negative double")
     likely = np.where(w < best - (_NEGLIGIBLE + log_count), NEG_INF, w)
     if exact_log_scale(likely):
         if shift is not None:

@@ -346,3 +346,18 @@ def test_batches_take_any_number_of_threads(n_jobs):
     batch = [("sss", np.zeros((3, 3)))] * 3
     for query in (semiparse.marginals, semiparse.entropy):
         assert len(query("projective", batch, n_jobs=n_jobs)) == 3
+
+
+def test_trees_whose_scores_sum_beyond_a_double_are_too_large_not_missing():
+    """Edges of 1.7e308 into three words, two of which cross the third: after
+    the shift every projective tree scores below the most negative double,
+    and the queries say the scores are too large (they used to say there was
+    no tree, and parse gave -inf for a best tree of 1.7e308)."""
+    w = np.zeros((5, 5))
+    w[0, 3] = w[2, 4] = w[4, 2] = 1.7e308
+    for query in (semiparse.marginals, semiparse.entropy):
+        with pytest.raises(ValueError, match="too large for log-space queries"):
+            query("projective", "sssss", w)
+    for semiring in ("maxplus", "viterbi", "log"):  # its best score is 1.7e308, not -inf
+        with pytest.raises(ValueError, match="differ by more than a double can sum"):
+            semiparse.parse("projective", "sssss", w, semiring)
