@@ -27,6 +27,7 @@ from semiparse.transitions.registry import GRAMMAR_RANK, system_methods
 from semiparse.transitions.loading import definition_sha256, load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
+CHECKED_TREES = 4096  # gold trees (tuples) an oracle keeps checked between calls
 
 
 class Oracle(DynamicOracle):
@@ -50,6 +51,7 @@ class Oracle(DynamicOracle):
         self.method = method
         self._registered = registered
         self._gold = self._fn = self._search = None
+        self._checked = {}  # id of a tuple of heads -> (the tuple, its Gold), see _gold_of
 
     def __repr__(self):
         return f"<Oracle {self.system.name} strategy={self.strategy} method={self.method}>"
@@ -60,10 +62,27 @@ class Oracle(DynamicOracle):
         gold = self._gold
         if (gold is None or (gold.partial and not partial)
                 or (gold.heads is not heads and not _same_ints(gold.heads, heads))):
-            gold = self._gold = Gold(heads, partial)
+            gold = self._gold = self._gold_of(heads, partial)
             self._fn = self._search = None
         stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
         return gold, stack, buffer, arcs
+
+    def _gold_of(self, heads, partial):
+        """The checked :class:`Gold` of ``heads``.  A tuple's is kept from one
+        call to the next (a tuple cannot change): a training loop that passes
+        each sentence's tuple at every step has it checked once, not at
+        every step.  At most :data:`CHECKED_TREES` are kept."""
+        if type(heads) is not tuple:
+            return Gold(heads, partial)
+        key = (id(heads), bool(partial))
+        found = self._checked.get(key)
+        if found is not None and found[0] is heads:
+            return found[1]
+        gold = Gold(heads, partial)
+        if len(self._checked) >= CHECKED_TREES:
+            self._checked.clear()
+        self._checked[key] = (heads, gold)
+        return gold
 
     def _choose(self, gold):
         """Name of the method used for this gold tree."""
@@ -195,7 +214,7 @@ class Oracle(DynamicOracle):
 
         def prepare(heads, i):
             try:
-                gold = Gold(heads, partial)
+                gold = self._gold_of(heads, partial)
             except ValueError as exc:
                 raise ValueError(f"golds[{i}]: {exc}") from None
             kind = (gold.projective, gold.partial)

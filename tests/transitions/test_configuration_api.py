@@ -1,5 +1,6 @@
 """The configuration API for users' own training loops: ``semiparse.system``,
 ``Configuration`` and ``Oracle.scores_batch``."""
+import importlib
 import math
 import random
 
@@ -220,3 +221,31 @@ def test_a_system_handle_works_wherever_a_system_does():
     assert semiparse.system(system).definition is system.definition
     assert system.transitions == ("shift", "left_arc", "right_arc")
     assert semiparse.system("arc_standard").initial(0).is_final()
+
+
+def test_a_gold_tuple_is_checked_once_across_calls(monkeypatch):
+    """A training loop passes each sentence's tuple at every step: its tree is
+    checked once per oracle, projective or not (the C kernels' rows and the
+    rows scored one by one); a list, which may change, is checked each time,
+    and a changed list gets the scores of its new tree."""
+    oracle_module = importlib.import_module("semiparse.transitions.oracle")
+    made = []
+    real = oracle_module.Gold
+    monkeypatch.setattr(oracle_module, "Gold",
+                        lambda heads, partial=False: made.append(tuple(heads)) or real(heads, partial))
+    system = semiparse.system("arc_hybrid")
+    oracle = system.oracle()
+    configs = [system.initial(4)]
+    configs.append(configs[0].apply("shift"))
+    for heads in ((-1, 2, 0, 2, 3), (-1, 3, 4, 0, 3)):  # projective, then not
+        made.clear()
+        rows = [oracle.scores_batch(configs, [heads] * 2) for _ in range(3)]
+        assert made == [heads] and all(np.array_equal(r, rows[0]) for r in rows)
+    tree = [-1, 2, 0, 2, 3]
+    made.clear()
+    first = oracle.scores_batch(configs, [tree] * 2)
+    tree[1:] = [3, 4, 0, 3]
+    second = oracle.scores_batch(configs, [tree] * 2)
+    assert len(made) == 2
+    assert np.array_equal(second, system.oracle().scores_batch(configs, [tuple(tree)] * 2))
+    assert not np.array_equal(first, second)
