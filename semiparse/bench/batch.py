@@ -52,6 +52,22 @@ def _dev_file(args):
     return dev[:1] or files[:1]
 
 
+def check_rows(name, oracle, configs, golds, threads):
+    """RuntimeError unless every row of ``scores_batch`` (on one thread and on
+    ``threads``) equals the scores of one ``scores`` call: a benchmark of
+    wrong answers is void."""
+    rows = [oracle.scores_batch(configs, golds, n_jobs=j) for j in (1, threads)]
+    column = {t: i for i, t in enumerate(oracle.transitions)}
+    for i, (config, heads) in enumerate(zip(configs, golds)):
+        want = np.full(len(column), -math.inf)
+        for t, v in oracle.scores(config, heads).items():
+            want[column[t]] = v
+        for got, jobs in zip(rows, (1, threads)):
+            if not np.array_equal(got[i], want):
+                raise RuntimeError(f"{name}: scores_batch row {i} on {jobs} thread(s), "
+                                   f"{got[i].tolist()}, differs from scores, {want.tolist()}")
+
+
 def run(args):
     from semiparse import projectivize, system
     from semiparse.treebank.conllu import read_conllu
@@ -76,16 +92,7 @@ def run(args):
         def single():
             return [oracle.scores(c, h) for c, h in zip(configs, golds)]
 
-        batch = oracle.scores_batch(configs, golds)
-        if not np.array_equal(batch, oracle.scores_batch(configs, golds, n_jobs=args.jobs)):
-            raise RuntimeError(f"{name}: scores_batch on {args.jobs} threads differs")
-        column = {t: i for i, t in enumerate(oracle.transitions)}
-        for row, sigma in zip(batch, single()):
-            expected = np.full(len(column), -math.inf)
-            for t, v in sigma.items():
-                expected[column[t]] = v
-            if not np.array_equal(row, expected):
-                raise RuntimeError(f"{name}: scores_batch and scores disagree: {row} vs {sigma}")
+        check_rows(name, oracle, configs, golds, args.jobs)
         # one call per round (min_seconds 0)
         t_single, t_batch = (t / len(configs) for t in alternating(
             [single, lambda: oracle.scores_batch(configs, golds)], 0.0, rounds=args.rounds))

@@ -15,10 +15,9 @@ one's (lower is better; 1.0x: as fast).
 """
 import random
 
-import numpy as np
-
 from semiparse.cli import UserError
 from semiparse.bench._inputs import walk
+from semiparse.bench.batch import check_rows
 from semiparse.bench._timing import alternating, fmt_time, seconds_per_call
 from semiparse.resources import data_root
 
@@ -70,20 +69,6 @@ class Timed:
         self.name = self.system.name
         self.oracle = self.system.oracle()
         self.configs, self.golds = walk(self.system, trees, rng)
-        self.columns = self.oracle.transitions
-
-    def check(self, threads):
-        """Each batch row (one thread and ``threads``) equals the single call's
-        scores; RuntimeError otherwise (a benchmark of wrong answers is void)."""
-        rows = [self.oracle.scores_batch(self.configs, self.golds, n_jobs=j) for j in (1, threads)]
-        for i, (config, heads) in enumerate(zip(self.configs, self.golds)):
-            want = np.full(len(self.columns), -np.inf)
-            for t, v in self.oracle.scores(config, heads).items():
-                want[self.columns.index(t)] = v
-            for got in rows:
-                if not np.array_equal(got[i], want):
-                    raise RuntimeError(f"{self.name}: scores_batch row {i} {got[i].tolist()} "
-                                       f"differs from scores {want.tolist()}")
 
     def single(self):
         for config, heads in zip(self.configs, self.golds):
@@ -103,7 +88,7 @@ def compare(spec, against, trees, threads=2, min_seconds=0.2, rounds=3, seed=0):
         against = equivalent_of(semiparse.system(spec))
     pair = [Timed(s, trees, random.Random(seed)) for s in (spec, against)]
     for timed in pair:
-        timed.check(threads)
+        check_rows(timed.name, timed.oracle, timed.configs, timed.golds, threads)
     fns = [f for t in pair for f in (t.single, t.batch())]
     cpu = alternating(fns, min_seconds, rounds)
     rows = []
