@@ -20,6 +20,17 @@ NEG_INF = float("-inf")
 BOM = b"\xef\xbb\xbf"
 
 
+# Inputs every query refuses, each with (a pattern of) its error: a wrong
+# shape, NaN, an unknown terminal, nothing, +inf.
+BAD_INPUTS = [
+    ("sss", np.zeros((2, 2)), "shape"),
+    ("sss", np.full((3, 3), np.nan), "NaN"),
+    ("sxs", np.zeros((3, 3)), "terminal 'x'"),
+    ("", np.zeros((0, 0)), "empty input"),
+    ("ss", np.array([[0, np.inf], [0, 0]]), r"\+inf"),
+]
+
+
 # -- strategies -----------------------------------------------------------------------
 
 @st.composite

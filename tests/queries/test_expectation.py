@@ -28,7 +28,7 @@ from brute_force import (
     log_partition,
     projective_trees,
 )
-from support import labelled_cases
+from support import BAD_INPUTS, labelled_cases
 
 NEG_INF = float("-inf")
 # -- brute force ------------------------------------------------------------------
@@ -216,12 +216,7 @@ LABELLED = dict(QUERIES, parse_labelled=lambda t, w: semiparse.parse_labelled("p
 @pytest.mark.parametrize("query", QUERIES)
 @pytest.mark.parametrize(
     "terms, w, message",
-    [
-        ("sss", np.zeros((2, 2)), "shape"),
-        ("sss", np.full((3, 3), np.nan), "NaN"),
-        ("sxs", np.zeros((3, 3)), "terminal 'x'"),
-        ("", np.zeros((0, 0)), "empty input"),
-        ("ss", np.array([[0, np.inf], [0, 0]]), r"\+inf"),
+    BAD_INPUTS + [
         ("ss", np.full((2, 2), NEG_INF), "no tree"),
         ((c for c in "ss"), np.zeros((2, 2)), "generator"),
     ],

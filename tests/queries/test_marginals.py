@@ -18,7 +18,7 @@ from semiparse.bench._eisner import eisner_marginals
 from semiparse.chart.generic import outside_generic
 
 from brute_force import derivation_count, projective_trees, tree_score
-from support import REPO, grammar_and_input
+from support import BAD_INPUTS, REPO, grammar_and_input
 
 NEG_INF = float("-inf")
 SHIPPED = sorted(p.stem for p in (REPO / "grammars").glob("*.grammar"))
@@ -256,12 +256,7 @@ def test_batch_error_names_the_first_bad_item():
 @pytest.mark.parametrize("query", [marginals, max_marginals])
 @pytest.mark.parametrize(
     "terms, w, message",
-    [
-        ("sss", np.zeros((2, 2)), "shape"),
-        ("sss", np.full((3, 3), np.nan), "NaN"),
-        ("sxs", np.zeros((3, 3)), "terminal 'x'"),
-        ("", np.zeros((0, 0)), "empty input"),
-        ("ss", np.array([[0, np.inf], [0, 0]]), r"\+inf"),
+    BAD_INPUTS + [
         ("sss", np.full((3, 3), NEG_INF), "no tree"),
         ("sss", None, "weights missing"),
     ],
