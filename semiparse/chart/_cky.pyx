@@ -1432,12 +1432,10 @@ cdef extern from *:
            whole blocks of spans, so every entry outside a width's spans
            must be 0: those of the inside charts, of the weights (read where
            a product's other factor is 0) and of the adjoints. */
-        for (k = 0; k < N; k++) {
-            size_t off = (size_t) k * N + (N - k);
-            double *arrays[10] = {wr, wl, cr, cl, ir, il, gcr, gcl, gir, gil};
-            for (x = 0; x < 10; x++)
-                memset(arrays[x] + off, 0, (size_t) k * sizeof(double));
-        }
+        double *arrays[10] = {wr, wl, cr, cl, ir, il, gcr, gcl, gir, gil};
+        for (x = 0; x < 10; x++)
+            for (k = 1; k < N; k++)
+                memset(arrays[x] + (size_t) k * N + (N - k), 0, (size_t) k * sizeof(double));
         memset(ir, 0, (size_t) N * sizeof(double));  /* width 0: no edge */
         memset(il, 0, (size_t) N * sizeof(double));
         for (x = N - 1; x >= 1; x--) {

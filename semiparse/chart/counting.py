@@ -10,14 +10,19 @@ from semiparse.chart.inputs import NEG_INF
 # Counts below this are exact in a double.
 EXACT_DOUBLE = 2.0 ** 51
 
+def log_derivations(rules, pl, pr, w):
+    """log of the number of derivations that use only the edges ``w``
+    allows (scores > -inf), whatever their scores; -inf when there is none."""
+    return _cky.inside("log", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
+
+
 def exact_count(kernel, rules, pl, pr, w, approx):
     """Exact count from residues modulo primes whose product exceeds a bound."""
     if math.isfinite(approx):
         bits = math.frexp(approx)[1] + 1  # double rounding is far below a factor 2
     else:
         # Overflowed: bound by the total number of derivations, from the log kernel.
-        allowed = np.where(w == NEG_INF, w, 0.0)
-        bits = int(_cky.inside("log", rules, pl, pr, allowed) / math.log(2)) + 2
+        bits = int(log_derivations(rules, pl, pr, w) / math.log(2)) + 2
     residues, moduli, product = [], [], 1
     for p in _primes():
         if product.bit_length() > bits:

@@ -25,7 +25,7 @@ import numpy as np
 from semiparse import semiring as sr
 from semiparse.chart import _cky
 from semiparse.chart.batch import run_batch
-from semiparse.chart.counting import EXACT_DOUBLE, exact_count
+from semiparse.chart.counting import EXACT_DOUBLE, exact_count, log_derivations
 from semiparse.chart.generic import python_result
 from semiparse.chart.inputs import NEG_INF, check_engine, check_input, compiled, exact_log_scale, is_labelled, loaded
 from semiparse.chart.labels import LabelledParseResult, check_weights, reduce_labels, shifted_labels
@@ -101,8 +101,7 @@ def _overflowed(value, grammar, pl, pr, w):
         value = value[0] if value else None
     if not (isinstance(value, float) and value == NEG_INF):
         return False
-    structure = np.where(w == NEG_INF, w, 0.0)
-    return _cky.inside("log", compiled(grammar), pl, pr, structure) > NEG_INF
+    return log_derivations(compiled(grammar), pl, pr, w) > NEG_INF
 
 
 def sample_best_tree(grammar, terminals, weights, rng=None):

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from semiparse.chart import _cky
+from semiparse.chart.counting import log_derivations
 from semiparse.chart.inputs import NEG_INF, exact_log_scale
 
 # Results are refused when rounding could move them by more (and, for scores,
@@ -201,7 +202,7 @@ def likely_edges(rules, pl, pr, w, shift=None):
         if shift is not None:
             shift.check_digits(w)
         return w
-    log_count = _cky.inside("log", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
+    log_count = log_derivations(rules, pl, pr, w)
     if log_count == NEG_INF:
         return w  # no tree: the caller says so
     best = _cky.inside("maxplus", rules, pl, pr, w)
