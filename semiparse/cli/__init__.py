@@ -6,6 +6,7 @@ callable taking the parsed arguments and returning an exit code).  Benchmarks
 plug into ``semiparse bench`` the same way from :mod:`semiparse.bench`.
 """
 import argparse
+import contextlib
 import importlib
 import math
 import os
@@ -105,15 +106,39 @@ def _terminate(signum, frame):
     raise Terminated()
 
 
+@contextlib.contextmanager
+def _signals_held(on_main_thread):
+    """Hold SIGINT and SIGTERM back while the sub-commands are imported and
+    deliver them once the imports are done.  An interrupt raised inside an
+    extension module's initialisation (numpy's, say) can come out as an
+    ImportError that no longer names it; held back, it arrives as itself."""
+    if not on_main_thread:
+        yield
+        return
+    caught = []
+    held = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum))
+            for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in held.items():
+            signal.signal(sig, handler)
+    if caught:
+        signal.raise_signal(caught[0])
+
+
 def main(argv=None):
     """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return
     its exit status.  Signals are handled from the start: building the
-    parser imports every sub-command, the longest part of start-up."""
+    parser imports every sub-command, the longest part of start-up, with
+    signals held until the imports are done."""
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     name = "semiparse"
     try:
-        args = build_parser().parse_args(argv)
+        with _signals_held(on_main_thread):
+            parser = build_parser()
+        args = parser.parse_args(argv)
         name = " ".join(["semiparse", args.command] + ([args.benchmark] if args.command == "bench" else []))
         return args.func(args) or 0
     except (UserError, ValueError, OSError) as exc:
