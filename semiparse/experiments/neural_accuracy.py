@@ -1,7 +1,9 @@
 """The neural parser's accuracy against the perceptron and a published reference line.
 
 The BiLSTM parser of ``semiparse.neural`` (Kiperwasser and Goldberg 2016,
-default network) and the greedy averaged perceptron, trained under the same
+default network), the same network with an embedding of the gold FEATS
+column beside UPOS (``neural-feats``: the morphology UDPipe 1's reference
+figures had), and the greedy averaged perceptron, trained under the same
 settings -- the system, all training trees optimally projectivized, the
 dynamic oracle with exploration, the epoch with the best dev LAS kept -- on
 the shared UD Greek, Gothic and Hungarian treebanks with gold tokens and
@@ -19,7 +21,9 @@ SUMMARY = "BiLSTM parser vs the perceptron, dev-selected, CoNLL 2018 LAS/UAS; UD
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
 DEFAULTS = {"epochs": 10, "seeds": [1, 2, 3], "languages": list(LANGUAGES), "systems": ["arc_standard"]}
 POS_TAGS = GOLD_UPOS
-MODELS = ("neural", "perceptron")
+MODELS = ("neural", "neural-feats", "perceptron")
+# the FEATS embedding of the neural-feats runs (the size of the UPOS one)
+FEATS_DIM = 25
 # UDPipe 1, UD 2.5 models, gold tokenization and morphology: LAS (a reference line only)
 UDPIPE1_UD25_LAS = {"el": 87.9, "got": 76.0, "hu": 77.6}
 SETTINGS = dict(oracle="dynamic", nonproj="projectivize")
@@ -28,21 +32,25 @@ files = ud_files_with_dev
 
 
 def jobs(settings):
-    """The neural parser's runs, seed-major, then the perceptron's: a run cut
-    short has the neural parser's seeds first."""
+    """The neural parser's runs, seed-major, then those with FEATS, then the
+    perceptron's: a run cut short has the neural parser's seeds first."""
     runs = ud_jobs(settings, MODELS)
     return [job for model in MODELS for job in runs if job[3] == model]
 
 
 def run_job(job):
-    return job_result(job, "model", neural_run if job[3] == "neural" else perceptron_run, **SETTINGS)
+    if job[3] == "perceptron":
+        return job_result(job, "model", perceptron_run, **SETTINGS)
+    extra = {"feats_dim": FEATS_DIM} if job[3] == "neural-feats" else {}
+    return job_result(job, "model", neural_run, **SETTINGS, **extra)
 
 
 def table(results, settings):
     return markdown_table(
         "All training trees optimally projectivized, dynamic oracle with exploration, the epoch "
         "with the best dev LAS kept; test sets; LAS and UAS by the CoNLL 2018 scorer (every word), "
-        "then without punctuation; mean ± standard deviation over seeds.  UDPipe 1: its published "
+        "then without punctuation; mean ± standard deviation over seeds; neural-feats: the "
+        "BiLSTM parser with gold FEATS embedded beside gold UPOS.  UDPipe 1: its published "
         "LAS with gold tokenization and morphology, UD 2.5 models -- another UD release, a "
         "reference line only.",
         ["language", "system", "model", *SCORE_COLUMNS, "best epoch", "UDPipe 1 LAS (UD 2.5, reference)",
