@@ -219,6 +219,8 @@ cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
 
 cdef struct Chart:
     int N, nl, nr
+    const int* pl      # the positions' left and right start states
+    const int* pr
     double log_scale   # log Z = log(a Plain chart's value) + log_scale
     void* block        # one allocation holding every array below
     void* Lf
@@ -236,6 +238,11 @@ cdef struct Rules:
     const int* rc       # rows (C2, C, Bd, Cd)
     const int* pairs    # rows (B, C, needs_left, needs_right)
     const int* root     # rows (B, C)
+    # lreach[s * nl + b]: a head whose left start state is s can be in left
+    # state b (rreach: the same on the right); items of other states stay
+    # zero, so their combinations are skipped
+    const unsigned char* lreach
+    const unsigned char* rreach
 
 
 cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogil:
@@ -343,6 +350,7 @@ cdef bint fill_start(V tag, Chart* ch, const int* pl, const int* pr, const doubl
     cdef V* Rb = <V*> ch.Rb
     cdef V* W = <V*> ch.W
     cdef V zero = v_zero(tag), one = v_one(tag)
+    ch.pl, ch.pr = pl, pr
     if V is Plain:
         ch.log_scale = plain_weights(w, W, N)
         if ch.log_scale != ch.log_scale:
@@ -366,8 +374,9 @@ cdef bint fill_start(V tag, Chart* ch, const int* pl, const int* pr, const doubl
 cdef inline void fill_attachments(V tag, Chart* ch, const Rules* g, int i, int j, uint64_t p,
                                   double* lo, double* hi) noexcept nogil:
     """The attachment items over i..j: sum_k R[c][i][k] * L[b][k+1][j] for
-    each pair (b, c), times the edge j -> i (IL) or i -> j (IR)."""
-    cdef int N = ch.N, nr = ch.nr, q, b, c
+    each pair (b, c), times the edge j -> i (IL) or i -> j (IR); zero where
+    j cannot be in left state b or i in right state c."""
+    cdef int N = ch.N, nl = ch.nl, nr = ch.nr, q, b, c
     cdef size_t NN = <size_t> N * N
     cdef const V* Rf = <const V*> ch.Rf
     cdef const V* Lb = <const V*> ch.Lb
@@ -375,10 +384,15 @@ cdef inline void fill_attachments(V tag, Chart* ch, const Rules* g, int i, int j
     cdef V* IL = <V*> ch.IL
     cdef V* IR = <V*> ch.IR
     cdef V acc
+    cdef const unsigned char* left_ok = g.lreach + ch.pl[j] * nl
+    cdef const unsigned char* right_ok = g.rreach + ch.pr[i] * nr
     for q in range(g.npairs):
         b = g.pairs[4 * q]
         c = g.pairs[4 * q + 1]
-        acc = v_dot(tag, Rf + at(c, i, i, N, NN), Lb + at(b, j, i + 1, N, NN), j - i, p)
+        if left_ok[b] and right_ok[c]:
+            acc = v_dot(tag, Rf + at(c, i, i, N, NN), Lb + at(b, j, i + 1, N, NN), j - i, p)
+        else:
+            acc = v_zero(tag)
         if g.pairs[4 * q + 2]:
             IL[at(b * nr + c, j, i, N, NN)] = v_times(acc, W[j * N + i], p)
             v_track(IL[at(b * nr + c, j, i, N, NN)], lo, hi)
@@ -407,13 +421,17 @@ cdef inline void copy_by_end(V* by_start, V* by_end, int n, int i, int j, int N,
 
 cdef inline void fill_left(V tag, Chart* ch, const Rules* g, int i, int j, uint64_t p,
                            double* lo, double* hi) noexcept nogil:
-    """The left items over i..j: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]."""
+    """The left items over i..j: L[b2][i][j] += sum_d L[bd][i][d] * IL[b][cd][j][d]
+    (for the states b that j can be in)."""
     cdef int N = ch.N, nr = ch.nr, q, b2
     cdef size_t NN = <size_t> N * N
     cdef V* Lf = <V*> ch.Lf
     cdef const V* IL = <const V*> ch.IL
+    cdef const unsigned char* ok = g.lreach + ch.pl[j] * ch.nl
     clear_items(tag, Lf, ch.nl, i, j, N, NN)
     for q in range(g.nlc):
+        if not ok[g.lc[4 * q + 2]]:
+            continue
         b2 = g.lc[4 * q]
         Lf[at(b2, i, j, N, NN)] = v_plus(Lf[at(b2, i, j, N, NN)], v_dot(
             tag, Lf + at(g.lc[4 * q + 1], i, i, N, NN),
@@ -423,14 +441,18 @@ cdef inline void fill_left(V tag, Chart* ch, const Rules* g, int i, int j, uint6
 
 cdef inline void fill_right(V tag, Chart* ch, const Rules* g, int i, int j, uint64_t p,
                             double* lo, double* hi) noexcept nogil:
-    """The right items over i..j: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]."""
+    """The right items over i..j: R[c2][i][j] += sum_d IR[bd][c][i][d] * R[cd][d][j]
+    (for the states c that i can be in)."""
     cdef int N = ch.N, nr = ch.nr, q, c2
     cdef size_t NN = <size_t> N * N
     cdef V* Rf = <V*> ch.Rf
     cdef const V* IR = <const V*> ch.IR
     cdef const V* Rb = <const V*> ch.Rb
+    cdef const unsigned char* ok = g.rreach + ch.pr[i] * nr
     clear_items(tag, Rf, nr, i, j, N, NN)
     for q in range(g.nrc):
+        if not ok[g.rc[4 * q + 1]]:
+            continue
         c2 = g.rc[4 * q]
         Rf[at(c2, i, j, N, NN)] = v_plus(Rf[at(c2, i, j, N, NN)], v_dot(
             tag, IR + at(g.rc[4 * q + 2] * nr + g.rc[4 * q + 1], i, i + 1, N, NN),
@@ -855,6 +877,23 @@ cdef void outside(OV tag, Chart* ch, Chart* ad, const Rules* g, OV total,
 
 # --- Python entry points ----------------------------------------------------
 
+def reachable(combos, int to, int frm, int n):
+    """``out[s, t]``: a head that starts in state s can reach state t by the
+    combinations ``combos`` (each row takes the head from column ``frm`` to
+    column ``to``): the reflexive, transitive closure."""
+    out = np.eye(n, dtype=np.uint8)
+    steps = np.zeros((n, n), dtype=np.uint8)
+    for row in np.asarray(combos).tolist():
+        if 0 <= row[frm] < n and 0 <= row[to] < n:
+            steps[row[frm], row[to]] = 1
+    for _ in range(n):
+        grown = ((out.astype(np.int32) @ (steps | out)) > 0).astype(np.uint8)
+        if np.array_equal(grown, out):
+            break
+        out = grown
+    return np.ascontiguousarray(out)
+
+
 cdef class CompiledRules:
     """A grammar's integer tables held as C pointers, built once per grammar."""
 
@@ -867,8 +906,13 @@ cdef class CompiledRules:
         cdef const int[:, ::1] rc = tables.right_combos
         cdef const int[:, ::1] pairs = tables.pairs
         cdef const int[:, ::1] root = tables.root
-        self.arrays = (tables.left_combos, tables.right_combos, tables.pairs, tables.root)
         self.n_left, self.n_right = tables.n_left, tables.n_right
+        left_reach = reachable(tables.left_combos, 0, 2, self.n_left)
+        right_reach = reachable(tables.right_combos, 0, 1, self.n_right)
+        cdef const unsigned char[:, ::1] lreach = left_reach
+        cdef const unsigned char[:, ::1] rreach = right_reach
+        self.arrays = (tables.left_combos, tables.right_combos, tables.pairs, tables.root,
+                       left_reach, right_reach)
         # the kernels index the chart with these states unchecked
         L, R = self.n_left, self.n_right
         for name, table, limits in (("left_combos", lc, (L, L, L, R)),
@@ -885,6 +929,8 @@ cdef class CompiledRules:
         self.g.rc = &rc[0, 0] if self.g.nrc else NULL
         self.g.pairs = &pairs[0, 0] if self.g.npairs else NULL
         self.g.root = &root[0, 0] if self.g.nroot else NULL
+        self.g.lreach = &lreach[0, 0] if self.n_left else NULL
+        self.g.rreach = &rreach[0, 0] if self.n_right else NULL
 
     def first_order(self):
         """Whether these are the rules of first-order projective trees (the

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse import semiring as sr
+from semiparse.chart._cky import reachable
 from semiparse.chart.engine import parse, sample_best_tree
 from semiparse.chart.generic import inside_generic
 
@@ -214,3 +215,23 @@ def test_generic_engine_accepts_terminal_names():
     w = np.ones((4, 4))
     ids = g.terminal_ids(["p", "p", "s", "s"])
     assert inside_generic(sr.Counting(), g.tables, ids, w) == parse(g, "ppss", w, "counting").value
+
+
+@given(n=st.integers(1, 6), data=st.data())
+def test_reachable_states_are_the_closure_of_the_combinations(n, data):
+    """The states a head can reach (the compiled chart skips the others)
+    equal a search over the combination rows, each taking a head from one
+    column's state to another's."""
+    rows = data.draw(st.lists(st.lists(st.integers(0, n - 1), min_size=4, max_size=4), max_size=8))
+    combos = np.array(rows, dtype=np.intc).reshape(-1, 4)
+    frm, to = data.draw(st.sampled_from([(2, 0), (1, 0)]))
+    got = reachable(combos, to, frm, n)
+    for start in range(n):
+        seen, todo = {start}, [start]
+        while todo:
+            s = todo.pop()
+            for row in rows:
+                if row[frm] == s and row[to] not in seen:
+                    seen.add(row[to])
+                    todo.append(row[to])
+        assert {t for t in range(n) if got[start, t]} == seen
