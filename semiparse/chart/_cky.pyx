@@ -1075,6 +1075,63 @@ def inside(str kernel, CompiledRules rules not None, const int[::1] pl not None,
     raise ValueError(f"unknown kernel {kernel!r}")
 
 
+def maxplus_gathered(CompiledRules rules not None, const int[::1] term_left not None,
+                     const int[::1] term_right not None, const double[:, ::1] delta not None,
+                     list nodes not None, list terms not None, list fixed not None,
+                     list cut not None):
+    """The max-plus value of a string whose positions are the sentence nodes
+    ``nodes`` (-1: a virtual node, the last row and column of ``delta``) with
+    terminal ids ``terms``: the weights are ``w[a, b] = delta[nodes[a],
+    nodes[b]]``, then for each ``(h, d)`` of ``fixed`` (string positions)
+    ``d`` takes no head but ``h``, at weight 0, and for each ``(a, side)`` of
+    ``cut`` position ``a`` takes no dependent on that side (0: left, 1:
+    right).  The input of the grammar oracle, built in C instead of by numpy
+    indexing, and the chart filled without the GIL."""
+    cdef Py_ssize_t N = len(nodes), D = delta.shape[0], a, b, x
+    cdef int t
+    cdef int[::1] pl, pr
+    cdef double[:, ::1] w
+    cdef Py_ssize_t[::1] at_node
+    cdef Chart ch
+    cdef MaxPlus mp
+    if N < 1 or len(terms) != N or D < 1 or delta.shape[1] != D:
+        raise ValueError(f"maxplus_gathered: {N} nodes, {len(terms)} terminals and a "
+                         f"({delta.shape[0]}, {delta.shape[1]}) delta: expected N >= 1 of each "
+                         f"and a square delta")
+    pl, pr = np.empty(N, dtype=np.intc), np.empty(N, dtype=np.intc)
+    at_node = np.empty(N, dtype=np.intp)
+    for a in range(N):
+        t, x = terms[a], nodes[a]
+        if not (0 <= t < term_left.shape[0] and t < term_right.shape[0]):
+            raise ValueError(f"maxplus_gathered: terminal id {t} out of range")
+        if not -1 <= x < D - 1:
+            raise ValueError(f"maxplus_gathered: node {x} out of range -1..{D - 2}")
+        pl[a], pr[a], at_node[a] = term_left[t], term_right[t], x if x >= 0 else D - 1
+    check_states(rules, pl, pr, N)
+    w = np.empty((N, N))
+    for a in range(N):
+        for b in range(N):
+            w[a, b] = delta[at_node[a], at_node[b]]
+    for h, d in fixed:
+        if not (0 <= h < N and 0 <= d < N):
+            raise ValueError(f"maxplus_gathered: fixed edge ({h}, {d}) out of range")
+        for a in range(N):
+            w[a, d] = -INFINITY
+        w[h, d] = 0.0
+    for a, side in cut:
+        if not 0 <= a < N:
+            raise ValueError(f"maxplus_gathered: position {a} out of range")
+        for b in (range(a) if side == 0 else range(a + 1, N)):
+            w[a, b] = -INFINITY
+    if chart_alloc(&ch, sizeof(MaxPlus), N, rules.n_left, rules.n_right) < 0:
+        chart_free(&ch)
+        raise MemoryError(f"chart for {N} positions does not fit in memory")
+    with nogil:
+        mp = fill(mp, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
+    chart_free(&ch)
+    return mp.s
+
+
 def best_tree(CompiledRules rules not None, const int[::1] pl not None,
               const int[::1] pr not None, const double[:, ::1] w not None,
               const double[::1] uniforms=None, bint log_counts=False):

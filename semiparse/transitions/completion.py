@@ -56,7 +56,7 @@ class Completion:
             ids = self._prefix_ids + [
                 table["stack", x == 0, i == top, heads and arcs[x] >= 0]
                 for i, x in enumerate(stack)]
-            ids += [table["buffer", x == 0, False, False] for x in buffer]
+            ids += _buffer_ids(table, buffer)
             outside = [table["outside", True, False, False]] if self.root == "none" else []
         except KeyError:
             raise ValueError(f"{self.where}: no completion terminal rule matches a node of "
@@ -88,6 +88,17 @@ class Completion:
         forbid[pos - 1, pos] &= ~self._below_ok[role[pos]]
         forbid |= self._no_left_of[role][:, None] & (np.arange(m)[None, :] < np.arange(m)[:, None])
         w[forbid] = NEG_INF
+
+
+def _buffer_ids(table, buffer):
+    """The terminal ids of the buffer's nodes: one for every word, another
+    for the root (the positions are distinct, so it is there at most once);
+    KeyError where no rule matches."""
+    words = len(buffer) - (0 in buffer)
+    ids = [table["buffer", False, False, False]] * words if words else []
+    if words < len(buffer):
+        ids.insert(buffer.index(0), table["buffer", True, False, False])
+    return ids
 
 
 def _terminal_table(term_ids):

@@ -75,33 +75,41 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, masks_of):
                 continue
             gain = 1 if heads[edge[1]] == edge[0] else 0
         nodes, ids = system.completion(s2, b2, a2)
-        idx = np.array(nodes)
-        w = delta[idx[:, None], idx]
+        fixed = []
         if tracks_arcs:
             pos = {x: i for i, x in enumerate(nodes) if x >= 0}
-            for x in s2:
-                h = a2[x]
-                if h >= 0 and h in pos:
-                    # built before: kept in every completion, and not counted
-                    w[:, pos[x]] = NEG_INF
-                    w[pos[h], pos[x]] = 0.0
+            # built before: kept in every completion, and not counted
+            fixed = [(pos[a2[x]], pos[x]) for x in s2 if a2[x] >= 0 and a2[x] in pos]
+        cut = []
         if strategy != "none":
             forbid = system.forbidden(strategy, t, stack, buffer, s2, b2)
             if forbid:
                 where = {x: i for i, x in enumerate(nodes) if x >= 0}
-                for x, side in forbid:
-                    i = where[x]
-                    if side == "left":
-                        w[i, :i] = NEG_INF
-                    else:
-                        w[i, i + 1:] = NEG_INF
+                cut = [(where[x], 0 if side == "left" else 1) for x, side in forbid]
         if masks_of is None:
-            ids = np.array(ids, dtype=np.intc)
-            pl, pr = tables.term_left[ids], tables.term_right[ids]
+            value = _cky.maxplus_gathered(rules, tables.term_left, tables.term_right, delta,
+                                          nodes, ids, fixed, cut)
         else:
-            masks_of(w, len(nodes) - len(s2) - len(b2), s2, b2, a2)
-            pl = np.full(len(nodes), tables.term_left[0], dtype=np.intc)
-            pr = np.full(len(nodes), tables.term_right[0], dtype=np.intc)
-        value = _cky.inside("maxplus", rules, pl, pr, w)
+            value = _masked_value(rules, tables, delta, nodes, fixed, cut, masks_of,
+                                  len(nodes) - len(s2) - len(b2), s2, b2, a2)
         out[t] = NEG_INF if value == NEG_INF else gain + int(value)
     return out
+
+
+def _masked_value(rules, tables, delta, nodes, fixed, cut, masks_of, prefix, stack, buffer, arcs):
+    """The value by the projective grammar: one terminal for every node, the
+    edges the system's projective form forbids at -inf."""
+    idx = np.array(nodes)
+    w = delta[idx[:, None], idx]
+    for h, d in fixed:
+        w[:, d] = NEG_INF
+        w[h, d] = 0.0
+    for a, side in cut:
+        if side == 0:
+            w[a, :a] = NEG_INF
+        else:
+            w[a, a + 1:] = NEG_INF
+    masks_of(w, prefix, stack, buffer, arcs)
+    pl = np.full(len(nodes), tables.term_left[0], dtype=np.intc)
+    pr = np.full(len(nodes), tables.term_right[0], dtype=np.intc)
+    return _cky.inside("maxplus", rules, pl, pr, w)

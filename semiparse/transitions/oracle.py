@@ -14,6 +14,8 @@ for them, and so is a registered method whose ``fn`` has the attribute
 ``partial = True`` (``projective_masked``); ``auto`` chooses among these,
 and the other methods refuse such trees.
 """
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from semiparse.transitions._configuration import Configuration, fill_rows
@@ -186,7 +188,9 @@ class Oracle(DynamicOracle):
         sentence prepares its tree once).  Rows whose method has a C kernel
         (``linear`` and ``right_stack`` of arc-standard, ``cost`` of
         arc-hybrid and arc-eager: projective gold trees) are computed in C
-        without the GIL, on ``n_jobs`` threads if > 1; the others through
+        without the GIL, on ``n_jobs`` threads if > 1; rows of the grammar
+        path (declared systems, non-projective or partial trees) too, as
+        their charts are filled without the GIL; the others through
         :meth:`scores`.  Rows are computed from the last configuration to the
         first, and arc-standard's ``linear`` kernel remembers the value of each
         configuration it scores: when the configurations of a gold tree follow
@@ -230,10 +234,34 @@ class Oracle(DynamicOracle):
             self._unpack(config, None, None, where=f"configs[{i}]")
 
         out = np.empty((len(configs), len(self.transitions)))
-        for i in fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs):
-            for t, v in self.scores(configs[i], golds[i], partial=partial).items():
-                out[i, column[t]] = v
+        rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
+        threaded = [i for i in rows if n_jobs > 1 and self._by_grammar(golds[i], partial)]
+        if threaded:
+            with ThreadPoolExecutor(n_jobs) as pool:
+                for i, row in zip(threaded, pool.map(
+                        lambda i: self._grammar_row(configs[i], golds[i], partial), threaded)):
+                    for t, v in row.items():
+                        out[i, column[t]] = v
+        done = set(threaded)
+        for i in rows:
+            if i not in done:
+                for t, v in self.scores(configs[i], golds[i], partial=partial).items():
+                    out[i, column[t]] = v
         return out
+
+    def _by_grammar(self, heads, partial):
+        """Whether the row of a configuration with gold ``heads`` comes from
+        the grammar path (which keeps no state between calls, so that rows
+        run on threads: its chart is filled without the GIL)."""
+        return self._choose(self._gold_of(heads, partial)) == "grammar"
+
+    def _grammar_row(self, config, heads, partial):
+        """:meth:`scores` by the grammar path, without touching the state that
+        :meth:`scores` keeps from one call to the next."""
+        stack, buffer, arcs = self._unpack(config, None, None)
+        gold = self._gold_of(heads, partial)
+        stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
+        return grammar_scores(self.system, gold, stack, buffer, arcs, self.strategy)
 
     def _kernel(self, gold, column):
         """``(kernel, strategy code, columns)`` for :func:`fill_rows` if the

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse import semiring as sr
-from semiparse.chart._cky import reachable
+from semiparse.chart._cky import maxplus_gathered, reachable
+from semiparse.chart.inputs import compiled
 from semiparse.chart.engine import parse, sample_best_tree
 from semiparse.chart.generic import inside_generic
 
@@ -235,3 +236,47 @@ def test_reachable_states_are_the_closure_of_the_combinations(n, data):
                     seen.add(row[to])
                     todo.append(row[to])
         assert {t for t in range(n) if got[start, t]} == seen
+
+
+@settings(max_examples=60)
+@given(case=grammar_and_input(max_len=6), data=st.data())
+def test_gathered_maxplus_equals_brute_force_on_the_gathered_weights(case, data):
+    """The grammar oracle's entry point: weights gathered from a node table
+    (-1: a virtual node, scored 0), fixed edges and cut sides applied, then
+    the best derivable tree's score, as brute force finds it."""
+    g, terms, _ = case
+    n1 = len(terms)
+    size = data.draw(st.integers(n1, n1 + 3))
+    delta = np.zeros((size + 1, size + 1))
+    delta[:size, :size] = np.array(data.draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=size * size,
+                                                      max_size=size * size))).reshape(size, size)
+    nodes = data.draw(st.lists(st.integers(-1, size - 1), min_size=n1, max_size=n1))
+    position = st.integers(0, n1 - 1)
+    fixed = data.draw(st.lists(st.tuples(position, position).filter(lambda e: e[0] != e[1]), max_size=2))
+    cut = data.draw(st.lists(st.tuples(position, st.integers(0, 1)), max_size=2))
+    w = delta[np.array(nodes)[:, None], np.array(nodes)]
+    for h, d in fixed:
+        w[:, d] = NEG_INF
+        w[h, d] = 0.0
+    for a, side in cut:
+        w[a, :a] = NEG_INF if side == 0 else w[a, :a]
+        w[a, a + 1:] = NEG_INF if side == 1 else w[a, a + 1:]
+    expected = max([tree_score(heads, w) for heads in projective_trees(n1)
+                    if derivation_count(g, terms, heads) > 0], default=NEG_INF)
+    tables = g.tables
+    got = maxplus_gathered(compiled(g), tables.term_left, tables.term_right, delta, nodes,
+                           [int(t) for t in g.terminal_ids(terms)], fixed, cut)
+    assert got == expected
+
+
+def test_gathered_maxplus_refuses_what_it_cannot_index():
+    g = semiparse.load_grammar("projective")
+    args = (compiled(g), g.tables.term_left, g.tables.term_right, np.zeros((3, 3)))
+    for nodes, terms, fixed, cut, message in [
+            ([0, 1], [0], [], [], "2 nodes, 1 terminals"),
+            ([0, 2], [0, 0], [], [], "node 2 out of range"),
+            ([0, 1], [0, 9], [], [], "terminal id 9"),
+            ([0, 1], [0, 0], [(0, 5)], [], "fixed edge"),
+            ([0, 1], [0, 0], [], [(3, 0)], "position 3")]:
+        with pytest.raises(ValueError, match=message):
+            maxplus_gathered(*args, nodes, terms, fixed, cut)

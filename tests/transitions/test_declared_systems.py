@@ -13,6 +13,7 @@ validation (the C fast path against the Python one) and load errors.
 import math
 import shutil
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -147,6 +148,8 @@ def test_scores_batch_equals_single_calls(data, name):
         golds += [heads] * len(visited)
     batch = oracle.scores_batch(configs, golds)
     assert batch.shape == (len(configs), len(oracle.transitions))
+    # the grammar path's rows on threads
+    assert np.array_equal(oracle.scores_batch(configs, golds, n_jobs=2), batch)
     for row, config, heads in zip(batch, configs, golds):
         sigma = oracle.scores(config, heads)
         assert list(row) == [sigma.get(t, -math.inf) for t in oracle.transitions]
