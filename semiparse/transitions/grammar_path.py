@@ -22,9 +22,23 @@ from semiparse.transitions.interface import NEG_INF, edge_masks, initial_masks
 from semiparse.transitions.gold import Gold
 
 
-def grammar_scores(system, gold, stack, buffer, arcs, strategy):
-    """``{transition: sigma}`` by the completion grammar (see module doc)."""
-    return _scores(system, gold, stack, buffer, arcs, strategy, system.grammar, None)
+def grammar_scores(system, gold, stack, buffer, arcs, strategy, memo=None):
+    """``{transition: sigma}`` by the completion grammar (see module doc).
+
+    ``memo`` (strategy ``none`` only): values of configurations of this gold
+    tree, ``{(stack, buffer, arcs or None): value}``.  A successor found there
+    costs no parse, and this configuration's value, the best sigma, is
+    added: the best completion of a configuration is one transition followed
+    by a best completion of its result, as the completion grammar describes
+    exactly the trees a configuration can still reach.  (A strategy's
+    restrictions on a successor depend on the transition that made it, so
+    its values are not kept.)"""
+    out = _scores(system, gold, stack, buffer, arcs, strategy, system.grammar, None, memo)
+    if memo is not None and out:
+        best = max(out.values())
+        if best != NEG_INF:
+            memo[stack, buffer, arcs] = best
+    return out
 
 
 def masked_scores(system, gold, stack, buffer, arcs, strategy):
@@ -61,7 +75,7 @@ def masked_method(system):
     return fn
 
 
-def _scores(system, gold, stack, buffer, arcs, strategy, grammar, masks_of):
+def _scores(system, gold, stack, buffer, arcs, strategy, grammar, masks_of, memo=None):
     rules, tables = compiled(grammar), grammar.tables
     masks = initial_masks(system, strategy, stack, buffer, arcs, gold.n)
     heads, delta = gold.heads, gold.delta
@@ -74,6 +88,11 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, masks_of):
                 out[t] = NEG_INF
                 continue
             gain = 1 if heads[edge[1]] == edge[0] else 0
+        if memo is not None:
+            known = memo.get((s2, b2, a2 if tracks_arcs else None))
+            if known is not None:
+                out[t] = gain + known
+                continue
         nodes, ids = system.completion(s2, b2, a2)
         fixed = []
         if tracks_arcs:

@@ -189,16 +189,17 @@ class Oracle(DynamicOracle):
         (``linear`` and ``right_stack`` of arc-standard, ``cost`` of
         arc-hybrid and arc-eager: projective gold trees) are computed in C
         without the GIL, on ``n_jobs`` threads if > 1; rows of the grammar
-        path (declared systems, non-projective or partial trees) too, as
-        their charts are filled without the GIL; the others through
-        :meth:`scores`.  Rows are computed from the last configuration to the
-        first, and arc-standard's ``linear`` kernel remembers the value of each
-        configuration it scores: when the configurations of a gold tree follow
-        a computation (as when a loop collects a sentence's configurations and
-        then scores them), each one's successor has been scored already and
-        one of its three futures costs nothing.  ``partial=True`` accepts
-        unknown heads (``-1``) in ``golds``; such trees are scored through
-        :meth:`scores`, as no C kernel is exact for them.
+        path (declared systems, non-projective trees) too, the rows of one
+        gold object in one thread, as their charts are filled without the
+        GIL; the others through :meth:`scores`.  Rows are computed from the
+        last configuration to the first, and arc-standard's ``linear`` kernel
+        and the grammar path (strategy ``none``) remember the value of each
+        configuration they score: when the configurations of a gold tree
+        follow a computation (as when a loop collects a sentence's
+        configurations and then scores them), each one's successor has been
+        scored already and costs nothing.  ``partial=True`` accepts unknown
+        heads (``-1``) in ``golds``; such trees are scored by the grammar
+        path or through :meth:`scores`, as no C kernel is exact for them.
         """
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
@@ -216,9 +217,11 @@ class Oracle(DynamicOracle):
         column = {t: i for i, t in enumerate(self.transitions)}
         kernels = {}   # the kernel depends on the gold tree only through its projectivity
 
+        checked = {}   # one Gold per gold object
+
         def prepare(heads, i):
             try:
-                gold = self._gold_of(heads, partial)
+                gold = checked[id(heads)] = self._gold_of(heads, partial)
             except ValueError as exc:
                 raise ValueError(f"golds[{i}]: {exc}") from None
             kind = (gold.projective, gold.partial)
@@ -235,33 +238,42 @@ class Oracle(DynamicOracle):
 
         out = np.empty((len(configs), len(self.transitions)))
         rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
-        threaded = [i for i in rows if n_jobs > 1 and self._by_grammar(golds[i], partial)]
-        if threaded:
-            with ThreadPoolExecutor(n_jobs) as pool:
-                for i, row in zip(threaded, pool.map(
-                        lambda i: self._grammar_row(configs[i], golds[i], partial), threaded)):
-                    for t, v in row.items():
-                        out[i, column[t]] = v
-        done = set(threaded)
+        by_grammar = {i for i in rows if self._choose(checked[id(golds[i])]) == "grammar"}
         for i in rows:
-            if i not in done:
+            if i not in by_grammar:
                 for t, v in self.scores(configs[i], golds[i], partial=partial).items():
+                    out[i, column[t]] = v
+        # the grammar path's rows: those of one gold object in one thread, from
+        # the last to the first, each configuration's value kept for the rows
+        # before it (a successor's value then costs no parse)
+        groups = {}
+        for i in sorted(by_grammar, reverse=True):
+            groups.setdefault(id(golds[i]), []).append(i)
+
+        def group_rows(indices):
+            memo = {} if self.strategy == "none" else None
+            return [(i, self._grammar_row(configs[i], checked[id(golds[i])], memo)) for i in indices]
+
+        if n_jobs > 1 and len(groups) > 1:
+            with ThreadPoolExecutor(n_jobs) as pool:
+                done = list(pool.map(group_rows, groups.values()))
+        else:
+            done = [group_rows(indices) for indices in groups.values()]
+        for group in done:
+            for i, row in group:
+                for t, v in row.items():
                     out[i, column[t]] = v
         return out
 
-    def _by_grammar(self, heads, partial):
-        """Whether the row of a configuration with gold ``heads`` comes from
-        the grammar path (which keeps no state between calls, so that rows
-        run on threads: its chart is filled without the GIL)."""
-        return self._choose(self._gold_of(heads, partial)) == "grammar"
-
-    def _grammar_row(self, config, heads, partial):
-        """:meth:`scores` by the grammar path, without touching the state that
-        :meth:`scores` keeps from one call to the next."""
+    def _grammar_row(self, config, gold, memo):
+        """:meth:`scores` by the grammar path for a checked :class:`Gold`,
+        without touching the state that :meth:`scores` keeps from one call to
+        the next (so rows run on threads: the chart is filled without the
+        GIL); ``memo`` (None: not kept) maps configurations of this gold
+        tree to their values."""
         stack, buffer, arcs = self._unpack(config, None, None)
-        gold = self._gold_of(heads, partial)
         stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
-        return grammar_scores(self.system, gold, stack, buffer, arcs, self.strategy)
+        return grammar_scores(self.system, gold, stack, buffer, arcs, self.strategy, memo)
 
     def _kernel(self, gold, column):
         """``(kernel, strategy code, columns)`` for :func:`fill_rows` if the
