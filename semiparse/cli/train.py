@@ -21,7 +21,7 @@ PERCEPTRON_ONLY = {"trainer": "perceptron", "beam": 8, "restart": "positive", "r
                    "alpha": 1.0}
 NEURAL_ONLY = ("device", "batch_size", "lr", "loss", "word_dim", "char_dim", "char_hidden",
                "upos_dim", "xpos_dim", "feats_dim", "lstm_dim", "lstm_layers", "hidden_dim",
-               "label_hidden_dim", "word_dropout", "features", "threads", "checkpoint", "resume")
+               "label_hidden_dim", "word_dropout", "dropout", "features", "threads", "checkpoint", "resume")
 
 
 def add_parser(subparsers):
@@ -87,6 +87,9 @@ def add_parser(subparsers):
     n.add_argument("--word-dropout", type=float, metavar="ALPHA",
                    help="a word w is dropped with probability ALPHA / (count(w) + ALPHA) "
                    "(default 0.25)")
+    n.add_argument("--dropout", type=float, metavar="P",
+                   help="dropout on the sentence BiLSTM's input, between its layers and on its "
+                   "output (default 0: none)")
     n.add_argument("--features", metavar="POSITIONS",
                    help="configuration positions scored, e.g. s2,s1,s0,b0 or s0,s0.lc,s0.rc,b0 "
                    "(default: from the system's transitions)")

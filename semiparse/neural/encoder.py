@@ -6,8 +6,10 @@ states (so an unknown word still has a vector of its spelling), a UPOS
 embedding and optionally XPOS and FEATS embeddings (FEATS as one symbol);
 a multi-layer BiLSTM over the sentence gives each position its vector.  In
 training a word w is replaced by the unknown word with probability
-``alpha / (count(w) + alpha)`` (word dropout).  Nothing is downloaded: all
-embeddings are learned.
+``alpha / (count(w) + alpha)`` (word dropout), and with ``dropout`` > 0 the
+BiLSTM's inputs, the vectors between its layers and its outputs are
+dropped out, once per minibatch (every configuration of a sentence reads
+the same vectors).  Nothing is downloaded: all embeddings are learned.
 
 A minibatch is encoded in one call: padded, packed by length, and the
 vectors of all sentences returned as the rows of one matrix, sentence after
@@ -42,7 +44,8 @@ class Encoder(nn.Module):
                 self.tags[column] = nn.Embedding(len(table), dim, padding_idx=PAD)
                 size += dim
         self.lstm = nn.LSTM(size, o.lstm_dim, num_layers=o.lstm_layers, batch_first=True,
-                            bidirectional=True)
+                            bidirectional=True, dropout=o.dropout if o.lstm_layers > 1 else 0.0)
+        self.dropout = nn.Dropout(o.dropout)
         self.dim = 2 * o.lstm_dim
 
     @property
@@ -103,8 +106,8 @@ class Encoder(nn.Module):
             parts.append(grid.view(len(sentences), longest, -1))
         for column, table in self.tags.items():
             parts.append(table(padded(column).to(device)))
-        x = torch.cat(parts, dim=2)
+        x = self.dropout(torch.cat(parts, dim=2))
         packed = pack_padded_sequence(x, torch.tensor(lengths), batch_first=True, enforce_sorted=False)
         out, _ = self.lstm(packed)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=longest)
-        return out.reshape(len(sentences) * longest, -1)[flat], starts
+        return self.dropout(out.reshape(len(sentences) * longest, -1)[flat]), starts

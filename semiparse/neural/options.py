@@ -33,6 +33,7 @@ class Options:
     hidden_dim: int = 100        # transition MLP
     label_hidden_dim: int = 100  # label MLP on the edge (head and dependent vectors)
     word_dropout: float = 0.25   # alpha of Kiperwasser and Goldberg: drop w with alpha / (count(w) + alpha)
+    dropout: float = 0.0         # on the BiLSTM's input, between its layers and on its output (0: none)
     features: tuple = ()         # configuration positions (semiparse.neural.features); () = the system's default
     loss: str = "hinge"
     oracle: str = "dynamic"
@@ -62,7 +63,8 @@ class Options:
             "epochs", "batch_size")]
         checks += [(name, lambda v: v >= 0, ">= 0") for name in (
             "char_dim", "upos_dim", "xpos_dim", "feats_dim", "explore_after", "word_dropout")]
-        checks += [("lr", lambda v: v > 0, "> 0"), ("explore_p", lambda v: 0 <= v <= 1, "in [0, 1]")]
+        checks += [("lr", lambda v: v > 0, "> 0"), ("explore_p", lambda v: 0 <= v <= 1, "in [0, 1]"),
+                   ("dropout", lambda v: 0 <= v < 1, "in [0, 1)")]
         for name, test, wording in checks:
             if not test(getattr(self, name)):
                 raise ValueError(f"{_named(name)} must be {wording}, got {getattr(self, name)!r}")

@@ -242,6 +242,21 @@ def test_decoding_builds_what_the_system_allows(heads, system, seed):
 
 # -- losses and features against their definitions ---------------------------------------
 
+def test_dropout_acts_in_training_only():
+    """With ``dropout`` the encoder's vectors change from one training pass
+    to the next and not in evaluation; every configuration of a pass reads
+    the same ones (they are computed once per minibatch)."""
+    rng = random.Random(0)
+    trees = [tree_of((-1, 2, 0, 2), rng) for _ in range(3)]
+    model = model_for(trees, "arc_standard", dropout=0.5, lstm_layers=2)
+    ids = [model.vocab.sentence(t) for t in trees]
+    model.net.train()
+    first, second = model.net.encode(ids)[0], model.net.encode(ids)[0]
+    assert not torch.equal(first, second) and (first == 0).any()
+    model.net.eval()
+    assert torch.equal(model.net.encode(ids)[0], model.net.encode(ids)[0])
+
+
 @pytest.mark.slow
 @settings(max_examples=60)
 @given(data=st.data(), t=st.integers(1, 6), rows=st.integers(1, 4))
@@ -475,6 +490,7 @@ def test_cli_train_and_errors(tmp_path, shared_data, capsys, monkeypatch):
     empty.write_text("# only a comment\n\n")
     for args, message in (
             (["--lr", "0"], "lr (--lr) must be > 0"),
+            (["--dropout", "1"], "dropout (--dropout) must be in [0, 1)"),
             (["--beam", "3"], "--beam is an option of --model perceptron"),
             (["--features", "s0,q0"], "bad feature position 'q0'"),
             (["--system", "lr_spine"], "fixed set of transitions"),
