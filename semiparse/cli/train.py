@@ -68,7 +68,7 @@ def add_parser(subparsers):
     n = p.add_argument_group("bilstm models", "the neural parser (docs/neural.md); defaults as "
                              "Kiperwasser and Goldberg 2016")
     n.add_argument("--device", help="cpu (default) or cuda[:N]; the oracle runs on the CPU")
-    n.add_argument("--batch-size", type=int, help="sentences advanced in lockstep (default 32)")
+    n.add_argument("--batch-size", type=int, help="sentences advanced in lockstep (default 8)")
     n.add_argument("--lr", type=float, help="Adam learning rate (default 0.001)")
     n.add_argument("--loss", choices=("hinge", "nll"),
                    help="hinge: best optimal vs best non-optimal transition (default); nll: "
