@@ -1092,7 +1092,6 @@ def maxplus_gathered(CompiledRules rules not None, const int[::1] term_left not 
     cdef int[::1] pl, pr
     cdef double[:, ::1] w
     cdef Py_ssize_t[::1] at_node
-    cdef Chart ch
     cdef MaxPlus mp
     if N < 1 or len(terms) != N or D < 1 or delta.shape[1] != D:
         raise ValueError(f"maxplus_gathered: {N} nodes, {len(terms)} terminals and a "
@@ -1123,13 +1122,7 @@ def maxplus_gathered(CompiledRules rules not None, const int[::1] term_left not 
             raise ValueError(f"maxplus_gathered: position {a} out of range")
         for b in (range(a) if side == 0 else range(a + 1, N)):
             w[a, b] = -INFINITY
-    if chart_alloc(&ch, sizeof(MaxPlus), N, rules.n_left, rules.n_right) < 0:
-        chart_free(&ch)
-        raise MemoryError(f"chart for {N} positions does not fit in memory")
-    with nogil:
-        mp = fill(mp, &ch, &rules.g, &pl[0], &pr[0], &w[0, 0], 0)
-    chart_free(&ch)
-    return mp.s
+    return run(mp, rules, pl, pr, w, 0).s
 
 
 def best_tree(CompiledRules rules not None, const int[::1] pl not None,

@@ -238,7 +238,9 @@ class Oracle(DynamicOracle):
 
         out = np.empty((len(configs), len(self.transitions)))
         rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
-        by_grammar = {i for i in rows if self._choose(checked[id(golds[i])]) == "grammar"}
+        grammar_golds = {key for key in {id(golds[i]) for i in rows}
+                         if self._choose(checked[key]) == "grammar"}
+        by_grammar = {i for i in rows if id(golds[i]) in grammar_golds}
         for i in rows:
             if i not in by_grammar:
                 for t, v in self.scores(configs[i], golds[i], partial=partial).items():
