@@ -20,7 +20,7 @@ NONPROJ_ALL = NONPROJ + ("subset", "encode")
 PERCEPTRON_ONLY = {"trainer": "perceptron", "beam": 8, "restart": "positive", "rho": 0.01,
                    "alpha": 1.0}
 NEURAL_ONLY = ("device", "batch_size", "lr", "loss", "word_dim", "char_dim", "char_hidden",
-               "upos_dim", "xpos_dim", "feats_dim", "lstm_dim", "lstm_layers", "hidden_dim",
+               "upos_dim", "xpos_dim", "feats_dim", "lemma_dim", "lstm_dim", "lstm_layers", "hidden_dim",
                "label_hidden_dim", "word_dropout", "dropout", "features", "threads", "checkpoint", "resume")
 
 
@@ -79,6 +79,7 @@ def add_parser(subparsers):
                                 ("upos-dim", 25, "UPOS embedding (0: none)"),
                                 ("xpos-dim", 0, "XPOS embedding (0: none)"),
                                 ("feats-dim", 0, "FEATS embedding (0: none)"),
+                                ("lemma-dim", 0, "LEMMA embedding (0: none)"),
                                 ("lstm-dim", 125, "sentence BiLSTM units per direction"),
                                 ("lstm-layers", 2, "sentence BiLSTM layers"),
                                 ("hidden-dim", 100, "transition MLP hidden units"),

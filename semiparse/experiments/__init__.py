@@ -55,6 +55,8 @@ def build_parser():
     p.add_argument("--epochs", type=_positive, help="training epochs (default: the experiment's)")
     p.add_argument("--languages", nargs="+", metavar="LANG", help="treebanks (default: the experiment's)")
     p.add_argument("--systems", nargs="+", metavar="SYSTEM", help="transition systems (default: the experiment's)")
+    p.add_argument("--variants", nargs="+", metavar="VARIANT",
+                   help="only these of the experiment's variants (default: all; --list shows them)")
     p.add_argument("--limit", type=_positive, metavar="N", help="only the first N sentences of each file")
     p.add_argument("--jobs", type=_positive, default=1, help="parallel training runs (default 1)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md and PREFIX.json (default: NAME)")
@@ -69,6 +71,8 @@ def listing():
         lines.append(f"{name:24s}{module.SUMMARY}")
         lines.append(f"{'':24s}defaults: --epochs {d['epochs']} --seeds {' '.join(map(str, d['seeds']))} "
                      f"--languages {' '.join(d['languages'])} --systems {' '.join(d['systems'])}")
+        if hasattr(module, "VARIANTS"):
+            lines.append(f"{'':24s}variants: {', '.join(map(repr, module.VARIANTS))}")
     return "\n".join(lines)
 
 
@@ -83,6 +87,14 @@ def settings_for(module, args):
         "systems": args.systems or d["systems"],
         "limit": args.limit,
     }
+    if hasattr(module, "VARIANTS"):
+        settings["variants"] = args.variants or list(module.VARIANTS)
+        wrong = [v for v in settings["variants"] if v not in module.VARIANTS]
+        if wrong:
+            raise ValueError(f"--variants: {wrong[0]!r} is not one of "
+                             f"{', '.join(map(repr, module.VARIANTS))}")
+    elif args.variants:
+        raise ValueError("this experiment has no variants to choose from")
     for key, allowed in (("languages", module.LANGUAGES), ("systems", module.SYSTEMS)):
         wrong = [v for v in settings[key] if v not in allowed]
         if wrong:

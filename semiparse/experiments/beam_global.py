@@ -20,7 +20,7 @@ POS_TAGS = GOLD_UPOS
 BEAM = 8
 UPDATES = {"early": "early", "max-violation": "maxv"}  # the table's name: BeamOptions.update
 # (oracle, restart) in table order; restarting from c- explores, so it needs the dynamic oracle
-VARIANTS = [("static", "none"), ("static", "positive"),
+ORACLE_RESTARTS = [("static", "none"), ("static", "positive"),
             ("dynamic", "none"), ("dynamic", "positive"), ("dynamic", "negative")]
 
 
@@ -30,7 +30,7 @@ files = ud_files
 def jobs(settings):
     return [(settings["data"], lang, system, update, oracle, restart, seed, settings["epochs"], settings["limit"])
             for seed in settings["seeds"] for lang in settings["languages"] for system in settings["systems"]
-            for update in UPDATES for oracle, restart in VARIANTS]
+            for update in UPDATES for oracle, restart in ORACLE_RESTARTS]
 
 
 def run_job(job):
@@ -56,7 +56,7 @@ def table(results, settings):
     ]
     for system in settings["systems"]:
         for update in UPDATES:
-            for oracle, restart in VARIANTS:
+            for oracle, restart in ORACLE_RESTARTS:
                 cells = []
                 for lang in langs:
                     rows = select(results, lang=lang, system=system, update=update, oracle=oracle,

@@ -2,7 +2,8 @@
 
 An experiment module defines ``TITLE``, ``SUMMARY`` (one line for ``--list``),
 ``DEFAULTS`` (``epochs``, ``seeds``, ``languages``, ``systems``), the
-``LANGUAGES`` and ``SYSTEMS`` it accepts, ``POS_TAGS`` (gold or predicted,
+``LANGUAGES`` and ``SYSTEMS`` it accepts, optionally ``VARIANTS`` (the
+names ``--variants`` chooses from, in table order), ``POS_TAGS`` (gold or predicted,
 for the header), ``files(settings)`` (the data files it reads, relative to
 the data directory), ``jobs(settings)`` (picklable job descriptions),
 ``run_job(job)`` (a module-level function returning a dict of results) and
@@ -52,7 +53,9 @@ def ud_files(settings):
 def ud_jobs(settings, variants):
     """One ``(data, lang, system, variant, seed, epochs, limit)`` per run,
     seed-major: an interrupted run still has complete tables for the first
-    seeds."""
+    seeds.  Only the ``variants`` the settings choose (``--variants``) run."""
+    chosen = settings.get("variants")
+    variants = [v for v in variants if chosen is None or v in chosen]
     return [(settings["data"], lang, system, variant, seed, settings["epochs"], settings["limit"])
             for seed in settings["seeds"] for lang in settings["languages"]
             for system in settings["systems"] for variant in variants]

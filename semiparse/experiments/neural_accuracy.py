@@ -3,7 +3,8 @@
 The BiLSTM parser of ``semiparse.neural`` (Kiperwasser and Goldberg 2016,
 default network), the same network with an embedding of the gold FEATS
 column beside UPOS (``neural-feats``: the morphology UDPipe 1's reference
-figures had), and the greedy averaged perceptron, trained under the same
+figures had), the same with an embedding of the gold LEMMA column too
+(``neural-morph``: all of that gold morphology), and the greedy averaged perceptron, trained under the same
 settings -- the system, all training trees optimally projectivized, the
 dynamic oracle with exploration, the epoch with the best dev LAS kept -- on
 the shared UD Greek, Gothic and Hungarian treebanks with gold tokens and
@@ -21,9 +22,12 @@ SUMMARY = "BiLSTM parser vs the perceptron, dev-selected, CoNLL 2018 LAS/UAS; UD
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
 DEFAULTS = {"epochs": 10, "seeds": [1, 2, 3], "languages": list(LANGUAGES), "systems": ["arc_standard"]}
 POS_TAGS = GOLD_UPOS
-MODELS = ("neural", "neural-feats", "perceptron")
-# the FEATS embedding of the neural-feats runs (the size of the UPOS one)
-FEATS_DIM = 25
+VARIANTS = ("neural", "neural-feats", "neural-morph", "perceptron")
+# the FEATS embedding of the neural-feats and neural-morph runs (the size of
+# the UPOS one), and the LEMMA embedding of the neural-morph runs (the size of
+# the word one)
+EXTRA = {"neural": {}, "neural-feats": {"feats_dim": 25},
+         "neural-morph": {"feats_dim": 25, "lemma_dim": 100}}
 # UDPipe 1, UD 2.5 models, gold tokenization and morphology: LAS (a reference line only)
 UDPIPE1_UD25_LAS = {"el": 87.9, "got": 76.0, "hu": 77.6}
 SETTINGS = dict(oracle="dynamic", nonproj="projectivize")
@@ -32,17 +36,16 @@ files = ud_files_with_dev
 
 
 def jobs(settings):
-    """The neural parser's runs, seed-major, then those with FEATS, then the
-    perceptron's: a run cut short has the neural parser's seeds first."""
-    runs = ud_jobs(settings, MODELS)
-    return [job for model in MODELS for job in runs if job[3] == model]
+    """The runs of each variant in turn (the neural parser's first), seed-major
+    within each: a run cut short has the neural parser's seeds first."""
+    runs = ud_jobs(settings, VARIANTS)
+    return [job for model in VARIANTS for job in runs if job[3] == model]
 
 
 def run_job(job):
     if job[3] == "perceptron":
         return job_result(job, "model", perceptron_run, **SETTINGS)
-    extra = {"feats_dim": FEATS_DIM} if job[3] == "neural-feats" else {}
-    return job_result(job, "model", neural_run, **SETTINGS, **extra)
+    return job_result(job, "model", neural_run, **SETTINGS, **EXTRA[job[3]])
 
 
 def table(results, settings):
@@ -50,11 +53,12 @@ def table(results, settings):
         "All training trees optimally projectivized, dynamic oracle with exploration, the epoch "
         "with the best dev LAS kept; test sets; LAS and UAS by the CoNLL 2018 scorer (every word), "
         "then without punctuation; mean ± standard deviation over seeds; neural-feats: the "
-        "BiLSTM parser with gold FEATS embedded beside gold UPOS.  UDPipe 1: its published "
+        "BiLSTM parser with gold FEATS embedded beside gold UPOS; neural-morph: with gold LEMMA "
+        "embedded too.  UDPipe 1: its published "
         "LAS with gold tokenization and morphology, UD 2.5 models -- another UD release, a "
         "reference line only.",
         ["language", "system", "model", *SCORE_COLUMNS, "best epoch", "UDPipe 1 LAS (UD 2.5, reference)",
          "train CPU s/run"],
         [[lang, system, model, *score_cells(runs), best_epochs(runs), UDPIPE1_UD25_LAS[lang],
           cpu_seconds(runs)]
-         for lang, system, model, runs in table_rows(results, settings, "model", MODELS)])
+         for lang, system, model, runs in table_rows(results, settings, "model", VARIANTS)])

@@ -3,7 +3,7 @@
 Kiperwasser and Goldberg 2016: each position 0..n (0 the artificial root)
 is the concatenation of a word embedding, a character-level BiLSTM's final
 states (so an unknown word still has a vector of its spelling), a UPOS
-embedding and optionally XPOS and FEATS embeddings (FEATS as one symbol);
+embedding and optionally XPOS, FEATS (as one symbol) and LEMMA embeddings;
 a multi-layer BiLSTM over the sentence gives each position its vector.  In
 training a word w is replaced by the unknown word with probability
 ``alpha / (count(w) + alpha)`` (word dropout), and with ``dropout`` > 0 the
@@ -39,7 +39,8 @@ class Encoder(nn.Module):
             size += 2 * o.char_hidden
         self.tags = nn.ModuleDict()
         for column, dim, table in (("upos", o.upos_dim, vocab.upos), ("xpos", o.xpos_dim, vocab.xpos),
-                                   ("feats", o.feats_dim, vocab.feats)):
+                                   ("feats", o.feats_dim, vocab.feats),
+                                   ("lemmas", o.lemma_dim, vocab.lemmas)):
             if dim:
                 self.tags[column] = nn.Embedding(len(table), dim, padding_idx=PAD)
                 size += dim

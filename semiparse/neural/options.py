@@ -28,6 +28,7 @@ class Options:
     upos_dim: int = 25
     xpos_dim: int = 0            # 0: XPOS not used
     feats_dim: int = 0           # 0: FEATS not used
+    lemma_dim: int = 0           # 0: LEMMA not used
     lstm_dim: int = 125          # sentence BiLSTM, per direction
     lstm_layers: int = 2
     hidden_dim: int = 100        # transition MLP
@@ -62,7 +63,7 @@ class Options:
             "word_dim", "char_hidden", "lstm_dim", "lstm_layers", "hidden_dim", "label_hidden_dim",
             "epochs", "batch_size")]
         checks += [(name, lambda v: v >= 0, ">= 0") for name in (
-            "char_dim", "upos_dim", "xpos_dim", "feats_dim", "explore_after", "word_dropout")]
+            "char_dim", "upos_dim", "xpos_dim", "feats_dim", "lemma_dim", "explore_after", "word_dropout")]
         checks += [("lr", lambda v: v > 0, "> 0"), ("explore_p", lambda v: 0 <= v <= 1, "in [0, 1]"),
                    ("dropout", lambda v: 0 <= v < 1, "in [0, 1)")]
         for name, test, wording in checks:

@@ -1,17 +1,19 @@
-"""Vocabularies of the neural parser: words, characters, UPOS, XPOS, FEATS, labels.
+"""Vocabularies of the neural parser: words, characters, lemmas, UPOS, XPOS, FEATS, labels.
 
 Built from the training trees (:class:`semiparse.train.data.Tree`) and
 stored in the model file as plain lists, so a model needs nothing else to
 map its input to ids.  Ids 0, 1 and 2 of every symbol table are padding,
 unknown and the artificial root (position 0); a sentence's root gets the
 root id in every column and the one-character word of the root character.
-No torch here: the encoder turns these ids into tensors.
+Lemmas seen once in training are left out of their table, so the unknown
+lemma is trained too.  No torch here: the encoder turns these ids into
+tensors.
 """
 from collections import Counter
 
 PAD, UNK, ROOT = 0, 1, 2
 SPECIALS = ("<pad>", "<unk>", "<root>")
-XPOS, FEATS = 4, 5  # CoNLL-U columns (0-based) read from a tree's source sentence
+LEMMA, XPOS, FEATS = 2, 4, 5  # CoNLL-U columns (0-based) read from a tree's source sentence
 
 
 class Symbols:
@@ -25,8 +27,9 @@ class Symbols:
             raise ValueError(f"{len(self.symbols)} symbols but {len(self.counts)} counts")
 
     @classmethod
-    def from_counter(cls, counter):
-        ordered = sorted(counter, key=lambda s: (-counter[s], s))
+    def from_counter(cls, counter, min_count=1):
+        ordered = sorted((s for s in counter if counter[s] >= min_count),
+                         key=lambda s: (-counter[s], s))
         table = cls(ordered)
         table.counts = [0] * len(SPECIALS) + [counter[s] for s in table.symbols[len(SPECIALS):]]
         return table
@@ -53,20 +56,22 @@ def _column(tree, d, column):
 class Vocab:
     """The symbol tables of one model and the label list."""
 
-    def __init__(self, words, chars, upos, xpos, feats, labels):
+    def __init__(self, words, chars, upos, xpos, feats, labels, lemmas):
         self.words, self.chars, self.upos, self.xpos, self.feats = words, chars, upos, xpos, feats
+        self.lemmas = lemmas
         self.labels = list(labels)
         self.label_index = {label: i for i, label in enumerate(self.labels)}
 
     @classmethod
     def build(cls, trees):
         """The vocabularies of the training trees (labels sorted; ValueError if none)."""
-        words, chars, upos, xpos, feats, labels = (Counter() for _ in range(6))
+        words, chars, upos, xpos, feats, labels, lemmas = (Counter() for _ in range(7))
         for tree in trees:
             for d in range(1, len(tree) + 1):
                 form = tree.forms[d]
                 words[form] += 1
                 chars.update(form)
+                lemmas[_column(tree, d, LEMMA)] += 1
                 upos[tree.tags[d]] += 1
                 xpos[_column(tree, d, XPOS)] += 1
                 feats[_column(tree, d, FEATS)] += 1
@@ -75,33 +80,39 @@ class Vocab:
             raise ValueError("no labelled words in the training trees")
         return cls(Symbols.from_counter(words), Symbols.from_counter(chars),
                    Symbols.from_counter(upos), Symbols.from_counter(xpos),
-                   Symbols.from_counter(feats), sorted(labels))
+                   Symbols.from_counter(feats), sorted(labels),
+                   Symbols.from_counter(lemmas, min_count=2))
 
     def to_dict(self):
         return {"words": self.words.to_dict(), "chars": self.chars.to_dict(),
                 "upos": self.upos.to_dict(), "xpos": self.xpos.to_dict(),
-                "feats": self.feats.to_dict(), "labels": self.labels}
+                "feats": self.feats.to_dict(), "labels": self.labels,
+                "lemmas": self.lemmas.to_dict()}
 
     @classmethod
     def from_dict(cls, data):
+        """The vocabularies of a model file (one written before lemmas were
+        read has an empty lemma table: its network has no lemma embedding)."""
+        lemmas = data.get("lemmas")
         return cls(*(Symbols.from_dict(data[k]) for k in ("words", "chars", "upos", "xpos", "feats")),
-                   data["labels"])
+                   data["labels"], Symbols([]) if lemmas is None else Symbols.from_dict(lemmas))
 
     def sentence(self, tree):
         """The ids of a tree's positions 0..n: ``words``, ``chars`` (one list
-        per word), ``upos``, ``xpos``, ``feats``, and the word counts in
+        per word), ``lemmas``, ``upos``, ``xpos``, ``feats``, and the word counts in
         training (for word dropout; the root counts as frequent)."""
         n = len(tree)
         words, chars, counts = [ROOT], [(ROOT,)], [0]
-        upos, xpos, feats = [ROOT], [ROOT], [ROOT]
+        lemmas, upos, xpos, feats = [ROOT], [ROOT], [ROOT], [ROOT]
         for d in range(1, n + 1):
             form = tree.forms[d]
             w = self.words.id(form)
             words.append(w)
             counts.append(self.words.counts[w] if w != UNK else 0)
             chars.append(tuple(self.chars.id(c) for c in form) or (UNK,))
+            lemmas.append(self.lemmas.id(_column(tree, d, LEMMA)))
             upos.append(self.upos.id(tree.tags[d]))
             xpos.append(self.xpos.id(_column(tree, d, XPOS)))
             feats.append(self.feats.id(_column(tree, d, FEATS)))
-        return {"words": words, "chars": chars, "upos": upos, "xpos": xpos, "feats": feats,
-                "counts": counts}
+        return {"words": words, "chars": chars, "lemmas": lemmas, "upos": upos, "xpos": xpos,
+                "feats": feats, "counts": counts}

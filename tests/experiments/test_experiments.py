@@ -31,7 +31,7 @@ RUNS = {
     "constituency": ([], ["ptb/wsj_sample_combined.mrg"], 2),
     "encoded-training": (["--languages", "el"], GREEK, 3),
     "partial-training": (["--languages", "el"], GREEK, 5),
-    "neural-accuracy": (["--languages", "el"], GREEK_DEV, 3),
+    "neural-accuracy": (["--languages", "el"], GREEK_DEV, 4),
     "neural-nonprojective": (["--languages", "el"], GREEK_DEV, 3),
     "neural-oracles": ([], GREEK_DEV, 3),
     "neural-systems": ([], GREEK_DEV, 1),
@@ -80,8 +80,9 @@ def test_tiny_run_says_what_it_ran(name, tmp_path, shared_data):
         assert doc["data"][rel] == digest and f"- `{rel}` {digest}" in md
     assert "POS tags: gold" in md and doc["pos_tags"].startswith("gold")
     module = experiments.experiment(name)
+    variants = {"variants": list(module.VARIANTS)} if hasattr(module, "VARIANTS") else {}
     assert doc["settings"] == {"epochs": 1, "seeds": [1], "languages": options[1:] or module.DEFAULTS["languages"],
-                               "systems": module.DEFAULTS["systems"], "limit": 4}
+                               "systems": module.DEFAULTS["systems"], "limit": 4, **variants}
     assert "only the first 4 sentences of each training and test set" in md
     systems = module.DEFAULTS["systems"]
     assert len(doc["results"]) == runs * len(systems)
@@ -140,6 +141,7 @@ def test_list_names_every_experiment(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--systems", "lr_spine"], "--systems: 'lr_spine' is not one of arc_standard, arc_hybrid, arc_eager"),
     (["--languages", "xx"], "--languages: 'xx' is not one of el, got, hu"),
+    (["--variants", "x"], "this experiment has no variants to choose from"),
 ])
 def test_bad_settings_are_one_line_errors(argv, message, tmp_path, shared_data, capsys):
     assert experiments.main(["beam-global", "--data", str(shared_data), *argv,
@@ -147,6 +149,20 @@ def test_bad_settings_are_one_line_errors(argv, message, tmp_path, shared_data, 
     err = capsys.readouterr().err
     assert err == f"semiparse experiments beam-global: error: {message}\n"
     assert not list(tmp_path.iterdir())
+
+
+def test_variants_choose_the_runs(tmp_path, shared_data, capsys):
+    """``--variants`` runs only the variants named, and refuses others."""
+    out = tmp_path / "out"
+    assert experiments.main(["partial-training", "--data", str(shared_data), "--limit", "20",
+                             "--epochs", "1", "--seeds", "1", "--variants", "complete",
+                             "drop 50%", "--out", str(out)]) == 0
+    runs = json.loads((tmp_path / "out.json").read_text())["results"]
+    assert sorted(r["variant"] for r in runs) == ["complete", "drop 50%"]
+    assert experiments.main(["partial-training", "--data", str(shared_data), "--variants", "half",
+                             "--out", str(tmp_path / "bad")]) == 2
+    assert "--variants: 'half' is not one of 'complete'," in capsys.readouterr().err
+    assert not (tmp_path / "bad.md").exists()
 
 
 def test_missing_data_is_a_one_line_error(tmp_path, capsys):

@@ -31,7 +31,7 @@ from semiparse.neural.model import label_loss, transition_loss  # noqa: E402
 from semiparse.neural.options import Options  # noqa: E402
 from semiparse.neural.parser import NeuralModel  # noqa: E402
 from semiparse.neural.trainer import NeuralTrainer  # noqa: E402
-from semiparse.neural.vocab import Vocab  # noqa: E402
+from semiparse.neural.vocab import ROOT, SPECIALS, UNK, Vocab  # noqa: E402
 from semiparse.testing import gold_trees  # noqa: E402
 from semiparse.train import ModelError, Tree, read_trees  # noqa: E402
 from semiparse.train.evaluate import attachment_scores  # noqa: E402
@@ -420,6 +420,30 @@ def test_user_system_trains_parses_and_round_trips(shared_data, tmp_path, system
             load(path, system=str(changed))
 
 
+def test_lemma_table_keeps_lemmas_seen_twice(tmp_path):
+    """Lemmas seen once in training are unknown (so the unknown lemma is
+    trained); a model file from before lemmas were read loads with an empty
+    lemma table; a lemma-embedding model round-trips with identical parses."""
+    lines = ["1\ta\tx\tN\t_\t_\t0\troot\t_\t_", "2\tb\tx\tN\t_\t_\t1\tobj\t_\t_",
+             "3\tc\ty\tV\t_\t_\t1\tobj\t_\t_", ""]
+    source = tmp_path / "in.conllu"
+    source.write_text("\n".join(lines) + "\n")
+    trees = read_trees(source)
+    vocab = Vocab.build(trees)
+    ids = vocab.sentence(trees[0])["lemmas"]
+    assert ids[0] == ROOT and ids[1] == ids[2] == vocab.lemmas.id("x") > UNK and ids[3] == UNK
+    old = vocab.to_dict()
+    del old["lemmas"]
+    assert len(Vocab.from_dict(old).lemmas) == len(SPECIALS)
+    model = NeuralTrainer("arc_hybrid", Options(**TINY, epochs=2, lemma_dim=3),
+                          progress=False).run(trees * 4)
+    path = tmp_path / "lemma.pt"
+    io.save(model, path)
+    again = load(path)
+    assert again.options.lemma_dim == 3
+    assert parse_sentences(again, trees) == parse_sentences(model, trees)
+
+
 def test_model_files_refused_clearly(tmp_path, shared_data):
     trees = gothic(shared_data, 4)
     model = NeuralTrainer("arc_hybrid", Options(**TINY, epochs=1), progress=False).run(trees)
@@ -454,8 +478,8 @@ def test_parse_output_keeps_other_columns(tmp_path, shared_data):
     source = tmp_path / "in.conllu"
     source.write_bytes(("\r\n".join(lines) + "\r\n").encode() * 3)
     trees = read_trees(source)
-    model = NeuralTrainer("arc_hybrid", Options(**TINY, epochs=1, xpos_dim=2, feats_dim=2),
-                          progress=False).run(trees)
+    model = NeuralTrainer("arc_hybrid", Options(**TINY, epochs=1, xpos_dim=2, feats_dim=2,
+                                                lemma_dim=2), progress=False).run(trees)
     parsed = parse_sentences(model, read_trees(source, need_heads=False))
     out = b"".join(t.source.relabeled(h, l) for t, (h, l) in zip(trees, parsed))
     other = tmp_path / "other.conllu"
