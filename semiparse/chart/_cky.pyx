@@ -1078,14 +1078,16 @@ def inside(str kernel, CompiledRules rules not None, const int[::1] pl not None,
 def maxplus_gathered(CompiledRules rules not None, const int[::1] term_left not None,
                      const int[::1] term_right not None, const double[:, ::1] delta not None,
                      list nodes not None, list terms not None, list fixed not None,
-                     list cut not None):
+                     list cut not None, const unsigned char[:, ::1] forbid=None):
     """The max-plus value of a string whose positions are the sentence nodes
     ``nodes`` (-1: a virtual node, the last row and column of ``delta``) with
     terminal ids ``terms``: the weights are ``w[a, b] = delta[nodes[a],
     nodes[b]]``, then for each ``(h, d)`` of ``fixed`` (string positions)
     ``d`` takes no head but ``h``, at weight 0, and for each ``(a, side)`` of
     ``cut`` position ``a`` takes no dependent on that side (0: left, 1:
-    right).  The input of the grammar oracle, built in C instead of by numpy
+    right); last, each edge ``(a, b)`` with ``forbid[a, b]`` nonzero (an
+    N x N uint8 matrix, e.g. a boolean one's ``view(np.uint8)``) is -inf.
+    The input of the grammar oracle, built in C instead of by numpy
     indexing, and the chart filled without the GIL."""
     cdef Py_ssize_t N = len(nodes), D = delta.shape[0], a, b, x
     cdef int t
@@ -1122,6 +1124,14 @@ def maxplus_gathered(CompiledRules rules not None, const int[::1] term_left not 
             raise ValueError(f"maxplus_gathered: position {a} out of range")
         for b in (range(a) if side == 0 else range(a + 1, N)):
             w[a, b] = -INFINITY
+    if forbid is not None:
+        if forbid.shape[0] != N or forbid.shape[1] != N:
+            raise ValueError(f"maxplus_gathered: a ({forbid.shape[0]}, {forbid.shape[1]}) forbid "
+                             f"mask for {N} nodes")
+        for a in range(N):
+            for b in range(N):
+                if forbid[a, b]:
+                    w[a, b] = -INFINITY
     return run(mp, rules, pl, pr, w, 0).s
 
 

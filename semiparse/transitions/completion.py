@@ -9,7 +9,6 @@ import numpy as np
 
 from semiparse.grammar import Grammar, load_grammar
 from semiparse.resources import data_dir
-from semiparse.transitions.interface import NEG_INF
 from semiparse.transitions.rules import ROLES
 from semiparse.transitions.system_file import is_file
 
@@ -65,12 +64,12 @@ class Completion:
         return ([-1] * k + [0] * len(outside) + list(stack) + list(buffer),
                 ids[:k] + outside + ids[k:])
 
-    def forbid_edges(self, w, prefix, stack, buffer, arcs):
-        """Set to -inf, in the weights ``w`` of the completion string (``prefix``
-        virtual positions, then stack, then buffer), the edges the declared
-        projective form forbids: left edges of ``no_left_children`` roles and
-        edges into a node from heads its roles do not allow (a node with
-        several roles gets the intersection)."""
+    def forbidden_edges(self, prefix, stack, buffer, arcs):
+        """Boolean ``(m, m)``: over the completion string (``prefix`` virtual
+        positions, then stack, then buffer), the edges ``(head, dependent)``
+        the declared projective form forbids: left edges of
+        ``no_left_children`` roles and edges into a node from heads its roles
+        do not allow (a node with several roles gets the intersection)."""
         k = len(stack)
         m = prefix + k + len(buffer)
         role = np.empty(m, dtype=np.intp)  # dependent role codes, see _projective_tables
@@ -87,7 +86,7 @@ class Completion:
         pos = np.arange(prefix + 1, prefix + k)
         forbid[pos - 1, pos] &= ~self._below_ok[role[pos]]
         forbid |= self._no_left_of[role][:, None] & (np.arange(m)[None, :] < np.arange(m)[:, None])
-        w[forbid] = NEG_INF
+        return forbid
 
 
 def _buffer_ids(table, buffer):
@@ -178,7 +177,7 @@ def read_completion(comp, path, root, not_split, grammar_text, fail):
 
 
 def _projective_tables(spec, fail):
-    """``[completion.projective]`` as the tables of :meth:`Completion.forbid_edges`:
+    """``[completion.projective]`` as the tables of :meth:`Completion.forbidden_edges`:
     by dependent role code (0 virtual, 1 buffer, 2 root, 3 headed, 4 headless
     stack node), whether a head of each kind (0 virtual, 1 buffer, 2 stack)
     is allowed, whether the node just below is, and whether left children are

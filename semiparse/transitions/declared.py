@@ -248,11 +248,11 @@ class RewriteSystem(TransitionSystem):
             return super().completion(stack, buffer, arcs)
         return self.completion_spec.string(stack, buffer, arcs)
 
-    def forbid_edges(self, w, prefix, stack, buffer, arcs):
-        """-inf in ``w`` for the edges the declared projective form forbids
-        (:meth:`Completion.forbid_edges
-        <semiparse.transitions.completion.Completion.forbid_edges>`)."""
-        self.completion_spec.forbid_edges(w, prefix, stack, buffer, arcs)
+    def forbidden_edges(self, prefix, stack, buffer, arcs):
+        """The edges the declared projective form forbids, a boolean matrix
+        over the completion string (:meth:`Completion.forbidden_edges
+        <semiparse.transitions.completion.Completion.forbidden_edges>`)."""
+        return self.completion_spec.forbidden_edges(prefix, stack, buffer, arcs)
 
     def forbidden(self, strategy, t, stack, buffer, after_stack, after_buffer):
         items = self.declaration.forbid[strategy].get(t)

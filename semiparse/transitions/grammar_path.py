@@ -46,7 +46,7 @@ def masked_scores(system, gold, stack, buffer, arcs, strategy):
     global _projective
     if _projective is None:
         _projective = load_grammar("projective")
-    return _scores(system, gold, stack, buffer, arcs, strategy, _projective, system.forbid_edges)
+    return _scores(system, gold, stack, buffer, arcs, strategy, _projective, system.forbidden_edges)
 
 
 _projective = None
@@ -75,7 +75,7 @@ def masked_method(system):
     return fn
 
 
-def _scores(system, gold, stack, buffer, arcs, strategy, grammar, masks_of, memo=None):
+def _scores(system, gold, stack, buffer, arcs, strategy, grammar, forbidden_edges, memo=None):
     rules, tables = compiled(grammar), grammar.tables
     masks = initial_masks(system, strategy, stack, buffer, arcs, gold.n)
     heads, delta = gold.heads, gold.delta
@@ -105,30 +105,13 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, masks_of, memo
             if forbid:
                 where = {x: i for i, x in enumerate(nodes) if x >= 0}
                 cut = [(where[x], 0 if side == "left" else 1) for x, side in forbid]
-        if masks_of is None:
-            value = _cky.maxplus_gathered(rules, tables.term_left, tables.term_right, delta,
-                                          nodes, ids, fixed, cut)
-        else:
-            value = _masked_value(rules, tables, delta, nodes, fixed, cut, masks_of,
-                                  len(nodes) - len(s2) - len(b2), s2, b2, a2)
+        forbid = None
+        if forbidden_edges is not None:
+            # the projective grammar: its one terminal at every position, and
+            # the edges the system's projective form forbids at -inf
+            ids = [0] * len(nodes)
+            forbid = forbidden_edges(len(nodes) - len(s2) - len(b2), s2, b2, a2).view(np.uint8)
+        value = _cky.maxplus_gathered(rules, tables.term_left, tables.term_right, delta,
+                                      nodes, ids, fixed, cut, forbid)
         out[t] = NEG_INF if value == NEG_INF else gain + int(value)
     return out
-
-
-def _masked_value(rules, tables, delta, nodes, fixed, cut, masks_of, prefix, stack, buffer, arcs):
-    """The value by the projective grammar: one terminal for every node, the
-    edges the system's projective form forbids at -inf."""
-    idx = np.array(nodes)
-    w = delta[idx[:, None], idx]
-    for h, d in fixed:
-        w[:, d] = NEG_INF
-        w[h, d] = 0.0
-    for a, side in cut:
-        if side == 0:
-            w[a, :a] = NEG_INF
-        else:
-            w[a, a + 1:] = NEG_INF
-    masks_of(w, prefix, stack, buffer, arcs)
-    pl = np.full(len(nodes), tables.term_left[0], dtype=np.intc)
-    pr = np.full(len(nodes), tables.term_right[0], dtype=np.intc)
-    return _cky.inside("maxplus", rules, pl, pr, w)

@@ -242,8 +242,8 @@ def test_reachable_states_are_the_closure_of_the_combinations(n, data):
 @given(case=grammar_and_input(max_len=6), data=st.data())
 def test_gathered_maxplus_equals_brute_force_on_the_gathered_weights(case, data):
     """The grammar oracle's entry point: weights gathered from a node table
-    (-1: a virtual node, scored 0), fixed edges and cut sides applied, then
-    the best derivable tree's score, as brute force finds it."""
+    (-1: a virtual node, scored 0), fixed edges, cut sides and forbidden
+    edges applied, then the best derivable tree's score, as brute force finds it."""
     g, terms, _ = case
     n1 = len(terms)
     size = data.draw(st.integers(n1, n1 + 3))
@@ -254,6 +254,8 @@ def test_gathered_maxplus_equals_brute_force_on_the_gathered_weights(case, data)
     position = st.integers(0, n1 - 1)
     fixed = data.draw(st.lists(st.tuples(position, position).filter(lambda e: e[0] != e[1]), max_size=2))
     cut = data.draw(st.lists(st.tuples(position, st.integers(0, 1)), max_size=2))
+    forbid = data.draw(st.none() | st.lists(st.booleans(), min_size=n1 * n1, max_size=n1 * n1).map(
+        lambda bits: np.array(bits).reshape(n1, n1)))
     w = delta[np.array(nodes)[:, None], np.array(nodes)]
     for h, d in fixed:
         w[:, d] = NEG_INF
@@ -261,11 +263,14 @@ def test_gathered_maxplus_equals_brute_force_on_the_gathered_weights(case, data)
     for a, side in cut:
         w[a, :a] = NEG_INF if side == 0 else w[a, :a]
         w[a, a + 1:] = NEG_INF if side == 1 else w[a, a + 1:]
+    if forbid is not None:
+        w[forbid] = NEG_INF
     expected = max([tree_score(heads, w) for heads in projective_trees(n1)
                     if derivation_count(g, terms, heads) > 0], default=NEG_INF)
     tables = g.tables
     got = maxplus_gathered(compiled(g), tables.term_left, tables.term_right, delta, nodes,
-                           [int(t) for t in g.terminal_ids(terms)], fixed, cut)
+                           [int(t) for t in g.terminal_ids(terms)], fixed, cut,
+                           None if forbid is None else forbid.view(np.uint8))
     assert got == expected
 
 
@@ -280,3 +285,5 @@ def test_gathered_maxplus_refuses_what_it_cannot_index():
             ([0, 1], [0, 0], [], [(3, 0)], "position 3")]:
         with pytest.raises(ValueError, match=message):
             maxplus_gathered(*args, nodes, terms, fixed, cut)
+    with pytest.raises(ValueError, match="a \\(3, 3\\) forbid mask for 2 nodes"):
+        maxplus_gathered(*args, [0, 1], [0, 0], [], [], np.zeros((3, 3), dtype=np.uint8))
