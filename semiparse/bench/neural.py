@@ -8,7 +8,11 @@ On the same sentences and the same network (docs/neural.md):
   at a time with one ``oracle.scores`` call each and one backward pass per
   sentence, as UUParser does (de Lhoneux, Stymne and Nivre 2017); the optimizer steps
   once per minibatch in both, so only the way the loss is computed differs;
-* parsing, batched greedy decoding against one sentence at a time.
+* parsing, batched greedy decoding against one sentence at a time;
+* the encoder alone (forward and backward over the same sentences), in
+  minibatches against one sentence at a time: how much batching gains on
+  the network's largest part on this device, a ceiling for the training
+  ratio where the encoder dominates.
 
 It prints sentences per second of each (wall time: torch may use several
 threads), the ratios (target: lockstep >= 10x one at a time) and the
@@ -121,26 +125,46 @@ def run(args):
                 model.parse([tree])
         return time.perf_counter() - start
 
+    def encoder(batched, count):
+        """Seconds of the encoder's forward and backward passes alone over the
+        first ``count`` sentences, in minibatches or one sentence at a time."""
+        model.net.train()
+        ids = [e.ids for e in examples[:count]]
+        size = args.batch_size if batched else 1
+        groups = [ids[k:k + size] for k in range(0, len(ids), size)]
+        model.net.encode(groups[0])[0].sum().backward()  # untimed warm-up
+        start = time.perf_counter()
+        for group in groups:
+            model.net.encode(group)[0].sum().backward()
+        return time.perf_counter() - start
+
     loop_count = min(args.loop_sentences, len(trees))
     lock_s, lock_oracle = epoch(True, len(trees))
     loop_s, loop_oracle = epoch(False, loop_count)
     parse_batched = parse(True, len(trees))
     parse_single = parse(False, loop_count)
+    encoder_batched = encoder(True, len(trees))
+    encoder_single = encoder(False, loop_count)
     rate = lambda count, seconds: count / seconds
     rows = [("train, lockstep", len(trees), lock_s, lock_oracle),
             ("train, one at a time", loop_count, loop_s, loop_oracle),
             ("parse, batched", len(trees), parse_batched, None),
-            ("parse, one at a time", loop_count, parse_single, None)]
+            ("parse, one at a time", loop_count, parse_single, None),
+            ("encoder, batched", len(trees), encoder_batched, None),
+            ("encoder, one at a time", loop_count, encoder_single, None)]
     print(f"{'':22s} {'sentences':>9s} {'seconds':>8s} {'sent/s':>8s} {'oracle share':>13s}")
     for name, count, seconds, oracle in rows:
         share = f"{100 * oracle / seconds:12.1f}%" if oracle is not None else ""
         print(f"{name:22s} {count:9d} {seconds:8.2f} {rate(count, seconds):8.1f} {share:>13s}")
     train_ratio = rate(len(trees), lock_s) / rate(loop_count, loop_s)
     parse_ratio = rate(len(trees), parse_batched) / rate(loop_count, parse_single)
+    encoder_ratio = rate(len(trees), encoder_batched) / rate(loop_count, encoder_single)
     share = lock_oracle / lock_s
     verdict = lambda ok: "meets" if ok else "misses"
     print(f"training: lockstep {train_ratio:.1f}x one at a time ({verdict(train_ratio >= TARGET_RATIO)} "
           f"target {TARGET_RATIO:.0f}x); parsing: batched {parse_ratio:.1f}x one at a time")
+    print(f"the encoder's forward and backward passes alone: batched {encoder_ratio:.1f}x one at a "
+          f"time (what minibatches gain on the network's largest part on this device)")
     print(f"oracle share of a lockstep epoch: {100 * share:.1f}% "
           f"({verdict(share <= TARGET_SHARE)} target {100 * TARGET_SHARE:.0f}%)")
     sys.stdout.flush()

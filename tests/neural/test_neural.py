@@ -597,5 +597,6 @@ def test_bench_neural_smoke(tmp_path, shared_data, capsys):
     assert main(["bench", "neural", str(path), "--sentences", "6", "--loop-sentences", "2",
                  "--batch-size", "3", "--small", "--threads", "1"]) == 0
     out = capsys.readouterr().out
-    for row in ("train, lockstep", "train, one at a time", "parse, batched", "oracle share"):
+    for row in ("train, lockstep", "train, one at a time", "parse, batched", "oracle share",
+                "encoder, batched", "encoder, one at a time", "the encoder's forward and backward"):
         assert row in out
