@@ -217,38 +217,6 @@ cdef inline V v_times(V a, V b, uint64_t p) noexcept nogil:
     return a
 
 
-cdef struct Chart:
-    int N, nl, nr
-    const int* pl      # the positions' left and right start states
-    const int* pr
-    double log_scale   # log Z = log(a Plain chart's value) + log_scale
-    void* block        # one allocation holding every array below
-    void* Lf
-    void* Lb
-    void* Rf
-    void* Rb
-    void* IL
-    void* IR
-    void* W
-
-
-cdef struct Rules:
-    int nlc, nrc, npairs, nroot
-    const int* lc       # rows (B2, Bd, B, Cd)
-    const int* rc       # rows (C2, C, Bd, Cd)
-    const int* pairs    # rows (B, C, needs_left, needs_right)
-    const int* root     # rows (B, C)
-    # lreach[s * nl + b]: a head whose left start state is s can be in left
-    # state b (rreach: the same on the right); items of other states stay
-    # zero, so their combinations are skipped
-    const unsigned char* lreach
-    const unsigned char* rreach
-
-
-cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogil:
-    return (2 * nl + 2 * nr + 2 * nl * nr + 1) * (<size_t> N * N) * size
-
-
 cdef int chart_alloc(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
     cdef char* p = <char*> malloc(chart_bytes(size, N, nl, nr))
     ch.block = p
@@ -504,6 +472,16 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
                     ch, g, span, recentring(lo, hi, span))):
                 return nan
     return root_value(tag, ch, g, p)
+
+
+cdef double maxplus_value(Chart* ch, const Rules* g, int N, const int* pl, const int* pr,
+                          const double* w) noexcept nogil:
+    """The max-plus value of N positions with start states ``pl``, ``pr`` and
+    N x N weights ``w`` (row-major), filled in ``ch``, whose block must hold
+    ``chart_bytes(sizeof(double), N, nl, nr)`` bytes for the rules' states."""
+    cdef MaxPlus tag
+    chart_layout(ch, sizeof(MaxPlus), N, ch.nl, ch.nr)
+    return fill(tag, ch, g, pl, pr, w, 0).s
 
 
 # --- backtrace -----------------------------------------------------------------
@@ -896,10 +874,6 @@ def reachable(combos, int to, int frm, int n):
 
 cdef class CompiledRules:
     """A grammar's integer tables held as C pointers, built once per grammar."""
-
-    cdef Rules g
-    cdef int n_left, n_right
-    cdef object arrays  # keeps the numpy arrays behind the pointers alive
 
     def __cinit__(self, tables):
         cdef const int[:, ::1] lc = tables.left_combos

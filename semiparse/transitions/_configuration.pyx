@@ -308,7 +308,7 @@ cdef void _fill_row(const Job* job, double* row, Py_ssize_t T) noexcept nogil:
         return
     bstart = (job.state.buffer[job.state.buffer_len - 1] if job.state.buffer_len
               else job.state.n + 1)
-    job.fn(job.work, job.state.stack, job.state.stack_len, bstart, job.state.head,
+    job.fn(job.work, job.state, job.state.stack, job.state.stack_len, bstart, job.state.head,
            job.strategy, tmp)
     for c in range(job.n_columns):
         t = job.columns[c]
@@ -336,14 +336,14 @@ def kernel_scores(Machine machine not None, RowKernel kernel not None, KernelWor
     cdef double row[64]
     cdef Py_ssize_t t, T = machine.c.n_rules
     cdef int c
-    cdef bint bad = (machine.c.kind != KIND_REWRITE or T > 64 or not stack or work.ptr is NULL
+    cdef bint bad = (machine.c.kind != KIND_REWRITE or T > 64 or work.ptr is NULL
                      or columns.shape[0] != len(kernel.columns))
     for c in range(columns.shape[0]):
         bad = bad or not 0 <= columns[c] < T
     if bad:
         raise ValueError(f"kernel_scores: {kernel!r} on {machine!r} needs a declared system's "
-                         f"machine (at most 64 transitions), a column per kernel column, a "
-                         f"stack and the kernel's work")
+                         f"machine (at most 64 transitions), a column per kernel column and "
+                         f"the kernel's work")
     if work.state is NULL or work.state.n != n:
         state_free(work.state)
         work.state = state_new(n)

@@ -4,7 +4,9 @@
 
 A kernel writes sigma of each of its ``columns`` (transition names) for the
 configuration (stack bottom first, buffer ``bstart..n``, ``arcs`` the heads
-built so far) into ``out``, NaN where it has no value; which transitions
+built so far; ``state``, the same configuration as a :c:type:`StateC`, for a
+kernel whose buffer need not be a suffix of the sentence: NULL where the
+caller has none) into ``out``, NaN where it has no value; which transitions
 apply is the machine's to say (``_configuration.pyx``), not the kernel's.  Its
 per-gold-tree data is a :class:`KernelWork` whose ``ptr`` points at the C
 struct the kernel reads (and whose scratch arrays it writes: one thread per
@@ -13,8 +15,8 @@ work); ``strategy`` is the code of the oracle's strategy in the kernel's
 """
 from semiparse.transitions._state cimport StateC
 
-ctypedef void (*row_fn)(void* work, const int* stack, int ns, int bstart, const int* arcs,
-                        int strategy, double* out) noexcept nogil
+ctypedef void (*row_fn)(void* work, const StateC* state, const int* stack, int ns, int bstart,
+                        const int* arcs, int strategy, double* out) noexcept nogil
 
 
 cdef class KernelWork:

@@ -22,18 +22,23 @@ class Completion:
     grammar.  ``grammar``, ``grammar_name``; ``grammar_file`` is where it was
     read (None for a grammar recorded with the definition); ``prefix``: the
     virtual nodes' terminals; ``rules``: ``(node, headed, terminal)`` in file
-    order; ``projective_form``: whether ``[completion.projective]`` is given."""
+    order; ``projective_form``: whether ``[completion.projective]`` is given;
+    ``critical_buffer``: whether the system declares that, for a complete
+    projective gold tree, the buffer nodes that are not critical (Nederhof
+    2019, section 5) may be left out of the string, each credited one edge
+    (``semiparse/transitions/_grammar_rows.pyx``)."""
 
     def __init__(self, where, root, grammar, grammar_name, grammar_file, prefix, rules,
-                 projective):
+                 projective, critical_buffer=False):
         self.where, self.root = where, root
         self.grammar, self.grammar_name, self.grammar_file = grammar, grammar_name, grammar_file
         self.prefix, self.rules = prefix, rules
+        self.critical_buffer = critical_buffer
         ids = grammar.terminal_ids
-        self._prefix_ids = [int(i) for i in ids(list(prefix))] if prefix else []
-        self._table = _terminal_table([(node, headed, int(ids([t])[0]))
-                                       for node, headed, t in rules])
-        self._uses_heads = any(h is not None for _, h, _ in rules)
+        self.prefix_ids = [int(i) for i in ids(list(prefix))] if prefix else []
+        self.terminal_table = _terminal_table([(node, headed, int(ids([t])[0]))
+                                               for node, headed, t in rules])
+        self.uses_heads = any(h is not None for _, h, _ in rules)
         self.projective_form = projective is not None
         if projective is not None:
             self._head_ok, self._below_ok, self._no_left_of = projective
@@ -43,16 +48,27 @@ class Completion:
         return Completion(self.where, self.root, grammar, name, self.grammar_file, self.prefix,
                           self.rules,
                           (self._head_ok, self._below_ok, self._no_left_of)
-                          if self.projective_form else None)
+                          if self.projective_form else None, self.critical_buffer)
+
+    def covers_all_nodes(self):
+        """Whether a terminal rule matches every kind of node a configuration
+        can hold (on the stack: root or not, top or not, headed or not; in
+        the buffer: root or not; the root outside with ``initial.root =
+        "none"``), so that compiled code may look terminals up unchecked."""
+        kinds = [("stack", r, t, h) for r in (False, True) for t in (False, True)
+                 for h in (False, True)] + [("buffer", r, False, False) for r in (False, True)]
+        if self.root == "none":
+            kinds.append(("outside", True, False, False))
+        return all(k in self.terminal_table for k in kinds)
 
     def string(self, stack, buffer, arcs):
         """``(nodes, terminal_ids)``: the ``prefix`` virtual nodes, the root when
         ``initial.root = "none"`` (it is in no configuration, but heads the
         words that end headless), the stack bottom first, then the buffer."""
-        table, top = self._table, len(stack) - 1
-        heads = arcs is not None and self._uses_heads
+        table, top = self.terminal_table, len(stack) - 1
+        heads = arcs is not None and self.uses_heads
         try:
-            ids = self._prefix_ids + [
+            ids = self.prefix_ids + [
                 table["stack", x == 0, i == top, heads and arcs[x] >= 0]
                 for i, x in enumerate(stack)]
             ids += _buffer_ids(table, buffer)
@@ -173,7 +189,8 @@ def read_completion(comp, path, root, not_split, grammar_text, fail):
              f"stack bottom, not initial.root = {root!r}", *at, "projective")
     projective = comp.get("projective")
     return Completion(path, root, grammar, grammar.name, grammar_file, prefix, term_rules,
-                      None if projective is None else _projective_tables(projective, fail))
+                      None if projective is None else _projective_tables(projective, fail),
+                      comp.get("critical_buffer", False))
 
 
 def _projective_tables(spec, fail):

@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from semiparse.transitions._configuration import Configuration, fill_rows
+from semiparse.transitions._configuration import Configuration, fill_rows, kernel_scores
+from semiparse.transitions._grammar_rows import grammar_kernel
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.exhaustive import Search
 from semiparse.transitions.family import DynamicOracle
@@ -111,7 +112,7 @@ class Oracle(DynamicOracle):
         of that size and more, the grammar path the smaller ones."""
         name = self._choose(gold)
         system, strategy = self.system, self.strategy
-        grammar = lambda s, b, g, a: grammar_scores(system, g, s, b, a, strategy)
+        grammar = self._grammar_fn(gold)
         if name == "grammar":
             return grammar
         if name == "exhaustive":
@@ -129,6 +130,17 @@ class Oracle(DynamicOracle):
             return lambda s, b, g, a: (grammar(s, b, g, a) if len(s) - 1 + len(b) < small
                                        else fn(s, b, g.heads, a, strategy))
         return lambda s, b, g, a: fn(s, b, g.heads, a, strategy)
+
+    def _grammar_fn(self, gold):
+        """The grammar path for this gold tree: ``(stack, buffer, gold, arcs)
+        -> dict``, in C where the system has the kernel (strategy none)."""
+        kernel = grammar_kernel(self.system) if self.strategy == "none" else None
+        if kernel is None:
+            system, strategy = self.system, self.strategy
+            return lambda s, b, g, a: grammar_scores(system, g, s, b, a, strategy)
+        work, machine = kernel.work_type(gold.heads), machine_for(self.system)
+        columns = np.arange(len(kernel.columns), dtype=np.intc)
+        return lambda s, b, g, a: kernel_scores(machine, kernel, work, columns, g.n, s, b, a)
 
     def _exhaustive(self, gold):
         if self._search is None:
@@ -187,19 +199,21 @@ class Oracle(DynamicOracle):
         configuration (repeating one object for the configurations of a
         sentence prepares its tree once).  Rows whose method has a C kernel
         (``linear`` and ``right_stack`` of arc-standard, ``cost`` of
-        arc-hybrid and arc-eager: projective gold trees) are computed in C
-        without the GIL, on ``n_jobs`` threads if > 1; rows of the grammar
-        path (declared systems, non-projective trees) too, the rows of one
-        gold object in one thread, as their charts are filled without the
-        GIL; the others through :meth:`scores`.  Rows are computed from the
-        last configuration to the first, and arc-standard's ``linear`` kernel
-        and the grammar path (strategy ``none``) remember the value of each
-        configuration they score: when the configurations of a gold tree
-        follow a computation (as when a loop collects a sentence's
+        arc-hybrid and arc-eager: projective gold trees; the grammar path of
+        a declared system under strategy ``none``, any gold tree) are
+        computed in C without the GIL, on ``n_jobs`` threads if > 1, the
+        rows of one gold object in one thread; rows of the grammar path
+        under other strategies too, in Python around charts filled without
+        the GIL; the others through :meth:`scores`.  Rows are computed from
+        the last configuration to the first, and arc-standard's ``linear``
+        kernel and the grammar path (strategy ``none``) remember the value of
+        each configuration they score: when the configurations of a gold
+        tree follow a computation (as when a loop collects a sentence's
         configurations and then scores them), each one's successor has been
         scored already and costs nothing.  ``partial=True`` accepts unknown
         heads (``-1``) in ``golds``; such trees are scored by the grammar
-        path or through :meth:`scores`, as no C kernel is exact for them.
+        path or through :meth:`scores`, as the other C kernels are exact
+        only for complete trees.
         """
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
@@ -280,7 +294,13 @@ class Oracle(DynamicOracle):
     def _kernel(self, gold, column):
         """``(kernel, strategy code, columns)`` for :func:`fill_rows` if the
         method for this gold tree has a C kernel for this strategy, else None."""
-        method = self._registered.get(self._choose(gold))
+        name = self._choose(gold)
+        if name == "grammar":
+            kernel = grammar_kernel(self.system) if self.strategy == "none" else None
+            if kernel is None:
+                return None
+            return kernel, 0, np.array([column[t] for t in kernel.columns], dtype=np.intc)
+        method = self._registered.get(name)
         kernel = getattr(method, "rows", None)
         if (kernel is None or gold.partial or self.strategy not in kernel.strategy_codes
                 or not method.applies(self.strategy, gold.projective)

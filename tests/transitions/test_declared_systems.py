@@ -156,33 +156,6 @@ def test_scores_batch_equals_single_calls(data, name):
         assert set(sigma) == set(config.legal())
 
 
-def test_scores_batch_reuses_the_values_of_a_trajectory(monkeypatch):
-    """A sentence's configurations scored in one batch: each one's successor
-    on the path was scored before it (rows run from the last), so its value
-    costs no parse; the rows stay those of single calls."""
-    from semiparse.chart import _cky
-
-    parses = []
-    real = _cky.maxplus_gathered
-    monkeypatch.setattr(_cky, "maxplus_gathered", lambda *a: parses.append(1) or real(*a))
-    oracle = semiparse.oracle(DECLARED["arc_standard_root_end"])
-    heads = (-1, 2, 0, 2, 3, 6, 4)
-    config, path = semiparse.system(DECLARED["arc_standard_root_end"]).initial(6), []
-    while not config.is_final():
-        path.append(config)
-        sigma = oracle.scores(config, heads)
-        config = config.apply(max(sigma, key=sigma.get))
-    parses.clear()
-    singles = [oracle.scores(c, heads) for c in path]
-    single_parses = len(parses)
-    parses.clear()
-    batch = oracle.scores_batch(path, [heads] * len(path))
-    for row, sigma in zip(batch, singles):
-        assert list(row) == [sigma.get(t, -math.inf) for t in oracle.transitions]
-    # one parse saved per configuration but the last (whose successor is final)
-    assert len(parses) == single_parses - (len(path) - 1)
-
-
 @pytest.fixture(scope="module")
 def small(shared_data, tmp_path_factory):
     dev = shared_data / "ud" / "UD_Greek-GDT" / "el_gdt-ud-dev.conllu"

@@ -209,26 +209,26 @@ def load_error(path):
      'final = { stack = "root", buffer = "empty", start = "root" }', 13,
      "unknown key 'start' in final: expected one of stack, buffer"),
     ('description = "every computation"', 'description = "every computation"\n'
-     'left_before_rigth = ["top"]', 53, "unknown key 'left_before_rigth' in strategy.none"),
+     'left_before_rigth = ["top"]', 55, "unknown key 'left_before_rigth' in strategy.none"),
     ('{ node = "buffer", terminal = "s" }', '{ node = "buffer", terminal = "s", head = true }',
-     45, "unknown key 'head' in completion.terminals.1: expected one of node, terminal, "
+     47, "unknown key 'head' in completion.terminals.1: expected one of node, terminal, "
      "headed"),
-    ('heads.stack = ["below", "buffer"]', 'heads.stack = ["below", "buffer"]\nmasks = []', 63,
+    ('heads.stack = ["below", "buffer"]', 'heads.stack = ["below", "buffer"]\nmasks = []', 65,
      "unknown key 'masks' in completion.projective"),
     ('edge = "b -> s0"', "edge = 3", 29, "transition.1.edge must be a string, got 3"),
     ('require = ["s0 != root"]', 'require = "s0 != root"', 26,
      "transition.1.require must be a list of strings"),
     ('{ node = "buffer", terminal = "s" }', '{ node = "buffer", terminal = "s", headed = 1 }',
-     45, "completion.terminals.1.headed must be true or false, got 1"),
-    ('{ node = "buffer", terminal = "s" }', '{ node = "bufer", terminal = "s" }', 45,
+     47, "completion.terminals.1.headed must be true or false, got 1"),
+    ('{ node = "buffer", terminal = "s" }', '{ node = "bufer", terminal = "s" }', 47,
      "completion terminal rule node 'bufer': expected one of root, top, below_top, stack, "
      "buffer"),
     ('final = { stack = "root", buffer = "empty" }', 'final = { stack = "roots", '
      'buffer = "empty" }', 13, 'final must be { stack = "root" | "one" | "any", buffer = "empty" }'),
-    ('[strategy.none]', '[strategy.none]\nforbid.reduce = ["s0 left"]', 52,
+    ('[strategy.none]', '[strategy.none]\nforbid.reduce = ["s0 left"]', 54,
      "strategy none: forbid names unknown transition 'reduce': expected one of shift, "
      "left_arc, right_arc"),
-    ('heads.stack = ["below", "buffer"]', 'heads.stack = ["beneath"]', 62,
+    ('heads.stack = ["below", "buffer"]', 'heads.stack = ["beneath"]', 64,
      "heads.stack: head kind 'beneath': expected some of virtual, below, stack, buffer"),
     ('name = "arc_hybrid"', 'name = "arc-hybrid"', 11, "name 'arc-hybrid' is not an identifier"),
 ])

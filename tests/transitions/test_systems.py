@@ -191,14 +191,14 @@ HYBRID = (data_dir("systems") / "arc_hybrid.toml").read_text()
     (('edge = "b -> s0"', 'edge = "c -> s0"'), ":29: transition left_arc: edge names 'c'"),
     (('require = ["s0 != root"]', 'require = ["s0 is big"]'), ":26: transition left_arc: bad require"),
     (('{ node = "stack", terminal = "p" }', '{ node = "stack", terminal = "q" }'),
-     ":44: terminal 'q' is not in grammar arc_hybrid"),
+     ":46: terminal 'q' is not in grammar arc_hybrid"),
     (('{ node = "stack", terminal = "p" }', '{ node = "heap", terminal = "p" }'),
-     ":44: completion terminal rule node 'heap'"),
+     ":46: completion terminal rule node 'heap'"),
     (('stack_after = ["*", "s1"]', 'stack_after = ["s1", "*"]'), ":35: transition right_arc: stack_after"),
-    (('[strategy.none]', '[strategy.nothing]'), ":51: \\[strategy.none\\] must be declared"),
+    (('[strategy.none]', '[strategy.nothing]'), ":53: \\[strategy.none\\] must be declared"),
     (('final = { stack = "root", buffer = "empty" }', 'final = { stack = "top" }'), ":13: final must be"),
     (('heads.stack = ["below", "buffer"]', 'heads.stack = ["above"]'),
-     ":62: heads.stack: head kind 'above'"),
+     ":64: heads.stack: head kind 'above'"),
 ])
 def test_bad_system_files_name_file_line_and_reason(tmp_path, edit, message):
     old, new = edit

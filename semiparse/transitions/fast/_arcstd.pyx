@@ -29,8 +29,9 @@ from libc.string cimport memset
 import numpy as np
 
 from semiparse.transitions._rows cimport KernelWork, row_dict, row_fn, row_kernel
+from semiparse.transitions._state cimport StateC
 from semiparse.transitions.fast._checks cimport check_configuration, projective_gold
-from semiparse.transitions.fast._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
+from semiparse.transitions._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
 
 cdef int NEG = -(1 << 28)
 
@@ -604,13 +605,13 @@ cdef void scores_row(ArcStdC* w, const int* stack, int ns, int bstart, int strat
         remember(w, stack, ns, bstart, out)
 
 
-cdef void linear_row(void* w, const int* stack, int ns, int bstart, const int* arcs,
-                     int strategy, double* out) noexcept nogil:
+cdef void linear_row(void* w, const StateC* state, const int* stack, int ns, int bstart,
+                     const int* arcs, int strategy, double* out) noexcept nogil:
     scores_row(<ArcStdC*>w, stack, ns, bstart, strategy, linear_value, out)
 
 
-cdef void right_stack_row(void* w, const int* stack, int ns, int bstart, const int* arcs,
-                          int strategy, double* out) noexcept nogil:
+cdef void right_stack_row(void* w, const StateC* state, const int* stack, int ns, int bstart,
+                          const int* arcs, int strategy, double* out) noexcept nogil:
     scores_row(<ArcStdC*>w, stack, ns, bstart, strategy, right_stack_value, out)
 
 
@@ -632,7 +633,7 @@ cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, row_fn ro
     cdef int ns = len(stack), i
     cdef int[::1] st = np.asarray(stack, dtype=np.intc)
     cdef double out[3]
-    row(w.ptr, &st[0], ns, buffer[0] if buffer else w.c.n + 1, NULL, strategy, out)
+    row(w.ptr, NULL, &st[0], ns, buffer[0] if buffer else w.c.n + 1, NULL, strategy, out)
     return row_dict(COLUMNS, out)
 
 

@@ -21,6 +21,7 @@ from libc.math cimport NAN
 import numpy as np
 
 from semiparse.transitions._rows cimport KernelWork, row_dict, row_kernel
+from semiparse.transitions._state cimport StateC
 from semiparse.transitions.fast._checks cimport check_configuration, projective_gold
 
 
@@ -72,8 +73,8 @@ cdef inline void mark_stack(unsigned char* on_stack, const int* stack, int ns,
         on_stack[stack[i]] = value
 
 
-cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int* arcs,
-                    int strategy, double* out) noexcept nogil:
+cdef void eager_row(void* work, const StateC* state, const int* stack, int ns, int bstart,
+                    const int* arcs, int strategy, double* out) noexcept nogil:
     """sigma of the arc-eager transitions (order EAGER) into out, whether they
     apply or not (the system's rules decide that); NaN for all without a
     buffer front (a final configuration)."""
@@ -115,8 +116,8 @@ cdef void eager_row(void* work, const int* stack, int ns, int bstart, const int*
     mark_stack(S, stack, ns, 0)
 
 
-cdef void hybrid_row(void* work, const int* stack, int ns, int bstart, const int* arcs,
-                     int strategy, double* out) noexcept nogil:
+cdef void hybrid_row(void* work, const StateC* state, const int* stack, int ns, int bstart,
+                     const int* arcs, int strategy, double* out) noexcept nogil:
     """sigma of the arc-hybrid transitions (order HYBRID) into out, whether
     they apply or not (the system's rules decide that); NaN for shift and
     left_arc without a buffer front, whose values read it."""
@@ -172,7 +173,7 @@ def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
     cdef int[::1] st = np.asarray(stack, dtype=np.intc)
     cdef int[::1] a = np.asarray(arcs, dtype=np.intc)
     cdef double out[4]
-    eager_row(w.ptr, &st[0], len(stack), buffer[0] if buffer else w.c.n + 1, &a[0], 0, out)
+    eager_row(w.ptr, NULL, &st[0], len(stack), buffer[0] if buffer else w.c.n + 1, &a[0], 0, out)
     return row_dict(EAGER, out)
 
 
@@ -183,5 +184,5 @@ def hybrid_scores(Work w, tuple stack, tuple buffer):
     check_configuration(stack, buffer, w.c.n)
     cdef int[::1] st = np.asarray(stack, dtype=np.intc)
     cdef double out[3]
-    hybrid_row(w.ptr, &st[0], len(stack), buffer[0] if buffer else w.c.n + 1, NULL, 0, out)
+    hybrid_row(w.ptr, NULL, &st[0], len(stack), buffer[0] if buffer else w.c.n + 1, NULL, 0, out)
     return row_dict(HYBRID, out)

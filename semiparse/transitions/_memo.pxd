@@ -1,12 +1,13 @@
 # cython: language_level=3
-"""Values of configurations remembered within one batch, for a kernel whose
-value of a configuration depends on its stack and buffer start alone (given
-the gold tree), as arc-standard's does.  When the configurations of a batch
-follow a computation, a configuration's successor has been scored already,
-and its value is the best of its row.
+"""Values of configurations remembered by an oracle kernel for one gold tree,
+keyed by an int array and an int: arc-standard's by the stack and the buffer
+start (its value depends on nothing else), the grammar kernel's by the
+chart's input.  When the configurations of a batch follow a computation and
+are scored from the last, a configuration's successor has been scored
+already, and its value is the best of its row.
 
-A hash map in C, without the GIL: open addressing over slots, the stacks of
-the keys one after another in a growing array.  Keys are compared in full,
+A hash map in C, without the GIL: open addressing over slots, the keys
+one after another in a growing array.  Keys are compared in full,
 so a hash collision costs a probe, never a wrong value; a failed allocation
 turns the map off, since it only saves work.
 """
@@ -21,9 +22,9 @@ cdef enum:
 cdef struct Slot:
     uint64_t hash    # 0: empty
     int value
-    int start        # where the key's stack starts in Memo.keys
+    int start        # where the key starts in Memo.keys
     int size
-    int bstart
+    int extra
 
 
 cdef struct Memo:
@@ -36,32 +37,32 @@ cdef struct Memo:
     int keys_cap
 
 
-cdef inline uint64_t memo_hash(const int* stack, int ns, int bstart) noexcept nogil:
-    cdef uint64_t h = 1469598103934665603ULL ^ <uint64_t> <unsigned int> bstart
+cdef inline uint64_t memo_hash(const int* key, int size, int extra) noexcept nogil:
+    cdef uint64_t h = 1469598103934665603ULL ^ <uint64_t> <unsigned int> extra
     cdef int i
-    for i in range(ns):
-        h = (h ^ <uint64_t> <unsigned int> stack[i]) * 1099511628211ULL
+    for i in range(size):
+        h = (h ^ <uint64_t> <unsigned int> key[i]) * 1099511628211ULL
     return h | 1
 
 
-cdef inline Slot* memo_slot(const Memo* m, uint64_t h, const int* stack, int ns,
-                            int bstart) noexcept nogil:
+cdef inline Slot* memo_slot(const Memo* m, uint64_t h, const int* key, int size,
+                            int extra) noexcept nogil:
     """The slot of the key, or the empty slot where it would go."""
     cdef int i = <int> (h & <uint64_t> (m.cap - 1))
     cdef Slot* s = &m.slots[i]
-    while s.hash and not (s.hash == h and s.size == ns and s.bstart == bstart
-                          and memcmp(&m.keys[s.start], stack, ns * sizeof(int)) == 0):
+    while s.hash and not (s.hash == h and s.size == size and s.extra == extra
+                          and memcmp(&m.keys[s.start], key, size * sizeof(int)) == 0):
         i = (i + 1) & (m.cap - 1)
         s = &m.slots[i]
     return s
 
 
-cdef inline int memo_get(const Memo* m, const int* stack, int ns, int bstart) noexcept nogil:
-    """The value remembered for (stack, bstart), or MEMO_MISSING."""
+cdef inline int memo_get(const Memo* m, const int* key, int size, int extra) noexcept nogil:
+    """The value remembered for (key, extra), or MEMO_MISSING."""
     cdef Slot* s
     if m.cap == 0:
         return MEMO_MISSING
-    s = memo_slot(m, memo_hash(stack, ns, bstart), stack, ns, bstart)
+    s = memo_slot(m, memo_hash(key, size, extra), key, size, extra)
     return s.value if s.hash else MEMO_MISSING
 
 
@@ -90,8 +91,8 @@ cdef inline bint memo_grow(Memo* m) noexcept nogil:
     return True
 
 
-cdef inline void memo_put(Memo* m, const int* stack, int ns, int bstart, int value) noexcept nogil:
-    """Remember ``value`` for (stack, bstart) if the map is on."""
+cdef inline void memo_put(Memo* m, const int* key, int size, int extra, int value) noexcept nogil:
+    """Remember ``value`` for (key, extra) if the map is on."""
     cdef uint64_t h
     cdef Slot* s
     cdef int* keys
@@ -101,18 +102,18 @@ cdef inline void memo_put(Memo* m, const int* stack, int ns, int bstart, int val
         memo_free(m)
         m.on = 0
         return
-    if m.keys_len + ns > m.keys_cap:
-        keys = <int*> realloc(m.keys, (2 * m.keys_cap + ns + 64) * sizeof(int))
+    if m.keys_len + size > m.keys_cap:
+        keys = <int*> realloc(m.keys, (2 * m.keys_cap + size + 64) * sizeof(int))
         if keys == NULL:
             memo_free(m)
             m.on = 0
             return
-        m.keys, m.keys_cap = keys, 2 * m.keys_cap + ns + 64
-    h = memo_hash(stack, ns, bstart)
-    s = memo_slot(m, h, stack, ns, bstart)
+        m.keys, m.keys_cap = keys, 2 * m.keys_cap + size + 64
+    h = memo_hash(key, size, extra)
+    s = memo_slot(m, h, key, size, extra)
     if not s.hash:
-        memcpy(&m.keys[m.keys_len], stack, ns * sizeof(int))
-        s.hash, s.start, s.size, s.bstart = h, m.keys_len, ns, bstart
-        m.keys_len += ns
+        memcpy(&m.keys[m.keys_len], key, size * sizeof(int))
+        s.hash, s.start, s.size, s.extra = h, m.keys_len, size, extra
+        m.keys_len += size
         m.used += 1
     s.value = value

@@ -1,0 +1,351 @@
+# cython: language_level=3, wraparound=False, cdivision=True
+"""The grammar oracle of a declared system in C (strategy ``none``).
+
+For each transition t that applies to a configuration c (a
+:c:type:`StateC`), sigma_t is computed as :func:`semiparse.transitions.
+grammar_path.grammar_scores` computes it: the compiled machine makes t(c),
+the completion string of t(c) is built (the prefix's virtual nodes, the root
+with ``initial.root = "none"``, the stack bottom first, then the buffer, each
+node's terminal by the system's completion rules), every edge built into a
+stack node is fixed, and the completion grammar's max-plus chart
+(``semiparse/chart/_cky.pxd``) gives the most gold edges a computation from
+t(c) can still add.  Everything runs without the GIL.
+
+Two things make it cheaper than one parse per transition:
+
+- **the critical buffer nodes** (Nederhof 2019, section 5): for a complete
+  projective gold tree, a buffer node whose gold head is in the buffer and
+  whose gold subtree lies entirely in the buffer can be given its gold head
+  by some best computation, so it is left out of the string and credited
+  one edge.  This holds for arc-standard and for the systems that treat the
+  buffer as it does, not for every system (arc-swift's buffer front takes
+  part in edges to stack nodes deep below the top), so a system declares it
+  (``critical_buffer = true`` in ``[completion]``) and ``semiparse check``
+  tests the declaration against the exhaustive search like the grammar;
+- **a memo** of chart values by chart input (the nodes, their terminals and
+  fixed heads) within one gold tree: when a batch scores the configurations
+  of a computation from the last to the first, each one's value (the best
+  of its row) is kept, and the successor a computation took costs no parse.
+"""
+from libc.math cimport INFINITY, NAN
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+from semiparse.chart._cky cimport Chart, CompiledRules, Rules, chart_bytes, maxplus_value
+from semiparse.chart.inputs import compiled
+from semiparse.transitions._machine cimport (Machine, MachineC, machine_apply,
+                                             machine_arc, machine_legal)
+from semiparse.transitions._machine import machine_for
+from semiparse.transitions._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
+from semiparse.transitions._rows cimport KernelWork, row_kernel
+from semiparse.transitions._state cimport StateC, state_copy, state_free, state_new
+
+cdef int NEG = -(1 << 28)   # a chart value of -inf, in the memo
+# A work keeps its chart's block between parses up to this size (most strings
+# are short once the buffer is reduced); a larger one is allocated per parse,
+# so that a batch of many gold trees does not hold a large chart for each.
+cdef size_t KEPT_CHART = 1 << 18
+
+# terminal table index: ((where * 2 + is_root) * 2 + is_top) * 2 + headed
+cdef enum:
+    WHERE_STACK = 0
+    WHERE_BUFFER = 1
+    WHERE_OUTSIDE = 2
+    TABLE_SIZE = 24
+
+
+cdef struct SpecC:
+    const MachineC* machine
+    const Rules* rules
+    int nl, nr
+    const int* term_left       # start states of each terminal
+    const int* term_right
+    int n_prefix
+    const int* prefix_ids
+    int table[TABLE_SIZE]      # terminal id, -1: no rule
+    bint uses_heads            # the terminal rules look at whether a node has a head
+    bint root_none             # the root heads the words left headless: after the prefix
+    bint critical              # the system declares critical_buffer
+
+
+cdef struct WorkC:
+    SpecC spec
+    int n
+    const int* gold            # gold heads, -1 for the root and unknown heads
+    bint reduce                # critical_buffer, and the gold tree is complete and projective
+    StateC* next               # scratch: a successor
+    int* nodes                 # the string: node (-1 virtual), terminal, fixed head position
+    int* ids
+    int* fixed
+    int* pos                   # string position of each node, -1 if not in it
+    int* outside_below         # has a gold descendant outside the buffer
+    int* keep                  # buffer node kept (a built head of a stack node)
+    int* key                   # memo key: the three string arrays one after another
+    Memo memo
+    void* chart                # the chart's block, kept up to KEPT_CHART bytes
+    size_t chart_size
+    long parses                # charts filled (the memo's saving shows here)
+
+
+cdef inline int term_of(const SpecC* sp, int where, bint is_root, bint is_top,
+                        bint headed) noexcept nogil:
+    if not sp.uses_heads:
+        headed = False
+    return sp.table[((where * 2 + is_root) * 2 + is_top) * 2 + headed]
+
+
+cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
+    """Write the completion string of s into w.nodes / ids / fixed (the
+    non-critical buffer nodes left out when the gold tree allows it, their
+    number in credit); its length, or -1 where no terminal rule matches."""
+    cdef const SpecC* sp = &w.spec
+    cdef int n = w.n, N = 0, i, x, y, top = s.stack_len - 1, first
+    cdef const int* gold = w.gold
+    credit[0] = 0
+    for i in range(sp.n_prefix):
+        w.nodes[N], w.ids[N] = -1, sp.prefix_ids[i]
+        N += 1
+    if sp.root_none:
+        w.nodes[N], w.ids[N] = 0, term_of(sp, WHERE_OUTSIDE, True, False, False)
+        N += 1
+    first = N
+    for i in range(s.stack_len):
+        x = s.stack[i]
+        w.nodes[N], w.ids[N] = x, term_of(sp, WHERE_STACK, x == 0, i == top, s.head[x] >= 0)
+        N += 1
+    if w.reduce:
+        # a buffer node whose gold head is in the buffer, with no gold
+        # descendant outside it (and not the built head of a stack node) is
+        # left out: some best computation gives it its gold head
+        for x in range(n + 1):
+            w.pos[x] = -1      # here: 1 for the buffer's nodes
+            w.outside_below[x] = 0
+            w.keep[x] = 0
+        for i in range(s.buffer_len):
+            w.pos[s.buffer[i]] = 1
+        for x in range(1, n + 1):
+            if w.pos[x] != 1:
+                y = gold[x]
+                while y >= 0 and not w.outside_below[y]:
+                    w.outside_below[y] = 1
+                    y = gold[y]
+        for i in range(s.stack_len):
+            y = s.head[s.stack[i]]
+            if y >= 0:
+                w.keep[y] = 1
+    for i in range(s.buffer_len - 1, -1, -1):   # front first
+        x = s.buffer[i]
+        if (w.reduce and x != 0 and gold[x] >= 0 and w.pos[gold[x]] == 1
+                and not w.outside_below[x] and not w.keep[x]):
+            credit[0] += 1
+            continue
+        w.nodes[N], w.ids[N] = x, term_of(sp, WHERE_BUFFER, x == 0, False, False)
+        N += 1
+    for x in range(n + 1):
+        w.pos[x] = -1
+    for i in range(N):
+        if w.ids[i] < 0:
+            return -1
+        if w.nodes[i] >= 0:
+            w.pos[w.nodes[i]] = i
+    for i in range(N):
+        # an edge built into a stack node from a node of the string: kept
+        # in every completion, and not counted again
+        x = w.nodes[i]
+        w.fixed[i] = (w.pos[s.head[x]] if first <= i < first + s.stack_len and s.head[x] >= 0
+                      else -1)
+    return N
+
+
+cdef double chart_value(WorkC* w, int N) noexcept nogil:
+    """The max-plus value of the string in w (memo first): -inf, NaN if out of memory."""
+    cdef const SpecC* sp = &w.spec
+    cdef int i, j, x, d, v
+    cdef double value
+    cdef Chart ch
+    cdef size_t bytes, need
+    cdef double* wt
+    cdef int* states
+    for i in range(N):
+        w.key[i], w.key[N + i], w.key[2 * N + i] = w.nodes[i], w.ids[i], w.fixed[i]
+    v = memo_get(&w.memo, w.key, 3 * N, 0)
+    if v != MEMO_MISSING:
+        return -INFINITY if v == NEG else v
+    bytes = chart_bytes(sizeof(double), N, sp.nl, sp.nr)
+    need = bytes + N * N * sizeof(double) + 2 * N * sizeof(int)
+    if need > w.chart_size and need <= KEPT_CHART:
+        free(w.chart)
+        w.chart_size = 0
+        w.chart = malloc(need)
+        if w.chart is NULL:
+            return NAN
+        w.chart_size = need
+    ch.block = w.chart if need <= w.chart_size else malloc(need)
+    if ch.block is NULL:
+        return NAN
+    wt = <double*> (<char*> ch.block + bytes)
+    states = <int*> (wt + N * N)
+    ch.nl, ch.nr = sp.nl, sp.nr
+    for i in range(N):
+        states[i] = sp.term_left[w.ids[i]]
+        states[N + i] = sp.term_right[w.ids[i]]
+    for j in range(N):
+        d = w.nodes[j]
+        for i in range(N):
+            x = w.nodes[i]
+            wt[i * N + j] = 1.0 if d > 0 and x >= 0 and w.gold[d] == x else 0.0
+        if w.fixed[j] >= 0:
+            for i in range(N):
+                wt[i * N + j] = -INFINITY
+            wt[w.fixed[j] * N + j] = 0.0
+    value = maxplus_value(&ch, sp.rules, N, states, states + N, wt)
+    w.parses += 1
+    if ch.block != w.chart:
+        free(ch.block)
+    memo_put(&w.memo, w.key, 3 * N, 0, NEG if value == -INFINITY else <int> value)
+    return value
+
+
+cdef void grammar_row(void* work, const StateC* state, const int* stack, int ns, int bstart,
+                      const int* arcs, int strategy, double* out) noexcept nogil:
+    """sigma of every transition that applies to ``state`` (column t: the
+    t-th transition), NaN for the others and where memory ran out."""
+    cdef WorkC* w = <WorkC*> work
+    cdef const MachineC* m = w.spec.machine
+    cdef int t, h, d, N, credit
+    cdef double gain, value, best = -INFINITY
+    cdef bint complete = True
+    for t in range(m.n_rules):
+        out[t] = NAN
+        if not machine_legal(m, state, t):
+            continue
+        gain = 1.0 if machine_arc(m, state, t, &h, &d) and w.gold[d] == h else 0.0
+        state_copy(w.next, state)
+        machine_apply(m, w.next, t, -1)
+        N = build_string(w, w.next, &credit)
+        value = chart_value(w, N) if N >= 0 else NAN
+        if value != value:
+            complete = False
+            continue
+        out[t] = value if value == -INFINITY else gain + credit + value
+        best = max(best, out[t])
+    # this configuration's value (the best of its row), for the row of the
+    # configuration before it
+    N = build_string(w, state, &credit)
+    if complete and N > 0 and best > -INFINITY:
+        for t in range(N):
+            w.key[t], w.key[N + t], w.key[2 * N + t] = w.nodes[t], w.ids[t], w.fixed[t]
+        memo_put(&w.memo, w.key, 3 * N, 0, <int> best - credit)
+
+
+cdef class Spec:
+    """What the kernel needs of one declared system: its machine, compiled
+    completion grammar and terminal table (see :func:`grammar_kernel`)."""
+    cdef SpecC c
+    cdef object keep      # the Python objects behind the pointers
+
+    def __init__(self, Machine machine, CompiledRules rules, completion):
+        grammar = completion.grammar
+        tables = grammar.tables
+        term_left = np.ascontiguousarray(tables.term_left, dtype=np.intc)
+        term_right = np.ascontiguousarray(tables.term_right, dtype=np.intc)
+        prefix = np.asarray(completion.prefix_ids or [0], dtype=np.intc)
+        cdef const int[::1] tl = term_left, tr = term_right, px = prefix
+        self.keep = (machine, rules, term_left, term_right, prefix)
+        self.c.machine = &machine.c
+        self.c.rules = &rules.g
+        self.c.nl, self.c.nr = rules.n_left, rules.n_right
+        self.c.term_left, self.c.term_right = &tl[0], &tr[0]
+        self.c.n_prefix = len(completion.prefix_ids)
+        self.c.prefix_ids = &px[0]
+        self.c.uses_heads = completion.uses_heads
+        self.c.root_none = completion.root == "none"
+        self.c.critical = completion.critical_buffer
+        wheres = ("stack", "buffer", "outside")
+        for i in range(TABLE_SIZE):
+            where, rest = divmod(i, 8)
+            is_root, rest = divmod(rest, 4)
+            is_top, headed = divmod(rest, 2)
+            self.c.table[i] = completion.terminal_table.get(
+                (wheres[where], bool(is_root), bool(is_top), bool(headed)), -1)
+
+    def work(self, heads):
+        return Work(self, heads)
+
+
+cdef class Work(KernelWork):
+    """The kernel's data for one gold tree (heads, -1 unknown in a partial
+    tree) and its scratch arrays: one thread at a time."""
+    cdef WorkC c
+    cdef int* block
+    cdef Spec spec
+
+    def __cinit__(self):
+        self.block = NULL
+        self.c.next = NULL
+        self.c.chart = NULL
+        self.c.chart_size = 0
+        self.c.parses = 0
+
+    def __init__(self, Spec spec, heads):
+        from semiparse.heads import no_crossing
+
+        cdef int n = len(heads) - 1, i, size, strings
+        self.spec = spec
+        self.c.spec = spec.c
+        self.c.n = n
+        # gold heads, nodes, ids, fixed, pos, outside_below, keep, key
+        size = (n + 1) + 3 * (n + 3 + spec.c.n_prefix) + 3 * (n + 1) + 3 * (n + 3 + spec.c.n_prefix)
+        self.block = <int*> malloc(size * sizeof(int))
+        self.c.next = state_new(n)
+        if self.block is NULL or self.c.next is NULL:
+            raise MemoryError()
+        for i in range(n + 1):
+            self.block[i] = heads[i] if i > 0 and heads[i] >= 0 else -1
+        self.c.gold = self.block
+        strings = n + 3 + spec.c.n_prefix
+        self.c.nodes = self.block + (n + 1)
+        self.c.ids = self.c.nodes + strings
+        self.c.fixed = self.c.ids + strings
+        self.c.pos = self.c.fixed + strings
+        self.c.outside_below = self.c.pos + (n + 1)
+        self.c.keep = self.c.outside_below + (n + 1)
+        self.c.key = self.c.keep + (n + 1)
+        self.c.reduce = spec.c.critical and -1 not in list(heads)[1:] and no_crossing(tuple(heads))
+        self.c.memo.on = 1
+        self.ptr = &self.c
+
+    def __dealloc__(self):
+        free(self.c.chart)
+        memo_free(&self.c.memo)
+        state_free(self.c.next)
+        free(self.block)
+
+    @property
+    def parses(self):
+        """How many charts this work has filled (the memo answers the others)."""
+        return self.c.parses
+
+
+def grammar_kernel(system):
+    """The C grammar oracle of a declared ``system`` as a row kernel whose
+    columns are all its transitions, or None where it has none (no compiled
+    machine, no completion grammar, or a terminal table that misses a
+    combination of node properties).  Built once per system object and
+    completion (a copy given another grammar gets its own)."""
+    completion = getattr(system, "completion_spec", None)
+    found = vars(system).get("_grammar_kernel")
+    if found is not None and found[0] is completion:
+        return found[1]
+    kernel = None
+    if completion is not None and getattr(system, "compiled_moves", None) == "rewrite":
+        try:
+            machine = machine_for(system)
+        except ValueError:
+            machine = None
+        if machine is not None and completion.covers_all_nodes():
+            spec = Spec(machine, compiled(completion.grammar), completion)
+            kernel = row_kernel(grammar_row, tuple(system.transitions), spec.work)
+    system._grammar_kernel = (completion, kernel)
+    return kernel

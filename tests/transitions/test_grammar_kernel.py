@@ -1,0 +1,117 @@
+"""The grammar oracle in C (``_grammar_rows.pyx``): against the Python grammar
+path and the exhaustive search, with the buffer reduced to its critical nodes
+where a system declares it, in single calls and in batches."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import semiparse
+from semiparse.heads import no_crossing
+from semiparse.testing.checking import check
+from semiparse.testing.strategies import computations, gold_trees
+from semiparse.transitions import load_system
+from semiparse.transitions._configuration import kernel_scores
+from semiparse.transitions._grammar_rows import grammar_kernel
+from semiparse.transitions.gold import Gold
+from semiparse.transitions.grammar_path import grammar_scores
+
+from support import SYSTEMS as SYSTEMS_FILES
+
+SHIPPED = sorted(p.stem for p in semiparse.resources.data_dir("systems").glob("*.toml"))
+DECLARED = [name for name in SHIPPED if load_system(name).grammar is not None]
+REDUCED = [name for name in DECLARED if load_system(name).completion_spec.critical_buffer]
+
+
+def test_every_declared_system_has_the_kernel_and_the_reduction_is_declared_where_exact():
+    assert DECLARED and all(grammar_kernel(load_system(n)) is not None for n in DECLARED)
+    # arc-swift's buffer front takes edges to nodes deep in the stack: the
+    # buffer cannot be reduced to its critical nodes (see the next test)
+    assert "arc_standard_root_end" in REDUCED and "arc_eager_root_end" in REDUCED
+    assert not any(name.startswith("arc_swift") for name in REDUCED)
+
+
+@pytest.mark.parametrize("name", DECLARED)
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_the_kernel_agrees_with_the_python_grammar_path(name, data):
+    """Up to 12 words (beyond the exhaustive search's reach), projective or
+    not, complete or partial trees; the Python path never reduces the buffer."""
+    system = load_system(name)
+    heads = data.draw(gold_trees(1, 12, partial=True))
+    partial = -1 in heads[1:]
+    oracle = semiparse.oracle(system, method="grammar")
+    c = data.draw(computations(system, len(heads) - 1, heads, oracle, partial=partial))
+    got = oracle.scores(c.stack, c.buffer, heads, c.arcs, partial=partial)
+    gold = Gold(heads, partial=True)
+    assert got == grammar_scores(system, gold, c.stack, c.buffer, c.arcs, "none")
+
+
+@pytest.mark.parametrize("name", REDUCED)
+def test_the_reduced_buffer_agrees_with_the_exhaustive_search(name):
+    """Projective gold trees only: the reduction applies to them."""
+    [result] = check(name, ["none"], examples=600, max_n=9, seed=11)
+    assert result.mismatch is None, result.mismatch.describe("grammar")
+
+
+def test_check_refuses_a_wrong_critical_buffer_declaration(tmp_path):
+    """arc-swift with critical_buffer = true: check finds a configuration
+    where the reduced string overestimates."""
+    text = (SYSTEMS_FILES / "arc_swift2.toml").read_text()
+    line = 'grammar = "arc_swift2.grammar"\n'
+    assert line in text
+    (tmp_path / "arc_swift2.grammar").write_text((SYSTEMS_FILES / "arc_swift2.grammar").read_text())
+    path = tmp_path / "arc_swift2.toml"
+    path.write_text(text.replace(line, line + "critical_buffer = true\n"))
+    [result] = check(str(path), ["none"], examples=600, max_n=7, seed=0)
+    assert result.mismatch is not None
+    assert no_crossing(result.mismatch.heads)
+
+
+@pytest.mark.parametrize("name", ["arc_standard_root_end", "arc_eager_root_end", "arc_swift2"])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_batch_rows_equal_single_calls_along_computations(name, data):
+    """The rows of a batch (one computation per gold tree, scored from the
+    last configuration to the first with the memo) equal single calls."""
+    system = semiparse.system(name)
+    oracle = system.oracle()
+    configs, golds = [], []
+    for _ in range(data.draw(st.integers(1, 3))):
+        heads = tuple(data.draw(gold_trees(1, 10)))
+        config = system.initial(len(heads) - 1)
+        while not config.is_final():
+            configs.append(config)
+            golds.append(heads)
+            legal = config.legal()
+            config = config.apply(legal[data.draw(st.integers(0, len(legal) - 1))])
+    rows = oracle.scores_batch(configs, golds, n_jobs=data.draw(st.integers(1, 2)))
+    for row, config, heads in zip(rows, configs, golds):
+        single = oracle.scores(config, heads)
+        assert {t: v for t, v in zip(oracle.transitions, row) if t in single} == single
+        assert all(v == float("-inf") for t, v in zip(oracle.transitions, row) if t not in single)
+
+
+def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
+    """Scored from the last configuration of a computation to the first, each
+    configuration's successor on the computation has its value remembered:
+    one parse fewer per configuration than its legal transitions."""
+    system = semiparse.system("arc_standard_root_end")
+    heads = (-1, 2, 0, 4, 2, 6, 4, 6)
+    oracle = system.oracle()
+    config, configs = system.initial(7), []
+    while not config.is_final():
+        configs.append(config)
+        config = config.apply(sorted(oracle.optimal(config, heads))[0])
+    kernel = grammar_kernel(system.definition)
+    machine = system.machine
+    columns = np.arange(len(kernel.columns), dtype=np.intc)
+    cold, warm = kernel.work_type(heads), kernel.work_type(heads)
+    for c in reversed(configs):
+        one = kernel_scores(machine, kernel, warm, columns, 7, c.stack, c.buffer, c.arcs)
+        assert one == oracle.scores(c, heads)
+    legal = sum(len(c.legal()) for c in configs)
+    assert warm.parses <= legal - (len(configs) - 1)
+    for c in configs:   # from the first: no successor was scored before
+        kernel_scores(machine, kernel, cold, columns, 7, c.stack, c.buffer, c.arcs)
+    assert cold.parses > warm.parses
