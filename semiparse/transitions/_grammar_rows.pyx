@@ -13,15 +13,19 @@ t(c) can still add.  Everything runs without the GIL.
 
 Two things make it cheaper than one parse per transition:
 
-- **the critical buffer nodes** (Nederhof 2019, section 5): for a complete
-  projective gold tree, a buffer node whose gold head is in the buffer and
-  whose gold subtree lies entirely in the buffer can be given its gold head
-  by some best computation, so it is left out of the string and credited
-  one edge.  This holds for arc-standard and for the systems that treat the
-  buffer as it does, not for every system (arc-swift's buffer front takes
-  part in edges to stack nodes deep below the top), so a system declares it
-  (``critical_buffer = true`` in ``[completion]``) and ``semiparse check``
-  tests the declaration against the exhaustive search like the grammar;
+- **the critical buffer nodes** (Nederhof 2019, section 5): a buffer node
+  whose gold head is in the buffer and whose gold subtree lies entirely in
+  the buffer can be given its gold head by some best computation, so it is
+  left out of the string and credited one edge, where its *fragment* (see
+  :c:func:`mark_dropped`) has consecutive positions and nesting gold edges,
+  as for every node of a projective gold tree.  This holds for arc-standard
+  (``cubic_critical`` makes the same reduction) and for the systems that
+  treat the buffer as it does, not for every system (arc-swift's buffer
+  front takes part in edges to stack nodes deep below the top), so a system
+  declares it (``critical_buffer = true`` in ``[completion]``) and
+  ``semiparse check`` tests the declaration against the exhaustive search
+  like the grammar, on complete and partial, projective and non-projective
+  gold trees;
 - **a memo** of chart values by chart input (the nodes, their terminals and
   fixed heads) within one gold tree: when a batch scores the configurations
   of a computation from the last to the first, each one's value (the best
@@ -73,14 +77,17 @@ cdef struct WorkC:
     SpecC spec
     int n
     const int* gold            # gold heads, -1 for the root and unknown heads
-    bint reduce                # critical_buffer, and the gold tree is complete and projective
+    bint reduce                # critical_buffer, and the gold tree is complete
     StateC* next               # scratch: a successor
     int* nodes                 # the string: node (-1 virtual), terminal, fixed head position
     int* ids
     int* fixed
     int* pos                   # string position of each node, -1 if not in it
     int* outside_below         # has a gold descendant outside the buffer
-    int* keep                  # buffer node kept (a built head of a stack node)
+    int* root_of               # see mark_dropped
+    int* lo
+    int* hi
+    int* size
     int* key                   # memo key: the three string arrays one after another
     Memo memo
     void* chart                # the chart's block, kept up to KEPT_CHART bytes
@@ -93,6 +100,76 @@ cdef inline int term_of(const SpecC* sp, int where, bint is_root, bint is_top,
     if not sp.uses_heads:
         headed = False
     return sp.table[((where * 2 + is_root) * 2 + is_top) * 2 + headed]
+
+
+cdef void mark_dropped(WorkC* w, const StateC* s) noexcept nogil:
+    """The buffer nodes left out of s's string, as ``cubic_critical`` does
+    for arc-standard (docs/fast-oracles.md): a buffer node is *critical* if
+    its gold head or a gold descendant is outside the buffer (or it heads a
+    stack node by a built edge); the *fragment* of a critical node r is r
+    and the gold subtrees of its other children.  A fragment whose buffer
+    positions are consecutive and whose gold edges nest (always so for a
+    projective gold tree) is collapsed to r: every other node of it is left
+    out, and credited its gold edge.  After this, for a buffer node x,
+    ``root_of[x]`` is its fragment's critical node (x itself if critical),
+    and ``size[r] < 0`` marks a collapsed fragment."""
+    cdef int n = w.n, i, x, y, r
+    cdef const int* gold = w.gold
+    cdef int* at = w.pos           # buffer index of a buffer node, -1 elsewhere
+    for x in range(n + 1):
+        at[x] = -1
+        w.root_of[x] = -1
+        w.outside_below[x] = 0
+    for i in range(s.buffer_len):
+        at[s.buffer[s.buffer_len - 1 - i]] = i
+    for x in range(1, n + 1):
+        if at[x] < 0:
+            y = gold[x]
+            while y >= 0 and not w.outside_below[y]:
+                w.outside_below[y] = 1
+                y = gold[y]
+    for i in range(s.stack_len):   # a built head of a stack node counts as one
+        y = s.head[s.stack[i]]
+        while y >= 0 and not w.outside_below[y]:
+            w.outside_below[y] = 1
+            y = gold[y]
+    # fragments: the nearest critical ancestor (heads in the buffer first)
+    for i in range(s.buffer_len):
+        x = s.buffer[s.buffer_len - 1 - i]
+        y = x
+        while y != 0 and gold[y] >= 0 and at[gold[y]] >= 0 and not w.outside_below[y]:
+            y = gold[y]
+        w.root_of[x] = y
+        w.lo[x] = w.hi[x] = at[x]
+        w.size[x] = 1
+    # each node's part of its fragment: its span and size, from every member up
+    for i in range(s.buffer_len):
+        x = s.buffer[s.buffer_len - 1 - i]
+        r = w.root_of[x]
+        y = x
+        while y != r:
+            y = gold[y]
+            w.lo[y] = min(w.lo[y], at[x])
+            w.hi[y] = max(w.hi[y], at[x])
+            w.size[y] += 1
+    # a fragment collapses if every member's part is consecutive
+    for i in range(s.buffer_len):
+        x = s.buffer[s.buffer_len - 1 - i]
+        r = w.root_of[x]
+        if w.hi[x] - w.lo[x] + 1 != w.size[x]:
+            w.hi[r] = -2               # not collapsible
+    for i in range(s.buffer_len):
+        x = s.buffer[s.buffer_len - 1 - i]
+        if w.root_of[x] == x and w.hi[x] != -2 and w.size[x] > 1:
+            w.size[x] = -1             # collapsed
+        elif w.root_of[x] == x:
+            w.size[x] = 1
+    for i in range(s.buffer_len):
+        x = s.buffer[s.buffer_len - 1 - i]
+        if w.root_of[x] == x:
+            w.root_of[x] = -1          # kept: a critical node
+        elif w.size[w.root_of[x]] >= 0:
+            w.root_of[x] = -1          # kept: its fragment does not collapse
 
 
 cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
@@ -115,29 +192,10 @@ cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
         w.nodes[N], w.ids[N] = x, term_of(sp, WHERE_STACK, x == 0, i == top, s.head[x] >= 0)
         N += 1
     if w.reduce:
-        # a buffer node whose gold head is in the buffer, with no gold
-        # descendant outside it (and not the built head of a stack node) is
-        # left out: some best computation gives it its gold head
-        for x in range(n + 1):
-            w.pos[x] = -1      # here: 1 for the buffer's nodes
-            w.outside_below[x] = 0
-            w.keep[x] = 0
-        for i in range(s.buffer_len):
-            w.pos[s.buffer[i]] = 1
-        for x in range(1, n + 1):
-            if w.pos[x] != 1:
-                y = gold[x]
-                while y >= 0 and not w.outside_below[y]:
-                    w.outside_below[y] = 1
-                    y = gold[y]
-        for i in range(s.stack_len):
-            y = s.head[s.stack[i]]
-            if y >= 0:
-                w.keep[y] = 1
+        mark_dropped(w, s)
     for i in range(s.buffer_len - 1, -1, -1):   # front first
         x = s.buffer[i]
-        if (w.reduce and x != 0 and gold[x] >= 0 and w.pos[gold[x]] == 1
-                and not w.outside_below[x] and not w.keep[x]):
+        if w.reduce and w.root_of[x] >= 0 and w.size[w.root_of[x]] < 0:
             credit[0] += 1
             continue
         w.nodes[N], w.ids[N] = x, term_of(sp, WHERE_BUFFER, x == 0, False, False)
@@ -289,14 +347,12 @@ cdef class Work(KernelWork):
         self.c.parses = 0
 
     def __init__(self, Spec spec, heads):
-        from semiparse.heads import no_crossing
-
         cdef int n = len(heads) - 1, i, size, strings
         self.spec = spec
         self.c.spec = spec.c
         self.c.n = n
-        # gold heads, nodes, ids, fixed, pos, outside_below, keep, key
-        size = (n + 1) + 3 * (n + 3 + spec.c.n_prefix) + 3 * (n + 1) + 3 * (n + 3 + spec.c.n_prefix)
+        # gold heads; nodes, ids, fixed; pos, outside_below, root_of, lo, hi, size; key
+        size = (n + 1) + 3 * (n + 3 + spec.c.n_prefix) + 6 * (n + 1) + 3 * (n + 3 + spec.c.n_prefix)
         self.block = <int*> malloc(size * sizeof(int))
         self.c.next = state_new(n)
         if self.block is NULL or self.c.next is NULL:
@@ -310,9 +366,12 @@ cdef class Work(KernelWork):
         self.c.fixed = self.c.ids + strings
         self.c.pos = self.c.fixed + strings
         self.c.outside_below = self.c.pos + (n + 1)
-        self.c.keep = self.c.outside_below + (n + 1)
-        self.c.key = self.c.keep + (n + 1)
-        self.c.reduce = spec.c.critical and -1 not in list(heads)[1:] and no_crossing(tuple(heads))
+        self.c.root_of = self.c.outside_below + (n + 1)
+        self.c.lo = self.c.root_of + (n + 1)
+        self.c.hi = self.c.lo + (n + 1)
+        self.c.size = self.c.hi + (n + 1)
+        self.c.key = self.c.size + (n + 1)
+        self.c.reduce = spec.c.critical
         self.c.memo.on = 1
         self.ptr = &self.c
 

@@ -23,9 +23,9 @@ class Completion:
     read (None for a grammar recorded with the definition); ``prefix``: the
     virtual nodes' terminals; ``rules``: ``(node, headed, terminal)`` in file
     order; ``projective_form``: whether ``[completion.projective]`` is given;
-    ``critical_buffer``: whether the system declares that, for a complete
-    projective gold tree, the buffer nodes that are not critical (Nederhof
-    2019, section 5) may be left out of the string, each credited one edge
+    ``critical_buffer``: whether the system declares that the buffer nodes
+    that are not critical (Nederhof 2019, section 5) may be left out of the
+    string where their fragment collapses, each credited one edge
     (``semiparse/transitions/_grammar_rows.pyx``)."""
 
     def __init__(self, where, root, grammar, grammar_name, grammar_file, prefix, rules,

@@ -26,7 +26,7 @@ from semiparse.transitions.family import DynamicOracle
 from semiparse.transitions.gold import Gold
 from semiparse.transitions.grammar_path import grammar_scores
 from semiparse.transitions.interface import NEG_INF
-from semiparse.transitions.registry import GRAMMAR_RANK, system_methods
+from semiparse.transitions.registry import GRAMMAR_RANK, GRAMMAR_REDUCED_RANK, system_methods
 from semiparse.transitions.loading import definition_sha256, load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
@@ -93,7 +93,10 @@ class Oracle(DynamicOracle):
             return self.method
         best, best_rank = None, float("inf")
         if self.system.grammar is not None:
-            best, best_rank = "grammar", GRAMMAR_RANK
+            spec = getattr(self.system, "completion_spec", None)
+            reduced = (self.strategy == "none" and spec is not None and spec.critical_buffer
+                       and grammar_kernel(self.system) is not None)
+            best, best_rank = "grammar", GRAMMAR_REDUCED_RANK if reduced else GRAMMAR_RANK
         for m in self._registered.values():
             if (m.rank < best_rank and m.applies(self.strategy, gold.projective)
                     and (not gold.partial or accepts_partial(m))):

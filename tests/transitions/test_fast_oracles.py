@@ -155,7 +155,9 @@ def test_right_stack_refuses_rbl_and_nonprojective():
 def test_auto_picks_fast_methods():
     o = semiparse.oracle("arc_standard")
     assert o.method_for([-1, 2, 0, 2]) == "linear"
-    assert o.method_for([-1, 3, 0, 2]) == "cubic_critical"      # non-projective
+    # non-projective: the grammar path in C on reduced strings (critical_buffer)
+    assert o.method_for([-1, 3, 0, 2]) == "grammar"
+    assert semiparse.oracle("arc_standard", "lbr").method_for([-1, 3, 0, 2]) == "cubic_critical"
     assert semiparse.oracle("arc_standard", "lbr").method_for([-1, 2, 0, 2]) == "right_stack"
     assert semiparse.oracle("arc_standard", "rbl").method_for([-1, 2, 0, 2]) == "cubic_critical"
     assert semiparse.oracle("arc_eager").method_for([-1, 2, 0, 2]) == "cost"

@@ -10,6 +10,7 @@ from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
 from semiparse.testing.checking import check
 from semiparse.transitions import load_system, methods, register_method
+from semiparse.transitions.registry import GRAMMAR_REDUCED_RANK
 from semiparse.treebank.conllu import read_conllu
 
 COMBOS = [(name, strategy) for name in ("arc_standard", "arc_hybrid", "arc_eager")
@@ -144,8 +145,10 @@ def test_auto_method_selection_and_errors():
                     rank=-1)
     o = semiparse.oracle("arc_hybrid")
     assert o.method_for([-1, 2, 0]) == "test_fake"
-    # non-projective: test_fake does not apply; the best other exact method is chosen
-    exact = [m for m in methods("arc_hybrid") if not m.projective_only and m.rank < 100]
+    # non-projective: test_fake does not apply; the best other exact method is
+    # chosen, the grammar path in C on reduced strings if none ranks above it
+    exact = [m for m in methods("arc_hybrid")
+             if not m.projective_only and m.rank < GRAMMAR_REDUCED_RANK]
     assert o.method_for([-1, 3, 0, 0, 2]) == (exact[0].name if exact else "grammar")
     assert o.scores([0, 1], [2], [-1, 2, 0]) == {"shift": 0, "left_arc": 2, "right_arc": 1}
     assert calls == ["none"]
@@ -192,9 +195,10 @@ def test_gold_tree_is_validated_once():
     assert o._gold is not gold
 
 
-def test_auto_uses_the_grammar_path_below_the_masked_methods_min_size(monkeypatch):
-    """`auto` picks by measured speed: on non-projective gold trees arc-hybrid's
-    projective_masked serves configurations from MASKED_MIN_SIZE on, the
+def test_auto_uses_the_grammar_path_below_the_masked_methods_min_size(monkeypatch, tmp_path):
+    """`auto` picks by measured speed: on non-projective gold trees the
+    projective_masked method of an arc-hybrid file that does not declare
+    critical_buffer serves configurations from MASKED_MIN_SIZE on, the
     grammar path (faster there) the smaller ones; both give the same scores."""
     import importlib
 
@@ -205,14 +209,32 @@ def test_auto_uses_the_grammar_path_below_the_masked_methods_min_size(monkeypatc
     calls = []   # the grammar path in C (strategy none) goes through kernel_scores
     real = oracle_module.kernel_scores
     monkeypatch.setattr(oracle_module, "kernel_scores", lambda *a: calls.append(a) or real(*a))
-    system = semiparse.transitions.load_system("arc_hybrid")
+    text = (data_dir("systems") / "arc_hybrid.toml").read_text()
+    assert "critical_buffer = true\n" in text
+    path = tmp_path / "arc_hybrid.toml"
+    path.write_text(text.replace("critical_buffer = true\n", ""))
+    system = semiparse.transitions.load_system(str(path))
     for n, uses_grammar in ((MASKED_MIN_SIZE - 1, True), (MASKED_MIN_SIZE + 5, False)):
         heads = [-1, 0, 4, 1] + [d - 1 for d in range(4, n + 1)]  # the edge 4 -> 2 crosses 1 -> 3
         assert not semiparse.is_projective(heads)
-        auto = semiparse.oracle("arc_hybrid")
+        auto = semiparse.oracle(system)
         assert auto.method_for(heads) == "projective_masked"
         stack, buffer, arcs = system.initial(n)
         calls.clear()
         got = auto.scores(stack, buffer, heads, arcs)
         assert bool(calls) == uses_grammar
-        assert got == semiparse.oracle("arc_hybrid", method="grammar").scores(stack, buffer, heads, arcs)
+        assert got == semiparse.oracle(system, method="grammar").scores(stack, buffer, heads, arcs)
+
+
+def test_auto_prefers_the_reduced_grammar_path_under_strategy_none():
+    """With critical_buffer declared, the grammar path runs in C on reduced
+    strings and ranks above the slower methods for non-projective trees; the
+    linear-time methods still serve projective ones, and the other
+    strategies keep their methods."""
+    nonprojective = [-1, 0, 4, 1, 3, 4]
+    projective = [-1, 2, 0, 2, 3, 4]
+    assert semiparse.oracle("arc_standard").method_for(nonprojective) == "grammar"
+    assert semiparse.oracle("arc_standard").method_for(projective) == "linear"
+    assert semiparse.oracle("arc_standard", "lbr").method_for(nonprojective) == "cubic_critical"
+    assert semiparse.oracle("arc_hybrid").method_for(nonprojective) == "grammar"
+    assert semiparse.oracle("arc_hybrid").method_for(projective) == "cost"
