@@ -143,6 +143,8 @@ def _report(results):
         if r.ok:
             print(f"ok    {what}: {r.examples} examples (n <= {r.max_n}, seed {r.seed}{notes}) "
                   f"agree with the exhaustive search")
+            if r.hint:
+                print(f"hint  {what}: {r.hint}")
         else:
             status = 1
             print(f"FAIL  {what}: {r.method} and the exhaustive search differ{notes}; "

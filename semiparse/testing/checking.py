@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from semiparse.grammar import load_grammar
+from semiparse.transitions._grammar_rows import grammar_kernel
 from semiparse.transitions.oracle import Oracle
 from semiparse.transitions.registry import system_methods
 from semiparse.transitions.loading import load_system
@@ -119,6 +120,7 @@ class CheckResult:
     dead_ends: int = 0  # examples at or one step before a dead end
     dead_end: DeadEnd = None  # the first of them
     configurations: int = 0  # configurations compared, where an example holds several
+    hint: str = None  # advice for a system that passed (see reduction_hint)
 
     @property
     def ok(self):
@@ -192,8 +194,30 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
         run_examples(result, oracle_examples(system, max_n, [strategy], {strategy: checked},
                                              projective=True if projective_only else None,
                                              partial=partial), examine)
+        if result.ok and strategy == "none" and method == "grammar" and could_reduce(system):
+            result.hint = reduction_hint(system, max(100, examples // 4), max_n, seed)
         results.append(result)
     return results
+
+
+def could_reduce(system):
+    """Whether ``system``'s grammar path runs in C and could reduce the buffer
+    to its critical nodes, but the system does not declare it."""
+    spec = getattr(system, "completion_spec", None)
+    return spec is not None and not spec.critical_buffer and grammar_kernel(system) is not None
+
+
+def reduction_hint(system, examples, max_n, seed):
+    """Advice to declare ``critical_buffer`` if, declared, it agrees with the
+    exhaustive search on ``examples`` examples of strategy none; else None."""
+    trial = copy.copy(system)
+    trial.set_completion(system.completion_spec.declaring_critical_buffer())
+    [result] = check(trial, ["none"], examples, max_n, seed)
+    if not result.ok:
+        return None
+    return (f"with the buffer reduced to its critical nodes the oracle agrees too "
+            f"({result.calls} examples): critical_buffer = true in [completion] makes it "
+            f"faster (docs/oracles.md)")
 
 
 def run_examples(result, strategy, examine, phases=None):

@@ -45,10 +45,17 @@ class Completion:
 
     def with_grammar(self, grammar, name):
         """The same completion into another grammar (that has its terminals)."""
+        return self._copy(grammar, name, self.critical_buffer)
+
+    def declaring_critical_buffer(self):
+        """The same completion with ``critical_buffer`` declared."""
+        return self._copy(self.grammar, self.grammar_name, True)
+
+    def _copy(self, grammar, name, critical_buffer):
         return Completion(self.where, self.root, grammar, name, self.grammar_file, self.prefix,
                           self.rules,
                           (self._head_ok, self._below_ok, self._no_left_of)
-                          if self.projective_form else None, self.critical_buffer)
+                          if self.projective_form else None, critical_buffer)
 
     def covers_all_nodes(self):
         """Whether a terminal rule matches every kind of node a configuration
