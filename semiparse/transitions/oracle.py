@@ -115,9 +115,8 @@ class Oracle(DynamicOracle):
         of that size and more, the grammar path the smaller ones."""
         name = self._choose(gold)
         system, strategy = self.system, self.strategy
-        grammar = self._grammar_fn(gold)
         if name == "grammar":
-            return grammar
+            return self._grammar_fn(gold)
         if name == "exhaustive":
             return lambda s, b, g, a: self._exhaustive(g).scores(s, b, a)
         m = self._registered[name]
@@ -130,6 +129,7 @@ class Oracle(DynamicOracle):
                              f"projective gold trees, and this one is not projective")
         fn, small = m.fn, m.min_size
         if self.method == "auto" and small and system.grammar is not None:
+            grammar = self._grammar_fn(gold)
             return lambda s, b, g, a: (grammar(s, b, g, a) if len(s) - 1 + len(b) < small
                                        else fn(s, b, g.heads, a, strategy))
         return lambda s, b, g, a: fn(s, b, g.heads, a, strategy)
