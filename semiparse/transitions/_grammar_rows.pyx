@@ -93,6 +93,7 @@ cdef struct WorkC:
     void* chart                # the chart's block, kept up to KEPT_CHART bytes
     size_t chart_size
     long parses                # charts filled (the memo's saving shows here)
+    bint out_of_memory         # a chart could not be allocated: its row is not exact
 
 
 cdef inline int term_of(const SpecC* sp, int where, bint is_root, bint is_top,
@@ -285,6 +286,7 @@ cdef void grammar_row(void* work, const StateC* state, const int* stack, int ns,
         value = chart_value(w, N) if N >= 0 else NAN
         if value != value:
             complete = False
+            w.out_of_memory = w.out_of_memory or N >= 0
             continue
         out[t] = value if value == -INFINITY else gain + credit + value
         best = max(best, out[t])
@@ -345,6 +347,7 @@ cdef class Work(KernelWork):
         self.c.chart = NULL
         self.c.chart_size = 0
         self.c.parses = 0
+        self.c.out_of_memory = False
 
     def __init__(self, Spec spec, heads):
         cdef int n = len(heads) - 1, i, size, strings
@@ -380,6 +383,12 @@ cdef class Work(KernelWork):
         memo_free(&self.c.memo)
         state_free(self.c.next)
         free(self.block)
+
+    @property
+    def out_of_memory(self):
+        """Whether a chart could not be allocated: the rows computed with this
+        work are then not exact, and the caller must raise MemoryError."""
+        return self.c.out_of_memory
 
     @property
     def parses(self):

@@ -143,7 +143,12 @@ class Oracle(DynamicOracle):
             return lambda s, b, g, a: grammar_scores(system, g, s, b, a, strategy)
         work, machine = kernel.work_type(gold.heads), machine_for(self.system)
         columns = np.arange(len(kernel.columns), dtype=np.intc)
-        return lambda s, b, g, a: kernel_scores(machine, kernel, work, columns, g.n, s, b, a)
+
+        def scores(s, b, g, a):
+            out = kernel_scores(machine, kernel, work, columns, g.n, s, b, a)
+            _check_memory(work)
+            return out
+        return scores
 
     def _exhaustive(self, gold):
         if self._search is None:
@@ -235,6 +240,7 @@ class Oracle(DynamicOracle):
         kernels = {}   # the kernel depends on the gold tree only through its projectivity
 
         checked = {}   # one Gold per gold object
+        works = []     # the C kernels' data, one per gold object
 
         def prepare(heads, i):
             try:
@@ -248,13 +254,17 @@ class Oracle(DynamicOracle):
             if found is None:
                 return None, gold.n
             kernel, code, columns = found
-            return (kernel, kernel.work_type(gold.heads), code, columns), gold.n
+            work = kernel.work_type(gold.heads)
+            works.append(work)
+            return (kernel, work, code, columns), gold.n
 
         def check(config, i):
             self._unpack(config, None, None, where=f"configs[{i}]")
 
         out = np.empty((len(configs), len(self.transitions)))
         rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
+        for work in works:
+            _check_memory(work)
         grammar_golds = {key for key in {id(golds[i]) for i in rows}
                          if self._choose(checked[key]) == "grammar"}
         by_grammar = {i for i in rows if id(golds[i]) in grammar_golds}
@@ -337,6 +347,13 @@ def accepts_partial(method):
     """Whether a registered method is exact for partial gold trees: its
     ``fn`` says so with the attribute ``partial = True``."""
     return getattr(method.fn, "partial", False) is True
+
+
+def _check_memory(work):
+    """MemoryError if a C kernel could not allocate what a row needed (its
+    row would not be exact); kernels that never run out say nothing."""
+    if getattr(work, "out_of_memory", False):
+        raise MemoryError("the oracle's chart does not fit in memory")
 
 
 def _same_ints(cached, heads):

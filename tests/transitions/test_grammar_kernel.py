@@ -1,6 +1,10 @@
 """The grammar oracle in C (``_grammar_rows.pyx``): against the Python grammar
 path and the exhaustive search, with the buffer reduced to its critical nodes
 where a system declares it, in single calls and in batches."""
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -127,3 +131,35 @@ def test_check_suggests_the_declaration_where_the_reduction_agrees():
     assert swift.ok and swift.hint is None
     [shipped] = check("arc_standard_root_end", ["none"], examples=100)
     assert shipped.ok and shipped.hint is None
+
+
+OUT_OF_MEMORY = """
+import resource
+import semiparse
+system = semiparse.system("arc_swift2")
+oracle = system.oracle()
+n = 150
+heads = (-1, 0) + tuple(range(1, n))   # a chain, and no critical_buffer: a chart of 152 positions
+config = system.initial(n)
+oracle.scores(system.initial(3), (-1, 0, 1, 2))
+with open("/proc/self/status") as f:
+    vm = next(int(line.split()[1]) for line in f if line.startswith("VmSize")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (4 << 20), resource.RLIM_INFINITY))
+for call in (lambda: oracle.scores(config, heads), lambda: oracle.scores_batch([config], [heads])):
+    try:
+        call()
+        print("no error")
+    except MemoryError as exc:
+        print("MemoryError:", exc)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to size the limit")
+def test_a_chart_that_does_not_fit_in_memory_is_a_memory_error_not_a_wrong_row():
+    """Under an address-space limit (this process's own, in a child) the
+    chart of a long string cannot be allocated: single calls and batches
+    raise MemoryError instead of scoring the transition -inf."""
+    done = subprocess.run([sys.executable, "-c", OUT_OF_MEMORY], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.splitlines() == ["MemoryError: the oracle's chart does not fit in memory"] * 2, (
+        done.stdout + done.stderr)
