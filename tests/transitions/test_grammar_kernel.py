@@ -155,11 +155,11 @@ for call in (lambda: oracle.scores(config, heads), lambda: oracle.scores_batch([
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to size the limit")
-def test_a_chart_that_does_not_fit_in_memory_is_a_memory_error_not_a_wrong_row():
+def test_a_chart_that_does_not_fit_in_memory_is_a_memory_error_not_a_wrong_row(tmp_path):
     """Under an address-space limit (this process's own, in a child) the
     chart of a long string cannot be allocated: single calls and batches
     raise MemoryError instead of scoring the transition -inf."""
     done = subprocess.run([sys.executable, "-c", OUT_OF_MEMORY], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, cwd=tmp_path)  # not the checkout: the installed package
     assert done.stdout.splitlines() == ["MemoryError: the oracle's chart does not fit in memory"] * 2, (
         done.stdout + done.stderr)
