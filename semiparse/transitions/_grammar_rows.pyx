@@ -77,7 +77,6 @@ cdef struct WorkC:
     SpecC spec
     int n
     const int* gold            # gold heads, -1 for the root and unknown heads
-    bint reduce                # critical_buffer, and the gold tree is complete
     StateC* next               # scratch: a successor
     int* nodes                 # the string: node (-1 virtual), terminal, fixed head position
     int* ids
@@ -174,9 +173,10 @@ cdef void mark_dropped(WorkC* w, const StateC* s) noexcept nogil:
 
 
 cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
-    """Write the completion string of s into w.nodes / ids / fixed (the
-    non-critical buffer nodes left out when the gold tree allows it, their
-    number in credit); its length, or -1 where no terminal rule matches."""
+    """Write the completion string of s into w.nodes / ids / fixed and w.key
+    (with critical_buffer, the buffer nodes that collapse into their
+    fragment's critical node left out, their number in credit); its length,
+    or -1 where no terminal rule matches."""
     cdef const SpecC* sp = &w.spec
     cdef int n = w.n, N = 0, i, x, y, top = s.stack_len - 1, first
     cdef const int* gold = w.gold
@@ -192,11 +192,11 @@ cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
         x = s.stack[i]
         w.nodes[N], w.ids[N] = x, term_of(sp, WHERE_STACK, x == 0, i == top, s.head[x] >= 0)
         N += 1
-    if w.reduce:
+    if w.spec.critical:
         mark_dropped(w, s)
     for i in range(s.buffer_len - 1, -1, -1):   # front first
         x = s.buffer[i]
-        if w.reduce and w.root_of[x] >= 0 and w.size[w.root_of[x]] < 0:
+        if w.spec.critical and w.root_of[x] >= 0 and w.size[w.root_of[x]] < 0:
             credit[0] += 1
             continue
         w.nodes[N], w.ids[N] = x, term_of(sp, WHERE_BUFFER, x == 0, False, False)
@@ -214,11 +214,14 @@ cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
         x = w.nodes[i]
         w.fixed[i] = (w.pos[s.head[x]] if first <= i < first + s.stack_len and s.head[x] >= 0
                       else -1)
+        # the memo's key: the three arrays one after another
+        w.key[i], w.key[N + i], w.key[2 * N + i] = w.nodes[i], w.ids[i], w.fixed[i]
     return N
 
 
 cdef double chart_value(WorkC* w, int N) noexcept nogil:
-    """The max-plus value of the string in w (memo first): -inf, NaN if out of memory."""
+    """The max-plus value of the string in w, as :c:func:`build_string` left
+    it (the memo first): -inf, NaN if out of memory."""
     cdef const SpecC* sp = &w.spec
     cdef int i, j, x, d, v
     cdef double value
@@ -226,8 +229,6 @@ cdef double chart_value(WorkC* w, int N) noexcept nogil:
     cdef size_t bytes, need
     cdef double* wt
     cdef int* states
-    for i in range(N):
-        w.key[i], w.key[N + i], w.key[2 * N + i] = w.nodes[i], w.ids[i], w.fixed[i]
     v = memo_get(&w.memo, w.key, 3 * N, 0)
     if v != MEMO_MISSING:
         return -INFINITY if v == NEG else v
@@ -292,11 +293,10 @@ cdef void grammar_row(void* work, const StateC* state, const int* stack, int ns,
         best = max(best, out[t])
     # this configuration's value (the best of its row), for the row of the
     # configuration before it
-    N = build_string(w, state, &credit)
-    if complete and N > 0 and best > -INFINITY:
-        for t in range(N):
-            w.key[t], w.key[N + t], w.key[2 * N + t] = w.nodes[t], w.ids[t], w.fixed[t]
-        memo_put(&w.memo, w.key, 3 * N, 0, <int> best - credit)
+    if complete and best > -INFINITY:
+        N = build_string(w, state, &credit)
+        if N > 0:
+            memo_put(&w.memo, w.key, 3 * N, 0, <int> best - credit)
 
 
 cdef class Spec:
@@ -374,7 +374,6 @@ cdef class Work(KernelWork):
         self.c.hi = self.c.lo + (n + 1)
         self.c.size = self.c.hi + (n + 1)
         self.c.key = self.c.size + (n + 1)
-        self.c.reduce = spec.c.critical
         self.c.memo.on = 1
         self.ptr = &self.c
 

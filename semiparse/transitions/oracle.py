@@ -93,9 +93,8 @@ class Oracle(DynamicOracle):
             return self.method
         best, best_rank = None, float("inf")
         if self.system.grammar is not None:
-            spec = getattr(self.system, "completion_spec", None)
-            reduced = (self.strategy == "none" and spec is not None and spec.critical_buffer
-                       and grammar_kernel(self.system) is not None)
+            reduced = (self._grammar_in_c() is not None
+                       and self.system.completion_spec.critical_buffer)
             best, best_rank = "grammar", GRAMMAR_REDUCED_RANK if reduced else GRAMMAR_RANK
         for m in self._registered.values():
             if (m.rank < best_rank and m.applies(self.strategy, gold.projective)
@@ -134,10 +133,15 @@ class Oracle(DynamicOracle):
                                        else fn(s, b, g.heads, a, strategy))
         return lambda s, b, g, a: fn(s, b, g.heads, a, strategy)
 
+    def _grammar_in_c(self):
+        """The C kernel of this system's grammar path, where it has one and
+        the strategy is none (``_grammar_rows.pyx``); else None."""
+        return grammar_kernel(self.system) if self.strategy == "none" else None
+
     def _grammar_fn(self, gold):
         """The grammar path for this gold tree: ``(stack, buffer, gold, arcs)
         -> dict``, in C where the system has the kernel (strategy none)."""
-        kernel = grammar_kernel(self.system) if self.strategy == "none" else None
+        kernel = self._grammar_in_c()
         if kernel is None:
             system, strategy = self.system, self.strategy
             return lambda s, b, g, a: grammar_scores(system, g, s, b, a, strategy)
@@ -309,7 +313,7 @@ class Oracle(DynamicOracle):
         method for this gold tree has a C kernel for this strategy, else None."""
         name = self._choose(gold)
         if name == "grammar":
-            kernel = grammar_kernel(self.system) if self.strategy == "none" else None
+            kernel = self._grammar_in_c()
             if kernel is None:
                 return None
             return kernel, 0, np.array([column[t] for t in kernel.columns], dtype=np.intc)
