@@ -8,6 +8,7 @@ by the exact command, the commit and the sha256 of every data file read) and
 """
 import argparse
 import importlib
+import inspect
 import sys
 
 from semiparse.experiments.common import command_line, run
@@ -58,6 +59,8 @@ def build_parser():
     p.add_argument("--variants", nargs="+", metavar="VARIANT",
                    help="only these of the experiment's variants (default: all; --list shows them)")
     p.add_argument("--limit", type=_positive, metavar="N", help="only the first N sentences of each file")
+    p.add_argument("--device", help="torch device of a neural experiment's runs: cpu (default) or "
+                   "cuda[:N]; the oracle runs on the CPU")
     p.add_argument("--jobs", type=_positive, default=1, help="parallel training runs (default 1)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md and PREFIX.json (default: NAME)")
     return p
@@ -95,6 +98,12 @@ def settings_for(module, args):
                              f"{', '.join(map(repr, module.VARIANTS))}")
     elif args.variants:
         raise ValueError("this experiment has no variants to choose from")
+    if "device" in inspect.signature(module.run_job).parameters:
+        settings["device"] = args.device or "cpu"
+        if not (settings["device"] == "cpu" or settings["device"].startswith("cuda")):
+            raise ValueError(f"--device must be cpu or cuda[:N], not {settings['device']!r}")
+    elif args.device:
+        raise ValueError("--device: this experiment trains no neural parser")
     for key, allowed in (("languages", module.LANGUAGES), ("systems", module.SYSTEMS)):
         wrong = [v for v in settings[key] if v not in allowed]
         if wrong:

@@ -178,6 +178,8 @@ def header(module, settings, command, commit_text, sums):
         f"Command: `{command}`", "",
         f"Commit: {commit_text}", "",
         f"Scale: {settings['epochs']} epoch(s), seeds {' '.join(map(str, settings['seeds']))}{limit}.", "",
+        *([f"Torch device: {settings['device']} (the oracle runs on the CPU).", ""]
+          if settings.get("device", "cpu") != "cpu" else []),
         f"POS tags: {module.POS_TAGS}.", "",
         "Data (sha256, paths relative to the data directory):", "",
     ]
@@ -197,6 +199,8 @@ def run(module, name, settings, command, out, jobs=1, echo=print):
         "pos_tags": module.POS_TAGS, "data": sums, "results": [],
     }
     todo = module.jobs(settings)
+    run_job = (functools.partial(module.run_job, device=settings["device"]) if "device" in settings
+               else module.run_job)
     results = document["results"]
 
     def write():
@@ -209,11 +213,11 @@ def run(module, name, settings, command, out, jobs=1, echo=print):
     write()
     with contextlib.ExitStack() as stack:
         if jobs == 1:
-            done = map(module.run_job, todo)
+            done = map(run_job, todo)
         else:
             pool = ProcessPoolExecutor(max_workers=jobs)
             stack.callback(pool.shutdown, cancel_futures=True)  # Ctrl-C: drop the runs not started
-            done = pool.map(module.run_job, todo)
+            done = pool.map(run_job, todo)
         for result in done:
             results.append(result)
             echo(json.dumps(result))

@@ -45,10 +45,10 @@ def jobs(settings):
     return [job for model in VARIANTS for job in runs if job[3] == model]
 
 
-def run_job(job):
+def run_job(job, device="cpu"):
     if job[3] == "perceptron":
         return job_result(job, "model", perceptron_run, **SETTINGS)
-    return job_result(job, "model", neural_run, **SETTINGS, **EXTRA[job[3]])
+    return job_result(job, "model", neural_run, **SETTINGS, **EXTRA[job[3]], device=device)
 
 
 def table(results, settings):

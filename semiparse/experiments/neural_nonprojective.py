@@ -27,8 +27,8 @@ def jobs(settings):
     return ud_jobs(settings, SETUPS)
 
 
-def run_job(job):
-    return job_result(job, "setup", **SETUPS[job[3]])
+def run_job(job, device="cpu"):
+    return job_result(job, "setup", **SETUPS[job[3]], device=device)
 
 
 def table(results, settings):

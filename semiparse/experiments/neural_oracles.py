@@ -31,8 +31,8 @@ def jobs(settings):
     return ud_jobs(settings, ORACLES)
 
 
-def run_job(job):
-    return job_result(job, "oracle", oracle=job[3], nonproj="projectivize")
+def run_job(job, device="cpu"):
+    return job_result(job, "oracle", oracle=job[3], nonproj="projectivize", device=device)
 
 
 def table(results, settings):

@@ -28,8 +28,8 @@ def jobs(settings):
     return ud_jobs(settings, ["all+nonproj"])
 
 
-def run_job(job):
-    return job_result(job, None, **SETTINGS)
+def run_job(job, device="cpu"):
+    return job_result(job, None, **SETTINGS, device=device)
 
 
 def table(results, settings):

@@ -81,8 +81,10 @@ def test_tiny_run_says_what_it_ran(name, tmp_path, shared_data):
     assert "POS tags: gold" in md and doc["pos_tags"].startswith("gold")
     module = experiments.experiment(name)
     variants = {"variants": list(module.VARIANTS)} if hasattr(module, "VARIANTS") else {}
+    device = {"device": "cpu"} if name.startswith("neural-") else {}  # the torch device, recorded
     assert doc["settings"] == {"epochs": 1, "seeds": [1], "languages": options[1:] or module.DEFAULTS["languages"],
-                               "systems": module.DEFAULTS["systems"], "limit": 4, **variants}
+                               "systems": module.DEFAULTS["systems"], "limit": 4, **variants, **device}
+    assert "Torch device" not in md  # said only when it is not the CPU
     assert "only the first 4 sentences of each training and test set" in md
     systems = module.DEFAULTS["systems"]
     assert len(doc["results"]) == runs * len(systems)
@@ -142,12 +144,22 @@ def test_list_names_every_experiment(capsys):
     (["--systems", "lr_spine"], "--systems: 'lr_spine' is not one of arc_standard, arc_hybrid, arc_eager"),
     (["--languages", "xx"], "--languages: 'xx' is not one of el, got, hu"),
     (["--variants", "x"], "this experiment has no variants to choose from"),
+    (["--device", "cuda"], "--device: this experiment trains no neural parser"),
 ])
 def test_bad_settings_are_one_line_errors(argv, message, tmp_path, shared_data, capsys):
     assert experiments.main(["beam-global", "--data", str(shared_data), *argv,
                              "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err == f"semiparse experiments beam-global: error: {message}\n"
+    assert not list(tmp_path.iterdir())
+
+
+def test_device_is_checked_before_any_run(tmp_path, shared_data, capsys):
+    """A neural experiment's ``--device`` is cpu or cuda[:N], refused before anything is written."""
+    assert experiments.main(["neural-systems", "--data", str(shared_data), "--device", "tpu",
+                             "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == "semiparse experiments neural-systems: error: --device must be cpu or cuda[:N], not 'tpu'\n"
     assert not list(tmp_path.iterdir())
 
 
