@@ -53,6 +53,8 @@ def add_parser(subparsers):
                         "defaults of Kiperwasser and Goldberg 2016")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, help="torch CPU threads (default torch's)")
+    parser.add_argument("--oracle-threads", type=int, default=1,
+                        help="threads of the lockstep scores_batch calls (default 1)")
     parser.set_defaults(func=run)
     return parser
 
@@ -74,8 +76,8 @@ def run(args):
     from semiparse.treebank.projectivity import is_projective
     from semiparse.train import read_trees
 
-    if min(args.sentences, args.loop_sentences, args.batch_size) < 1:
-        raise UserError("--sentences, --loop-sentences and --batch-size must be >= 1")
+    if min(args.sentences, args.loop_sentences, args.batch_size, args.oracle_threads) < 1:
+        raise UserError("--sentences, --loop-sentences, --batch-size and --oracle-threads must be >= 1")
     if args.threads is not None:
         torch.set_num_threads(args.threads)
     options = Options(**(SMALL if args.small else {}), oracle=args.oracle, nonproj=args.nonproj,
@@ -92,7 +94,7 @@ def run(args):
     print(f"{path}: {len(trees)} sentences ({nonproj} non-projective), {tokens} tokens; "
           f"{model.system}, --oracle {args.oracle} --nonproj {args.nonproj}, batch {args.batch_size}, "
           f"{'small' if args.small else 'default'} network ({model.n_parameters()} parameters), "
-          f"{args.device}, {torch.get_num_threads()} threads")
+          f"{args.device}, {torch.get_num_threads()} threads, oracle on {args.oracle_threads}")
 
     def epoch(batched, count):
         """Seconds of one training pass over the first ``count`` examples and
@@ -100,7 +102,8 @@ def run(args):
         model.net.load_state_dict(initial)
         model.net.train()
         optimizer = torch.optim.Adam(model.net.parameters(), lr=options.lr)
-        oracle = TrainingOracle(model.api, model.transitions, args.oracle)
+        oracle = TrainingOracle(model.api, model.transitions, args.oracle,
+                                threads=args.oracle_threads if batched else 1)
         policy = Policy(args.oracle, options.explore_p, random.Random(1))
         policy.explore = args.oracle == "dynamic"
         chosen = examples[:count]

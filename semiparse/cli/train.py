@@ -21,7 +21,7 @@ PERCEPTRON_ONLY = {"trainer": "perceptron", "beam": 8, "restart": "positive", "r
                    "alpha": 1.0}
 NEURAL_ONLY = ("device", "batch_size", "lr", "loss", "word_dim", "char_dim", "char_hidden",
                "upos_dim", "xpos_dim", "feats_dim", "lemma_dim", "lstm_dim", "lstm_layers", "hidden_dim",
-               "label_hidden_dim", "word_dropout", "dropout", "features", "threads", "checkpoint", "resume")
+               "label_hidden_dim", "word_dropout", "dropout", "features", "threads", "oracle_threads", "checkpoint", "resume")
 
 
 def add_parser(subparsers):
@@ -95,6 +95,9 @@ def add_parser(subparsers):
                    help="configuration positions scored, e.g. s2,s1,s0,b0 or s0,s0.lc,s0.rc,b0 "
                    "(default: from the system's transitions)")
     n.add_argument("--threads", type=int, metavar="N", help="CPU threads of torch (default torch's)")
+    n.add_argument("--oracle-threads", type=int, metavar="N",
+                   help="threads of the oracle's scores_batch call at each step (default 1; more "
+                   "where torch leaves cores free, as on a GPU)")
     n.add_argument("--checkpoint", metavar="FILE", help="write the run's state after every epoch")
     n.add_argument("--resume", metavar="FILE", help="continue the run of a --checkpoint file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

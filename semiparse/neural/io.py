@@ -187,7 +187,7 @@ def restore_checkpoint(path, model, optimizer, rng, history, n_examples):
 
     payload, meta = _read(path, CHECKPOINT)
     saved = _build(path, payload, meta)
-    run_only = ("epochs", "device")  # a resumed run may train longer, elsewhere
+    run_only = ("epochs", "device", "oracle_threads")  # a resumed run may train longer, elsewhere
     before, now = saved.options.to_dict(), model.options.to_dict()
     differ = [k for k in now if k not in run_only and before[k] != now[k]]
     if differ:

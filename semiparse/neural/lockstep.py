@@ -60,12 +60,14 @@ class TrainingOracle:
     ``static`` only the first of them in the system's static order (the
     canonical computation, docs/oracles.md).  ``method`` is the oracle's
     (``semiparse.oracle``; e.g. ``exhaustive`` for a system without a
-    completion grammar).  ``seconds`` adds up the time spent in the oracle."""
+    completion grammar); ``threads``: those of each ``scores_batch`` call.
+    ``seconds`` adds up the time spent in the oracle."""
 
-    def __init__(self, system, transitions, kind, method="auto"):
+    def __init__(self, system, transitions, kind, method="auto", threads=1):
         self.oracle = system.oracle(method=method)
         self.transitions = transitions
         self.kind = kind
+        self.threads = threads
         self.seconds = 0.0
         rank = static_rank(system.definition)
         order = sorted(range(len(transitions)), key=lambda i: rank(transitions.names[i]))
@@ -75,7 +77,7 @@ class TrainingOracle:
     def rows(self, configs, golds):
         """sigma ``(len(configs), T)`` by one ``scores_batch`` call (-inf: not legal)."""
         start = time.perf_counter()
-        sigma = self.oracle.scores_batch(configs, golds)
+        sigma = self.oracle.scores_batch(configs, golds, n_jobs=self.threads)
         self.seconds += time.perf_counter() - start
         return sigma
 

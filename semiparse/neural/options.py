@@ -46,6 +46,7 @@ class Options:
     explore_after: int = 1       # dynamic oracle: epochs before the model's own mistakes are followed
     explore_p: float = 0.9       # ... and the probability of following one
     device: str = "cpu"
+    oracle_threads: int = 1      # threads of each step's scores_batch call (cores torch leaves free, e.g. on a GPU)
 
     def __post_init__(self):
         if isinstance(self.features, str):
@@ -61,7 +62,7 @@ class Options:
                 raise ValueError(f"{_named(f.name)} must be a finite number, got {value!r}")
         checks = [(name, lambda v: v >= 1, ">= 1") for name in (
             "word_dim", "char_hidden", "lstm_dim", "lstm_layers", "hidden_dim", "label_hidden_dim",
-            "epochs", "batch_size")]
+            "epochs", "batch_size", "oracle_threads")]
         checks += [(name, lambda v: v >= 0, ">= 0") for name in (
             "char_dim", "upos_dim", "xpos_dim", "feats_dim", "lemma_dim", "explore_after", "word_dropout")]
         checks += [("lr", lambda v: v > 0, "> 0"), ("explore_p", lambda v: 0 <= v <= 1, "in [0, 1]"),

@@ -97,7 +97,7 @@ class NeuralTrainer:
             first, best, order = io.restore_checkpoint(self.resume, model, optimizer, rng,
                                                        self.history, len(examples))
             self.log(f"resuming {self.resume} after epoch {first}")
-        self.oracle = TrainingOracle(model.api, model.transitions, o.oracle)
+        self.oracle = TrainingOracle(model.api, model.transitions, o.oracle, threads=o.oracle_threads)
         policy = Policy(o.oracle, o.explore_p, rng)
         for epoch in range(first, o.epochs):
             policy.explore = o.oracle == "dynamic" and epoch >= o.explore_after

@@ -381,8 +381,8 @@ cdef class _Share:
 cdef void _run_threads(Job* jobs, group, int n_jobs, double[:, ::1] out) except *:
     """Split the configurations into n_jobs shares of whole gold-tree groups
     (largest groups first, each to the least loaded share) and run them on
-    threads."""
-    from concurrent.futures import ThreadPoolExecutor
+    threads (a pool kept between calls)."""
+    from semiparse._threads import pool
 
     sizes = np.bincount(group)
     load = [0] * n_jobs
@@ -399,6 +399,6 @@ cdef void _run_threads(Job* jobs, group, int n_jobs, double[:, ::1] out) except 
         share.order = np.flatnonzero(owner[group] == k)[::-1].astype(np.intc)
         share.out = out
         shares.append(share)
-    with ThreadPoolExecutor(n_jobs) as pool:
-        for future in [pool.submit(s.run) for s in shares]:
-            future.result()
+    threads = pool(n_jobs)
+    for future in [threads.submit(s.run) for s in shares]:
+        future.result()

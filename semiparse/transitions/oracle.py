@@ -31,6 +31,7 @@ from semiparse.transitions.loading import definition_sha256, load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
 CHECKED_TREES = 4096  # gold trees (tuples) an oracle keeps checked between calls
+KEPT_WORKS = 256      # C kernels' works (tuples' gold trees) it keeps between scores_batch calls
 
 
 class Oracle(DynamicOracle):
@@ -55,6 +56,7 @@ class Oracle(DynamicOracle):
         self._registered = registered
         self._gold = self._fn = self._search = None
         self._checked = {}  # id of a tuple of heads -> (the tuple, its Gold), see _gold_of
+        self._works = {}    # (id of a tuple of heads, partial, kernel) -> (the tuple, work), see _take_work
 
     def __repr__(self):
         return f"<Oracle {self.system.name} strategy={self.strategy} method={self.method}>"
@@ -86,6 +88,25 @@ class Oracle(DynamicOracle):
             self._checked.clear()
         self._checked[key] = (heads, gold)
         return gold
+
+    def _take_work(self, heads, partial, kernel, gold):
+        """A C kernel's work for a gold tree.  A tuple's is kept from one
+        ``scores_batch`` call to the next (:meth:`_keep_work`), with the values
+        its memo holds: a training loop's next step scores successors of this
+        step's configurations.  It is taken out while a call uses it, so that
+        calls on other threads never share one."""
+        if type(heads) is tuple:
+            found = self._works.pop((id(heads), bool(partial), kernel), None)
+            if found is not None and found[0] is heads:
+                return found[1]
+        return kernel.work_type(gold.heads)
+
+    def _keep_work(self, heads, partial, kernel, work):
+        """Keep a tuple's work for the next call (at most :data:`KEPT_WORKS`)."""
+        if type(heads) is tuple:
+            if len(self._works) >= KEPT_WORKS:
+                self._works.clear()
+            self._works[(id(heads), bool(partial), kernel)] = (heads, work)
 
     def _choose(self, gold):
         """Name of the method used for this gold tree."""
@@ -258,8 +279,8 @@ class Oracle(DynamicOracle):
             if found is None:
                 return None, gold.n
             kernel, code, columns = found
-            work = kernel.work_type(gold.heads)
-            works.append(work)
+            work = self._take_work(heads, partial, kernel, gold)
+            works.append((heads, kernel, work))
             return (kernel, work, code, columns), gold.n
 
         def check(config, i):
@@ -267,8 +288,10 @@ class Oracle(DynamicOracle):
 
         out = np.empty((len(configs), len(self.transitions)))
         rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
-        for work in works:
+        for _, _, work in works:
             _check_memory(work)
+        for heads, kernel, work in works:
+            self._keep_work(heads, partial, kernel, work)
         grammar_golds = {key for key in {id(golds[i]) for i in rows}
                          if self._choose(checked[key]) == "grammar"}
         by_grammar = {i for i in rows if id(golds[i]) in grammar_golds}

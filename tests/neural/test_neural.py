@@ -86,18 +86,20 @@ def gothic(shared_data, count, max_words=12):
 @settings(max_examples=25)
 @given(heads=st.lists(gold_trees(1, 7), min_size=1, max_size=4),
        system=st.sampled_from(SYSTEMS), kind=st.sampled_from(["static", "nondet", "dynamic"]),
-       loss=st.sampled_from(["hinge", "nll"]), seed=st.integers(0, 2 ** 16))
-def test_lockstep_equals_sentence_loop(heads, system, kind, loss, seed):
+       loss=st.sampled_from(["hinge", "nll"]), seed=st.integers(0, 2 ** 16),
+       threads=st.sampled_from([1, 2]))
+def test_lockstep_equals_sentence_loop(heads, system, kind, loss, seed, threads):
     """One lockstep minibatch (one scores_batch call per step) gives the loss
     and the gradients of the loop over its sentences and configurations with
     one oracle.scores call each; projective and non-projective gold trees,
     shipped and user systems, with exploration that always follows a wrong
-    prediction (explore_p = 1: no random draw, so both follow the same path)."""
+    prediction (explore_p = 1: no random draw, so both follow the same path);
+    the lockstep oracle on one or two threads."""
     rng = random.Random(seed)
     trees = [tree_of(h, rng) for h in heads]
     model = model_for(trees, system, seed=seed, loss=loss)
     examples = NeuralTrainer().examples(model, trees)
-    oracle = TrainingOracle(model.api, model.transitions, kind)
+    oracle = TrainingOracle(model.api, model.transitions, kind, threads=threads)
     results = []
     for batched in (True, False):
         model.net.zero_grad()

@@ -96,6 +96,55 @@ def test_batch_rows_equal_single_calls_along_computations(name, data):
         assert all(v == float("-inf") for t, v in zip(oracle.transitions, row) if t not in single)
 
 
+def _row_equals_single(oracle, row, single):
+    assert {t: v for t, v in zip(oracle.transitions, row) if t in single} == single
+    assert all(v == float("-inf") for t, v in zip(oracle.transitions, row) if t not in single)
+
+
+@pytest.mark.parametrize("name", ["arc_standard", "arc_hybrid", "arc_standard_root_end",
+                                  "arc_eager_root_end"])
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_works_kept_between_calls_give_the_rows_of_a_fresh_oracle(name, data):
+    """scores_batch keeps each tuple's C work, memo included, from one call to
+    the next: configurations scored over several calls in any order (as a
+    lockstep training loop scores them, one step at a time) get the rows of
+    single calls to another oracle; projective and non-projective trees."""
+    system = semiparse.system(name)
+    oracle, fresh = system.oracle(), system.oracle()
+    configs, golds = [], []
+    for _ in range(data.draw(st.integers(1, 3))):
+        heads = tuple(data.draw(gold_trees(1, 9)))
+        config = system.initial(len(heads) - 1)
+        while not config.is_final():
+            configs.append(config)
+            golds.append(heads)
+            legal = config.legal()
+            config = config.apply(legal[data.draw(st.integers(0, len(legal) - 1))])
+    order = data.draw(st.permutations(range(len(configs))))
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(configs)), max_size=4))))
+    for lo, hi in zip([0, *cuts], [*cuts, len(configs)]):
+        piece = order[lo:hi]
+        rows = oracle.scores_batch([configs[i] for i in piece], [golds[i] for i in piece],
+                                   n_jobs=data.draw(st.integers(1, 2)))
+        for i, row in zip(piece, rows):
+            _row_equals_single(oracle, row, fresh.scores(configs[i], golds[i]))
+
+
+def test_a_list_of_heads_is_read_anew_at_every_call():
+    """Only a tuple's work is kept: a list changed in place between two calls
+    is scored as it is now."""
+    system = semiparse.system("arc_standard_root_end")
+    oracle, fresh = system.oracle(), system.oracle()
+    heads = [-1, 2, 0, 2, 3]
+    config = system.initial(4).apply("shift").apply("shift")   # left_arc or right_arc: 2 -> 1 or 1 -> 2
+    first = oracle.scores_batch([config], [heads])
+    heads[:] = [-1, 0, 1, 2, 3]
+    second = oracle.scores_batch([config], [heads])
+    _row_equals_single(oracle, second[0], fresh.scores(config, tuple(heads)))
+    assert not np.array_equal(first, second)
+
+
 def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
     """Scored from the last configuration of a computation to the first, each
     configuration's successor on the computation has its value remembered:
