@@ -243,10 +243,13 @@ class Oracle(DynamicOracle):
         each configuration they score: when the configurations of a gold
         tree follow a computation (as when a loop collects a sentence's
         configurations and then scores them), each one's successor has been
-        scored already and costs nothing.  ``partial=True`` accepts unknown
-        heads (``-1``) in ``golds``; such trees are scored by the grammar
-        path or through :meth:`scores`, as the other C kernels are exact
-        only for complete trees.
+        scored already and costs nothing.  A gold tree passed as a tuple keeps
+        its C kernel's data, and the values remembered, from one call to the
+        next (at most :data:`KEPT_WORKS` trees), so a training loop that scores
+        one step of many sentences per call gets the same saving.
+        ``partial=True`` accepts unknown heads (``-1``) in ``golds``; such
+        trees are scored by the grammar path or through :meth:`scores`, as
+        the other C kernels are exact only for complete trees.
         """
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
