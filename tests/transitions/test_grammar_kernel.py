@@ -80,23 +80,29 @@ def test_batch_rows_equal_single_calls_along_computations(name, data):
     last configuration to the first with the memo) equal single calls."""
     system = semiparse.system(name)
     oracle = system.oracle()
+    configs, golds = _computations(system, data, 10)
+    rows = oracle.scores_batch(configs, golds, n_jobs=data.draw(st.integers(1, 2)))
+    for row, config, heads in zip(rows, configs, golds):
+        _row_equals_single(oracle, row, oracle.scores(config, heads))
+
+
+def _computations(system, data, max_words):
+    """The configurations of 1-3 random computations, each on a gold tree
+    (a tuple) of at most ``max_words`` words, and their gold trees."""
     configs, golds = [], []
     for _ in range(data.draw(st.integers(1, 3))):
-        heads = tuple(data.draw(gold_trees(1, 10)))
+        heads = tuple(data.draw(gold_trees(1, max_words)))
         config = system.initial(len(heads) - 1)
         while not config.is_final():
             configs.append(config)
             golds.append(heads)
             legal = config.legal()
             config = config.apply(legal[data.draw(st.integers(0, len(legal) - 1))])
-    rows = oracle.scores_batch(configs, golds, n_jobs=data.draw(st.integers(1, 2)))
-    for row, config, heads in zip(rows, configs, golds):
-        single = oracle.scores(config, heads)
-        assert {t: v for t, v in zip(oracle.transitions, row) if t in single} == single
-        assert all(v == float("-inf") for t, v in zip(oracle.transitions, row) if t not in single)
+    return configs, golds
 
 
 def _row_equals_single(oracle, row, single):
+    """A scores_batch row says what a scores call says, -inf elsewhere."""
     assert {t: v for t, v in zip(oracle.transitions, row) if t in single} == single
     assert all(v == float("-inf") for t, v in zip(oracle.transitions, row) if t not in single)
 
@@ -112,15 +118,7 @@ def test_works_kept_between_calls_give_the_rows_of_a_fresh_oracle(name, data):
     single calls to another oracle; projective and non-projective trees."""
     system = semiparse.system(name)
     oracle, fresh = system.oracle(), system.oracle()
-    configs, golds = [], []
-    for _ in range(data.draw(st.integers(1, 3))):
-        heads = tuple(data.draw(gold_trees(1, 9)))
-        config = system.initial(len(heads) - 1)
-        while not config.is_final():
-            configs.append(config)
-            golds.append(heads)
-            legal = config.legal()
-            config = config.apply(legal[data.draw(st.integers(0, len(legal) - 1))])
+    configs, golds = _computations(system, data, 9)
     order = data.draw(st.permutations(range(len(configs))))
     cuts = sorted(set(data.draw(st.lists(st.integers(1, len(configs)), max_size=4))))
     for lo, hi in zip([0, *cuts], [*cuts, len(configs)]):
