@@ -90,12 +90,10 @@ def settings_for(module, args):
         "systems": args.systems or d["systems"],
         "limit": args.limit,
     }
+    choices = [("languages", module.LANGUAGES), ("systems", module.SYSTEMS)]
     if hasattr(module, "VARIANTS"):
         settings["variants"] = args.variants or list(module.VARIANTS)
-        wrong = [v for v in settings["variants"] if v not in module.VARIANTS]
-        if wrong:
-            raise ValueError(f"--variants: {wrong[0]!r} is not one of "
-                             f"{', '.join(map(repr, module.VARIANTS))}")
+        choices.append(("variants", module.VARIANTS))
     elif args.variants:
         raise ValueError("this experiment has no variants to choose from")
     if "device" in inspect.signature(module.run_job).parameters:
@@ -104,10 +102,10 @@ def settings_for(module, args):
             raise ValueError(f"--device must be cpu or cuda[:N], not {settings['device']!r}")
     elif args.device:
         raise ValueError("--device: this experiment trains no neural parser")
-    for key, allowed in (("languages", module.LANGUAGES), ("systems", module.SYSTEMS)):
+    for key, allowed in choices:
         wrong = [v for v in settings[key] if v not in allowed]
         if wrong:
-            raise ValueError(f"--{key}: {wrong[0]!r} is not one of {', '.join(allowed)}")
+            raise ValueError(f"--{key}: {wrong[0]!r} is not one of {', '.join(map(repr, allowed))}")
     return settings
 
 

@@ -141,8 +141,8 @@ def test_list_names_every_experiment(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--systems", "lr_spine"], "--systems: 'lr_spine' is not one of arc_standard, arc_hybrid, arc_eager"),
-    (["--languages", "xx"], "--languages: 'xx' is not one of el, got, hu"),
+    (["--systems", "lr_spine"], "--systems: 'lr_spine' is not one of 'arc_standard', 'arc_hybrid', 'arc_eager'"),
+    (["--languages", "xx"], "--languages: 'xx' is not one of 'el', 'got', 'hu'"),
     (["--variants", "x"], "this experiment has no variants to choose from"),
     (["--device", "cuda"], "--device: this experiment trains no neural parser"),
 ])
