@@ -65,7 +65,7 @@ SMALL = dict(word_dim=32, char_dim=8, char_hidden=16, upos_dim=8, lstm_dim=32, l
 
 def run(args):
     from semiparse.cli import UserError
-    from semiparse.neural import _torch
+    from semiparse.neural import _torch, check_device
 
     torch = _torch()
     from semiparse.neural.lockstep import Policy, TrainingOracle
@@ -76,6 +76,10 @@ def run(args):
     from semiparse.treebank.projectivity import is_projective
     from semiparse.train import read_trees
 
+    try:
+        check_device(args.device)
+    except ValueError as exc:
+        raise UserError(f"--device: {exc}") from None
     if min(args.sentences, args.loop_sentences, args.batch_size, args.oracle_threads) < 1:
         raise UserError("--sentences, --loop-sentences, --batch-size and --oracle-threads must be >= 1")
     if args.threads is not None:

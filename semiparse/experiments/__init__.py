@@ -12,6 +12,7 @@ import inspect
 import sys
 
 from semiparse.experiments.common import command_line, run
+from semiparse.neural import check_device
 from semiparse.resources import data_root
 
 # name -> module (imported when run)
@@ -98,8 +99,10 @@ def settings_for(module, args):
         raise ValueError("this experiment has no variants to choose from")
     if "device" in inspect.signature(module.run_job).parameters:
         settings["device"] = args.device or "cpu"
-        if not (settings["device"] == "cpu" or settings["device"].startswith("cuda")):
-            raise ValueError(f"--device must be cpu or cuda[:N], not {settings['device']!r}")
+        try:
+            check_device(settings["device"])
+        except ValueError as exc:
+            raise ValueError(f"--device: {exc}") from None
     elif args.device:
         raise ValueError("--device: this experiment trains no neural parser")
     for key, allowed in choices:

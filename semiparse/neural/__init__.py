@@ -8,6 +8,7 @@ oracle with exploration); see docs/neural.md.  Needs PyTorch (``pip install
 importing this package does not either (:func:`semiparse.neural.io.is_neural_model`
 works without it).
 """
+import re
 
 
 def _torch():
@@ -17,6 +18,19 @@ def _torch():
     except ModuleNotFoundError:
         raise ImportError('the neural parser needs PyTorch: pip install "semiparse[neural]"') from None
     return torch
+
+
+def check_device(device):
+    """ValueError unless torch can put the network on ``device``: ``cpu``, or
+    ``cuda[:N]`` where torch finds that CUDA device."""
+    if not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", device):
+        raise ValueError(f"device must be cpu or cuda[:N], not {device!r}")
+    if device != "cpu":
+        torch = _torch()
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count <= int(device.partition(":")[2] or 0):
+            raise ValueError(f"device {device}: torch finds "
+                             f"{count or 'no'} CUDA device{'s' if count != 1 else ''}")
 
 
 def load(path, system=None, device="cpu"):

@@ -6,6 +6,7 @@ alpha 0.25, Adam); the character encoder and the label MLP on the edge are
 this package's (docs/neural.md).
 """
 import math
+import re
 from dataclasses import asdict, dataclass, fields
 
 LOSSES = ("hinge", "nll")
@@ -77,7 +78,7 @@ class Options:
         if self.nonproj == "oracle" and self.oracle == "static":
             raise ValueError("the static oracle needs projective trees: use --nonproj "
                              "projectivize, encode or subset")
-        if not (self.device == "cpu" or self.device.startswith("cuda")):
+        if not re.fullmatch(r"cpu|cuda(:\d+)?", str(self.device)):
             raise ValueError(f"device must be cpu or cuda[:N], not {self.device!r}")
 
     def to_dict(self):

@@ -18,6 +18,7 @@ import torch
 
 from semiparse.train.evaluate import attachment_scores
 from semiparse.train.trainer import prepare
+from semiparse.neural import check_device
 from semiparse.neural.lockstep import Example, Policy, TrainingOracle, lockstep_loss
 from semiparse.neural.options import Options
 from semiparse.neural.parser import NeuralModel, neural_system
@@ -63,8 +64,7 @@ class NeuralTrainer:
                  checkpoint=None, resume=None):
         self.options = options if options is not None else Options()
         self.system = neural_system(system)  # checked before any data is read
-        if self.options.device != "cpu" and not torch.cuda.is_available():
-            raise ValueError(f"device {self.options.device} (--device): torch finds no CUDA device")
+        check_device(self.options.device)
         self.progress = progress
         self.log = log or (lambda message: None)
         self.checkpoint, self.resume = checkpoint, resume

@@ -18,6 +18,15 @@ from semiparse.treebank.projectivity import is_projective
 
 from support import REPO
 
+
+def _cuda():
+    """Whether torch is installed and finds a CUDA device."""
+    try:
+        import torch
+    except ModuleNotFoundError:
+        return False
+    return torch.cuda.is_available()
+
 TINY = ["--limit", "4", "--epochs", "1", "--seeds", "1"]
 GREEK = ["ud/UD_Greek-GDT/el_gdt-ud-train.conllu", "ud/UD_Greek-GDT/el_gdt-ud-test.conllu"]
 GREEK_DEV = [*GREEK, "ud/UD_Greek-GDT/el_gdt-ud-dev.conllu"]  # the neural experiments select on dev
@@ -154,12 +163,18 @@ def test_bad_settings_are_one_line_errors(argv, message, tmp_path, shared_data, 
     assert not list(tmp_path.iterdir())
 
 
-def test_device_is_checked_before_any_run(tmp_path, shared_data, capsys):
-    """A neural experiment's ``--device`` is cpu or cuda[:N], refused before anything is written."""
-    assert experiments.main(["neural-systems", "--data", str(shared_data), "--device", "tpu",
+@pytest.mark.parametrize("device, message", [
+    ("tpu", "device must be cpu or cuda[:N], not 'tpu'"),
+    *([("cuda", "device cuda: torch finds no CUDA devices")] if not _cuda() else []),
+])
+def test_device_is_checked_before_any_run(device, message, tmp_path, shared_data, capsys):
+    """A neural experiment's ``--device`` is one torch can use (cpu, or
+    cuda[:N] where there is such a device), refused before anything is
+    written."""
+    assert experiments.main(["neural-systems", "--data", str(shared_data), "--device", device,
                              "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert err == "semiparse experiments neural-systems: error: --device must be cpu or cuda[:N], not 'tpu'\n"
+    assert err == f"semiparse experiments neural-systems: error: --device: {message}\n"
     assert not list(tmp_path.iterdir())
 
 

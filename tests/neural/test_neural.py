@@ -521,6 +521,8 @@ def test_cli_train_and_errors(tmp_path, shared_data, capsys, monkeypatch):
             (["--features", "s0,q0"], "bad feature position 'q0'"),
             (["--system", "lr_spine"], "fixed set of transitions"),
             (["--oracle", "static", "--nonproj", "oracle"], "static oracle needs projective"),
+            (["--oracle-threads", "0"], "oracle_threads (--oracle-threads) must be >= 1"),
+            (["--device", "cuda:x"], "device must be cpu or cuda[:N], not 'cuda:x'"),
             (["--device", "cuda"] if not torch.cuda.is_available() else ["--threads", "0"],
              "torch finds no CUDA device" if not torch.cuda.is_available() else "--threads must be")):
         assert main(["train", str(train), "--model", "bilstm", "-o", str(tmp_path / "x.pt")] + args) == 2
@@ -602,3 +604,18 @@ def test_bench_neural_smoke(tmp_path, shared_data, capsys):
     for row in ("train, lockstep", "train, one at a time", "parse, batched", "oracle share",
                 "encoder, batched", "encoder, one at a time", "the encoder's forward and backward"):
         assert row in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--device", "tpu"], "--device: device must be cpu or cuda[:N], not 'tpu'"),
+    (["--device", "cuda:x"], "--device: device must be cpu or cuda[:N], not 'cuda:x'"),
+    (["--oracle-threads", "0"], "--oracle-threads must be >= 1"),
+    *([(["--device", "cuda"], "--device: device cuda: torch finds no CUDA devices")]
+      if not torch.cuda.is_available() else []),
+])
+def test_bench_neural_refuses_bad_settings_before_reading(args, message, tmp_path, capsys):
+    """A device torch cannot use, or no oracle thread: one line, status 2,
+    before any data is read (the file named does not exist)."""
+    assert main(["bench", "neural", str(tmp_path / "missing.conllu"), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
