@@ -96,8 +96,8 @@ def add_parser(subparsers):
                    "(default: from the system's transitions)")
     n.add_argument("--threads", type=int, metavar="N", help="CPU threads of torch (default torch's)")
     n.add_argument("--oracle-threads", type=int, metavar="N",
-                   help="threads of the oracle's scores_batch call at each step (default 1; more "
-                   "where torch leaves cores free, as on a GPU)")
+                   help="threads of the oracle's scores_batch call at each step (default 1, the "
+                   "fastest measured with minibatches of up to 32 sentences: docs/neural.md)")
     n.add_argument("--checkpoint", metavar="FILE", help="write the run's state after every epoch")
     n.add_argument("--resume", metavar="FILE", help="continue the run of a --checkpoint file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -23,7 +23,9 @@ def _torch():
 def check_device(device):
     """ValueError unless torch can put the network on ``device``: ``cpu``, or
     ``cuda[:N]`` where torch finds that CUDA device."""
-    if not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", device):
+    from semiparse.neural.options import DEVICES
+
+    if not isinstance(device, str) or not re.fullmatch(DEVICES, device):
         raise ValueError(f"device must be cpu or cuda[:N], not {device!r}")
     if device != "cpu":
         torch = _torch()

@@ -9,6 +9,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, fields
 
+DEVICES = r"cpu|cuda(:\d+)?"   # the devices torch is asked for (semiparse.neural.check_device)
 LOSSES = ("hinge", "nll")
 NONPROJ = ("oracle", "projectivize", "encode", "subset")
 ORACLES = ("static", "nondet", "dynamic")
@@ -47,7 +48,7 @@ class Options:
     explore_after: int = 1       # dynamic oracle: epochs before the model's own mistakes are followed
     explore_p: float = 0.9       # ... and the probability of following one
     device: str = "cpu"
-    oracle_threads: int = 1      # threads of each step's scores_batch call (cores torch leaves free, e.g. on a GPU)
+    oracle_threads: int = 1      # threads of each step's scores_batch call (1: the fastest measured, docs/neural.md)
 
     def __post_init__(self):
         if isinstance(self.features, str):
@@ -78,7 +79,7 @@ class Options:
         if self.nonproj == "oracle" and self.oracle == "static":
             raise ValueError("the static oracle needs projective trees: use --nonproj "
                              "projectivize, encode or subset")
-        if not re.fullmatch(r"cpu|cuda(:\d+)?", str(self.device)):
+        if not re.fullmatch(DEVICES, str(self.device)):
             raise ValueError(f"device must be cpu or cuda[:N], not {self.device!r}")
 
     def to_dict(self):
