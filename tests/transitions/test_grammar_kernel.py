@@ -210,3 +210,35 @@ def test_a_chart_that_does_not_fit_in_memory_is_a_memory_error_not_a_wrong_row(t
                           timeout=120, cwd=tmp_path)  # not the checkout: the installed package
     assert done.stdout.splitlines() == ["MemoryError: the oracle's chart does not fit in memory"] * 2, (
         done.stdout + done.stderr)
+
+
+def _two_rows():
+    """One scores_batch call on two threads."""
+    system = semiparse.system("arc_standard_root_end")
+    config = system.initial(4).apply("shift").apply("shift")
+    return system.oracle().scores_batch([config, config], [(-1, 2, 0, 2, 3), (-1, 0, 1, 2, 3)],
+                                        n_jobs=2).tolist()
+
+
+def _rows_to(queue):
+    queue.put(_two_rows())
+
+
+def test_threads_work_in_a_forked_child():
+    """The thread pools kept between scores_batch calls are the parent's
+    only: a child forked after the parent used one makes its own (a pool
+    whose threads did not survive the fork would never run its tasks)."""
+    import multiprocessing
+
+    expected = _two_rows()   # the parent's pool of two threads exists now
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_rows_to, args=(queue,))
+    child.start()
+    try:
+        assert queue.get(timeout=60) == expected
+    finally:
+        child.join(timeout=60)
+        if child.is_alive():
+            child.kill()
+    assert child.exitcode == 0
