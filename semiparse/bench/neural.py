@@ -106,8 +106,7 @@ def run(args):
         model.net.load_state_dict(initial)
         model.net.train()
         optimizer = torch.optim.Adam(model.net.parameters(), lr=options.lr)
-        oracle = TrainingOracle(model.api, model.transitions, args.oracle,
-                                threads=args.oracle_threads if batched else 1)
+        oracle = TrainingOracle(model.api, model.transitions, args.oracle, threads=args.oracle_threads)
         policy = Policy(args.oracle, options.explore_p, random.Random(1))
         policy.explore = args.oracle == "dynamic"
         chosen = examples[:count]

@@ -8,7 +8,6 @@ oracle with exploration); see docs/neural.md.  Needs PyTorch (``pip install
 importing this package does not either (:func:`semiparse.neural.io.is_neural_model`
 works without it).
 """
-import re
 
 
 def _torch():
@@ -23,10 +22,9 @@ def _torch():
 def check_device(device):
     """ValueError unless torch can put the network on ``device``: ``cpu``, or
     ``cuda[:N]`` where torch finds that CUDA device."""
-    from semiparse.neural.options import DEVICES
+    from semiparse.neural.options import check_device_name
 
-    if not isinstance(device, str) or not re.fullmatch(DEVICES, device):
-        raise ValueError(f"device must be cpu or cuda[:N], not {device!r}")
+    check_device_name(device)
     if device != "cpu":
         torch = _torch()
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0

@@ -9,10 +9,16 @@ import math
 import re
 from dataclasses import asdict, dataclass, fields
 
-DEVICES = r"cpu|cuda(:\d+)?"   # the devices torch is asked for (semiparse.neural.check_device)
 LOSSES = ("hinge", "nll")
 NONPROJ = ("oracle", "projectivize", "encode", "subset")
 ORACLES = ("static", "nondet", "dynamic")
+
+
+def check_device_name(device):
+    """ValueError unless ``device`` names one torch is asked for here: ``cpu``
+    or ``cuda[:N]`` (whether torch has it: :func:`semiparse.neural.check_device`)."""
+    if not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", device):
+        raise ValueError(f"device must be cpu or cuda[:N], not {device!r}")
 
 
 def _named(field):
@@ -79,8 +85,7 @@ class Options:
         if self.nonproj == "oracle" and self.oracle == "static":
             raise ValueError("the static oracle needs projective trees: use --nonproj "
                              "projectivize, encode or subset")
-        if not re.fullmatch(DEVICES, str(self.device)):
-            raise ValueError(f"device must be cpu or cuda[:N], not {self.device!r}")
+        check_device_name(self.device)
 
     def to_dict(self):
         out = asdict(self)

@@ -14,10 +14,10 @@ for them, and so is a registered method whose ``fn`` has the attribute
 ``partial = True`` (``projective_masked``); ``auto`` chooses among these,
 and the other methods refuse such trees.
 """
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from semiparse._threads import pool
 from semiparse.transitions._configuration import Configuration, fill_rows, kernel_scores
 from semiparse.transitions._grammar_rows import grammar_kernel
 from semiparse.transitions._machine import machine_for
@@ -291,9 +291,8 @@ class Oracle(DynamicOracle):
 
         out = np.empty((len(configs), len(self.transitions)))
         rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
-        for _, _, work in works:
-            _check_memory(work)
         for heads, kernel, work in works:
+            _check_memory(work)
             self._keep_work(heads, partial, kernel, work)
         grammar_golds = {key for key in {id(golds[i]) for i in rows}
                          if self._choose(checked[key]) == "grammar"}
@@ -314,8 +313,7 @@ class Oracle(DynamicOracle):
             return [(i, self._grammar_row(configs[i], checked[id(golds[i])], memo)) for i in indices]
 
         if n_jobs > 1 and len(groups) > 1:
-            with ThreadPoolExecutor(n_jobs) as pool:
-                done = list(pool.map(group_rows, groups.values()))
+            done = list(pool(n_jobs).map(group_rows, groups.values()))
         else:
             done = [group_rows(indices) for indices in groups.values()]
         for group in done:
