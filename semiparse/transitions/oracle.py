@@ -108,6 +108,15 @@ class Oracle(DynamicOracle):
                 self._works.clear()
             self._works[(id(heads), bool(partial), kernel)] = (heads, work)
 
+    def cache_clear(self):
+        """Forget what this oracle keeps between calls: the checked gold trees,
+        the C kernels' data and the configuration values their memos hold.
+        Scores do not change; the next calls start cold (benchmarks time
+        them so) and the memory is freed."""
+        self._checked.clear()
+        self._works.clear()
+        self._gold = self._fn = self._search = None
+
     def _choose(self, gold):
         """Name of the method used for this gold tree."""
         if self.method != "auto":

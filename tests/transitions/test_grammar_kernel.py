@@ -143,6 +143,26 @@ def test_a_list_of_heads_is_read_anew_at_every_call():
     assert not np.array_equal(first, second)
 
 
+def test_cache_clear_drops_the_kept_works_and_the_rows_stay():
+    """What benchmarks rely on to time a first call: after cache_clear the
+    oracle keeps no work, checked tree or memo, and scores the same."""
+    system = semiparse.system("arc_standard_root_end")
+    oracle = system.oracle()
+    heads = (-1, 2, 0, 4, 2, 6, 4, 6)
+    config, configs = system.initial(7), []
+    while not config.is_final():
+        configs.append(config)
+        config = config.apply(sorted(oracle.optimal(config, heads))[0])
+    first = oracle.scores_batch(configs, [heads] * len(configs))
+    [(_, work)] = oracle._works.values()
+    assert oracle._checked and work.parses > 0
+    oracle.cache_clear()
+    assert not oracle._works and not oracle._checked and oracle._fn is None
+    assert np.array_equal(oracle.scores_batch(configs, [heads] * len(configs)), first)
+    [(_, again)] = oracle._works.values()
+    assert again is not work and again.parses == work.parses
+
+
 def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
     """Scored from the last configuration of a computation to the first, each
     configuration's successor on the computation has its value remembered:
