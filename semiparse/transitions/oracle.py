@@ -30,8 +30,7 @@ from semiparse.transitions.registry import GRAMMAR_RANK, GRAMMAR_REDUCED_RANK, s
 from semiparse.transitions.loading import definition_sha256, load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
-CHECKED_TREES = 4096  # gold trees (tuples) an oracle keeps checked between calls
-KEPT_WORKS = 256      # C kernels' works (tuples' gold trees) it keeps between scores_batch calls
+KEPT_TREES = 256  # gold trees (tuples) an oracle keeps checked, with their kernels' data, between calls
 
 
 class Oracle(DynamicOracle):
@@ -55,8 +54,9 @@ class Oracle(DynamicOracle):
         self.method = method
         self._registered = registered
         self._gold = self._fn = self._search = None
-        self._checked = {}  # id of a tuple of heads -> (the tuple, its Gold), see _gold_of
-        self._works = {}    # (id of a tuple of heads, partial, kernel) -> (the tuple, work), see _take_work
+        self._kept_trees = {}   # (id of a tuple of heads, partial) -> _Kept, see _kept
+        self._kernels = {}      # (projective, partial) of a gold tree -> its C kernel, see _kernel
+        self._column = {t: i for i, t in enumerate(self.transitions)}
 
     def __repr__(self):
         return f"<Oracle {self.system.name} strategy={self.strategy} method={self.method}>"
@@ -73,48 +73,42 @@ class Oracle(DynamicOracle):
         return gold, stack, buffer, arcs
 
     def _gold_of(self, heads, partial):
-        """The checked :class:`Gold` of ``heads``.  A tuple's is kept from one
-        call to the next (a tuple cannot change): a training loop that passes
-        each sentence's tuple at every step has it checked once, not at
-        every step.  At most :data:`CHECKED_TREES` are kept."""
+        """The checked :class:`Gold` of ``heads``: a tuple's is kept from one
+        call to the next (:meth:`_kept`), other sequences are checked anew."""
         if type(heads) is not tuple:
             return Gold(heads, partial)
+        return self._kept(heads, partial).gold
+
+    def _kept(self, heads, partial, take=False):
+        """What this oracle keeps between calls for a tuple of gold heads (a
+        tuple cannot change): its checked :class:`Gold`, and once a
+        ``scores_batch`` call has used it, its C kernel with the kernel's
+        data, remembered values included (:class:`_Kept`).  A training loop
+        that passes each sentence's tuple at every step has its tree checked
+        once, and each step's configurations find their values among the
+        successors scored at the step before.  ``take``: removed while the
+        caller uses it (given back by :meth:`_give_back`), so calls on other
+        threads never share a kernel's data.  At most :data:`KEPT_TREES`."""
         key = (id(heads), bool(partial))
-        found = self._checked.get(key)
-        if found is not None and found[0] is heads:
-            return found[1]
-        gold = Gold(heads, partial)
-        if len(self._checked) >= CHECKED_TREES:
-            self._checked.clear()
-        self._checked[key] = (heads, gold)
-        return gold
+        found = self._kept_trees.pop(key, None) if take else self._kept_trees.get(key)
+        if found is None or found.heads is not heads:
+            found = _Kept(heads, Gold(heads, partial))
+            if not take:
+                self._give_back(found, partial)
+        return found
 
-    def _take_work(self, heads, partial, kernel, gold):
-        """A C kernel's work for a gold tree.  A tuple's is kept from one
-        ``scores_batch`` call to the next (:meth:`_keep_work`), with the values
-        its memo holds: a training loop's next step scores successors of this
-        step's configurations.  It is taken out while a call uses it, so that
-        calls on other threads never share one."""
-        if type(heads) is tuple:
-            found = self._works.pop((id(heads), bool(partial), kernel), None)
-            if found is not None and found[0] is heads:
-                return found[1]
-        return kernel.work_type(gold.heads)
-
-    def _keep_work(self, heads, partial, kernel, work):
-        """Keep a tuple's work for the next call (at most :data:`KEPT_WORKS`)."""
-        if type(heads) is tuple:
-            if len(self._works) >= KEPT_WORKS:
-                self._works.clear()
-            self._works[(id(heads), bool(partial), kernel)] = (heads, work)
+    def _give_back(self, kept, partial):
+        if len(self._kept_trees) >= KEPT_TREES:
+            self._kept_trees.clear()
+        self._kept_trees[id(kept.heads), bool(partial)] = kept
 
     def cache_clear(self):
         """Forget what this oracle keeps between calls: the checked gold trees,
         the C kernels' data and the configuration values their memos hold.
         Scores do not change; the next calls start cold (benchmarks time
         them so) and the memory is freed."""
-        self._checked.clear()
-        self._works.clear()
+        self._kept_trees.clear()
+        self._kernels.clear()
         self._gold = self._fn = self._search = None
 
     def _choose(self, gold):
@@ -254,7 +248,7 @@ class Oracle(DynamicOracle):
         configurations and then scores them), each one's successor has been
         scored already and costs nothing.  A gold tree passed as a tuple keeps
         its C kernel's data, and the values remembered, from one call to the
-        next (at most :data:`KEPT_WORKS` trees), so a training loop that scores
+        next (at most :data:`KEPT_TREES` trees), so a training loop that scores
         one step of many sentences per call gets the same saving.
         ``partial=True`` accepts unknown heads (``-1``) in ``golds``; such
         trees are scored by the grammar path or through :meth:`scores`, as
@@ -273,36 +267,41 @@ class Oracle(DynamicOracle):
             raise ValueError(f"scores_batch needs a system with a fixed set of transitions; "
                              f"{self.system.name} has families {self.system.transitions}: "
                              f"use scores()")
-        column = {t: i for i, t in enumerate(self.transitions)}
-        kernels = {}   # the kernel depends on the gold tree only through its projectivity
-
-        checked = {}   # one Gold per gold object
-        works = []     # the C kernels' data, one per gold object
+        column = self._column
+        checked = {}   # id of each gold object -> its Gold
+        taken = []     # the kept trees this call uses (see _kept), given back after it
 
         def prepare(heads, i):
             try:
-                gold = checked[id(heads)] = self._gold_of(heads, partial)
+                if type(heads) is tuple:
+                    kept = self._kept(heads, partial, take=True)
+                    taken.append(kept)
+                else:   # a list may change: checked, and its kernel's data made, anew
+                    kept = _Kept(heads, Gold(heads, partial))
             except ValueError as exc:
                 raise ValueError(f"golds[{i}]: {exc}") from None
-            kind = (gold.projective, gold.partial)
-            if kind not in kernels:
-                kernels[kind] = self._kernel(gold, column)
-            found = kernels[kind]
-            if found is None:
-                return None, gold.n
-            kernel, code, columns = found
-            work = self._take_work(heads, partial, kernel, gold)
-            works.append((heads, kernel, work))
-            return (kernel, work, code, columns), gold.n
+            gold = checked[id(heads)] = kept.gold
+            if kept.rows is None:
+                found = self._kernel(gold)
+                kept.rows = () if found is None else (found[0], found[0].work_type(gold.heads),
+                                                      found[1], found[2])
+            return kept.rows or None, gold.n
 
         def check(config, i):
             self._unpack(config, None, None, where=f"configs[{i}]")
 
         out = np.empty((len(configs), len(self.transitions)))
-        rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
-        for heads, kernel, work in works:
-            _check_memory(work)
-            self._keep_work(heads, partial, kernel, work)
+        try:
+            rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
+        finally:
+            short = None   # a kernel's data that ran out of memory is not kept
+            for kept in taken:
+                if kept.rows and _out_of_memory(kept.rows[1]):
+                    short = kept.rows[1]
+                else:
+                    self._give_back(kept, partial)
+        if short is not None:
+            _check_memory(short)
         grammar_golds = {key for key in {id(golds[i]) for i in rows}
                          if self._choose(checked[key]) == "grammar"}
         by_grammar = {i for i in rows if id(golds[i]) in grammar_golds}
@@ -341,10 +340,19 @@ class Oracle(DynamicOracle):
         stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
         return grammar_scores(self.system, gold, stack, buffer, arcs, self.strategy, memo)
 
-    def _kernel(self, gold, column):
+    def _kernel(self, gold):
         """``(kernel, strategy code, columns)`` for :func:`fill_rows` if the
-        method for this gold tree has a C kernel for this strategy, else None."""
+        method for this gold tree has a C kernel for this strategy, else None;
+        made once per kind of gold tree (projective, partial), on which alone
+        the choice depends."""
+        kind = (gold.projective, gold.partial)
+        if kind not in self._kernels:
+            self._kernels[kind] = self._make_kernel(gold)
+        return self._kernels[kind]
+
+    def _make_kernel(self, gold):
         name = self._choose(gold)
+        column = self._column
         if name == "grammar":
             kernel = self._grammar_in_c()
             if kernel is None:
@@ -386,10 +394,27 @@ def accepts_partial(method):
     return getattr(method.fn, "partial", False) is True
 
 
+class _Kept:
+    """A tuple of gold heads, its checked :class:`Gold` and, once a
+    ``scores_batch`` call has prepared it, its C kernel's part of a row job:
+    ``(kernel, work, strategy code, columns)``, ``()`` where no kernel
+    applies, None until prepared."""
+
+    __slots__ = ("heads", "gold", "rows")
+
+    def __init__(self, heads, gold):
+        self.heads, self.gold, self.rows = heads, gold, None
+
+
+def _out_of_memory(work):
+    """Whether a C kernel could not allocate what a row needed (its row would
+    not be exact); kernels that never run out say no."""
+    return getattr(work, "out_of_memory", False)
+
+
 def _check_memory(work):
-    """MemoryError if a C kernel could not allocate what a row needed (its
-    row would not be exact); kernels that never run out say nothing."""
-    if getattr(work, "out_of_memory", False):
+    """MemoryError where :func:`_out_of_memory`."""
+    if _out_of_memory(work):
         raise MemoryError("the oracle's chart does not fit in memory")
 
 

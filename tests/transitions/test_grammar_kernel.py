@@ -154,13 +154,14 @@ def test_cache_clear_drops_the_kept_works_and_the_rows_stay():
         configs.append(config)
         config = config.apply(sorted(oracle.optimal(config, heads))[0])
     first = oracle.scores_batch(configs, [heads] * len(configs))
-    [(_, work)] = oracle._works.values()
-    assert oracle._checked and work.parses > 0
+    [kept] = oracle._kept_trees.values()
+    work = kept.rows[1]
+    assert kept.heads is heads and work.parses > 0
     oracle.cache_clear()
-    assert not oracle._works and not oracle._checked and oracle._fn is None
+    assert not oracle._kept_trees and oracle._fn is None
     assert np.array_equal(oracle.scores_batch(configs, [heads] * len(configs)), first)
-    [(_, again)] = oracle._works.values()
-    assert again is not work and again.parses == work.parses
+    [again] = oracle._kept_trees.values()
+    assert again.rows[1] is not work and again.rows[1].parses == work.parses
 
 
 def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
