@@ -51,11 +51,13 @@ def masked_scores(system, gold, stack, buffer, arcs, strategy):
 
 _projective = None
 
-# From this k + m on (stack size - 1 + buffer size) the masked projective
-# grammar beats the system's own completion grammar, whose path runs in C
-# (strategy none): on configurations of long non-projective UD dev sentences
-# the grammar path takes 0.3-0.9x the masked path's time up to k + m = 60,
-# and 1.1-1.4x from 60 to 80, for arc-hybrid and arc-eager.  `method="auto"`
+# From about this k + m on (stack size - 1 + buffer size) the masked
+# projective grammar beats the system's own completion grammar, whose path
+# runs in C (strategy none), where the buffer is not reduced: for copies of
+# arc-hybrid and arc-eager without critical_buffer, on configurations of long
+# UD sentences, each call the first for its tree (`semiparse bench oracle`),
+# the grammar path takes 0.3-0.9x the masked path's time below 60, and from
+# 60 to 100 1.0-1.4x for arc-eager, 0.7-1.0x for arc-hybrid.  `method="auto"`
 # uses the grammar path below.
 MASKED_MIN_SIZE = 60
 
