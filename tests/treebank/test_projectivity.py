@@ -25,16 +25,6 @@ MAX_N = 8
 
 # -- brute force -----------------------------------------------------------------
 
-def projective_optima(heads, single_root=False):
-    """The optimal projective trees of ``heads`` (array) and their score."""
-    trees = all_projective(len(heads) - 1)
-    if single_root:
-        trees = trees[(trees[:, 1:] == 0).sum(axis=1) == 1]
-    scores = (trees[:, 1:] == np.asarray(heads[1:])).sum(axis=1)
-    best = scores.max()
-    return trees[scores == best], int(best)
-
-
 def root_count(heads):
     return sum(1 for h in heads[1:] if h == 0)
 
