@@ -19,8 +19,9 @@ Two things make it cheaper than one parse per transition:
   left out of the string and credited one edge, where its *fragment* (see
   :c:func:`mark_dropped`) has consecutive positions and nesting gold edges,
   as for every node of a projective gold tree.  This holds for arc-standard
-  (``cubic_critical`` makes the same reduction) and for the systems that
-  treat the buffer as it does, not for every system (arc-swift's buffer
+  (whose ``cubic_critical`` method applies this reduction under its other
+  strategies) and for the systems that treat the buffer as it does, not
+  for every system (arc-swift's buffer
   front takes part in edges to stack nodes deep below the top), so a system
   declares it (``critical_buffer = true`` in ``[completion]``) and
   ``semiparse check`` tests the declaration against the exhaustive search
@@ -43,7 +44,7 @@ from semiparse.transitions._machine cimport (Machine, MachineC, machine_apply,
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
 from semiparse.transitions._rows cimport KernelWork, row_kernel
-from semiparse.transitions._state cimport StateC, state_copy, state_free, state_new
+from semiparse.transitions._state cimport StateC, state_copy, state_free, state_load, state_new
 
 cdef int NEG = -(1 << 28)   # a chart value of -inf, in the memo
 # A work keeps its chart's block between parses up to this size (most strings
@@ -103,8 +104,9 @@ cdef inline int term_of(const SpecC* sp, int where, bint is_root, bint is_top,
 
 
 cdef void mark_dropped(WorkC* w, const StateC* s) noexcept nogil:
-    """The buffer nodes left out of s's string, as ``cubic_critical`` does
-    for arc-standard (docs/fast-oracles.md): a buffer node is *critical* if
+    """The buffer nodes left out of s's string (``cubic_critical`` applies
+    the same reduction through :meth:`Work.buffer_kept`, docs/fast-oracles.md,
+    under every strategy of arc-standard): a buffer node is *critical* if
     its gold head or a gold descendant is outside the buffer (or it heads a
     stack node by a built edge); the *fragment* of a critical node r is r
     and the gold subtrees of its other children.  A fragment whose buffer
@@ -393,6 +395,23 @@ cdef class Work(KernelWork):
     def parses(self):
         """How many charts this work has filled (the memo answers the others)."""
         return self.c.parses
+
+    def buffer_kept(self, stack, buffer):
+        """``(kept, dropped)``: the buffer nodes (front first) that the string
+        of the configuration ``stack``, ``buffer`` (no edge built) keeps under
+        ``critical_buffer`` (:c:func:`mark_dropped`, whether or not the
+        system declares it), and how many it leaves out, each credited its
+        gold edge.  For ``cubic_critical``, which applies the same reduction
+        to arc-standard under every strategy."""
+        state_load(self.c.next, stack, buffer, None)
+        mark_dropped(&self.c, self.c.next)
+        kept, dropped = [], 0
+        for x in buffer:
+            if self.c.root_of[x] >= 0 and self.c.size[self.c.root_of[x]] < 0:
+                dropped += 1
+            else:
+                kept.append(x)
+        return kept, dropped
 
 
 def grammar_kernel(system):

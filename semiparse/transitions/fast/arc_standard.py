@@ -19,7 +19,7 @@ Every method returns the sigma dict of ``oracle("arc_standard", strategy)``.
 import numpy as np
 
 from semiparse.chart.engine import parse
-from semiparse.heads import no_crossing
+from semiparse.transitions._grammar_rows import grammar_kernel
 from semiparse.transitions.loading import load_system
 from semiparse.transitions.fast import _arcstd
 
@@ -65,80 +65,13 @@ def linear(stack, buffer, heads, arcs, strategy):
 
 # -- cubic with critical nodes only ----------------------------------------------
 
-class _Fragments:
-    """For every buffer start position: which buffer nodes may be dropped.
-
-    A buffer node is *critical* when its gold head or one of its gold
-    descendants lies outside the buffer (Nederhof 2019, section 5).  A non-critical
-    node belongs to the fragment of its nearest critical ancestor r: r and
-    the whole gold subtrees of r's non-critical children.  The fragment is
-    collapsed into r when its positions are consecutive and its gold subtree
-    is projective: it can then be built by itself with all its edges gold,
-    and an optimal computation exists that does so.  That always holds for a
-    projective gold tree; for a non-projective one, fragments that fail the
-    test are kept whole.
-    """
-
-    def __init__(self, heads):
-        self.heads = heads
-        self.n = len(heads) - 1
-        self.projective = no_crossing(heads)
-        kids = [[] for _ in range(self.n + 1)]
-        for d in range(1, self.n + 1):
-            kids[heads[d]].append(d)
-        self.kids = kids
-        self._memo = {}
-
-    def kept(self, bstart):
-        """Buffer nodes (from ``bstart``) to keep, and how many were dropped."""
-        got = self._memo.get(bstart)
-        if got is None:
-            got = self._memo[bstart] = self._compute(bstart)
-        return got
-
-    def _compute(self, bstart):
-        heads, n, kids = self.heads, self.n, self.kids
-        outside_desc = [False] * (n + 1)
-        for x in range(1, bstart):
-            h = heads[x]
-            while h >= bstart and not outside_desc[h]:
-                outside_desc[h] = True
-                h = heads[h]
-        critical = [b for b in range(bstart, n + 1) if heads[b] < bstart or outside_desc[b]]
-        drop = set()
-        for r in critical:
-            members = []
-            todo = [c for c in kids[r] if c >= bstart and not outside_desc[c]]
-            while todo:
-                x = todo.pop()
-                members.append(x)
-                todo.extend(kids[x])
-            if not members:
-                continue
-            span = members + [r]
-            lo, hi = min(span), max(span)
-            if hi - lo + 1 != len(span):
-                continue
-            if not self.projective and not _projective_part(heads, r, span):
-                continue
-            drop.update(members)
-        kept = [b for b in range(bstart, n + 1) if b not in drop]
-        return kept, len(drop)
+def _critical_work(heads):
+    """The grammar kernel's work for a gold tree: its buffer reduction
+    (``Work.buffer_kept``) is the one this method applies."""
+    return grammar_kernel(_arc_standard()).work_type(heads)
 
 
-def _projective_part(heads, root, nodes):
-    """Whether the gold subtree on ``nodes`` (rooted in ``root``) is projective."""
-    index = {x: i for i, x in enumerate(sorted(nodes))}
-    local = [-1] * len(index)
-    for x in nodes:
-        if x != root:
-            local[index[x]] = index[heads[x]]
-    # re-root at a virtual position so the checker sees one tree rooted at 0
-    shifted = [-1] + [h + 1 if h >= 0 else 0 for h in local]
-    return no_crossing(shifted)
-
-
-_fragments = _Cache(_Fragments)
+_critical = _Cache(_critical_work)
 _system = None
 
 
@@ -153,12 +86,12 @@ def cubic_critical(stack, buffer, heads, arcs, strategy):
     """sigma by the Table 4 grammar on the stack plus the kept buffer nodes."""
     system = _arc_standard()
     grammar = system.grammar
-    frag = _fragments.get(heads)
+    work = _critical.get(heads)
     stack, buffer = tuple(stack), tuple(buffer)
     out = {}
     for t, s2, b2, _, edge in system.successors(stack, buffer, None):
         gain = 0 if edge is None else int(heads[edge[1]] == edge[0])
-        kept, dropped = frag.kept(b2[0] if b2 else frag.n + 1)
+        kept, dropped = work.buffer_kept(s2, b2)
         nodes = list(s2) + kept
         idx = np.array(nodes)
         h = np.array(heads)
