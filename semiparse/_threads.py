@@ -1,10 +1,9 @@
 """Thread pools kept between calls, one per size.
 
 ``scores_batch`` runs its rows on threads at every step of a training loop,
-and the neural trainer runs each step's ``scores_batch`` call beside the
-network (``pool(1)``), where a few hundred microseconds of work would
-otherwise pay for starting and joining new threads each time.  A forked
-child starts with no pools (the parent's threads do not exist in it)."""
+where a few hundred microseconds of work would otherwise pay for starting
+and joining new threads each time.  A forked child starts with no pools (the
+parent's threads do not exist in it)."""
 import os
 from concurrent.futures import ThreadPoolExecutor
 
