@@ -127,28 +127,6 @@ def test_lockstep_equals_sentence_loop(heads, system, kind, loss, seed, threads)
         assert torch.allclose(g1[k], g2[k], rtol=1e-4, atol=1e-6), k
 
 
-def test_an_error_on_the_oracle_thread_reaches_the_lockstep_caller():
-    """The oracle runs beside the network on its own thread: what it raises
-    is raised by lockstep_loss, and the configurations it saw are the ones
-    the step then follows."""
-    rng = random.Random(0)
-    trees = [tree_of((-1, 2, 0, 2), rng), tree_of((-1, 0, 1), rng)]
-    model = model_for(trees, "arc_hybrid")
-    examples = NeuralTrainer().examples(model, trees)
-    oracle = TrainingOracle(model.api, model.transitions, "dynamic")
-    seen = []
-
-    def failing(configs, golds, n_jobs=1):
-        seen.append([c.copy() for c in configs])
-        raise ValueError("the oracle failed")
-    oracle.oracle.scores_batch = failing
-    policy = Policy("dynamic", 0.0, random.Random(0))
-    with pytest.raises(ValueError, match="the oracle failed"):
-        lockstep_loss(model.net, examples, model.transitions, oracle, model.reader, policy)
-    assert [c.stack for c in seen[0]] == [c.stack for c in (model.transitions.system.initial(3),
-                                                             model.transitions.system.initial(2))]
-
-
 # -- exploration and decoding never take a move the oracle rules out ----------------------
 
 DEAD_END = "dead_end_eager"
