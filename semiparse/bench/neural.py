@@ -3,8 +3,7 @@
 On the same sentences and the same network (docs/neural.md):
 
 * training, lockstep: minibatches advanced together, one forward pass and
-  one ``scores_batch`` call per step (on the oracle's thread, beside the
-  forward pass), one backward pass per minibatch;
+  one ``scores_batch`` call per step, one backward pass per minibatch;
 * training, one at a time: the same loss, one sentence and one configuration
   at a time with one ``oracle.scores`` call each and one backward pass per
   sentence, as UUParser does (de Lhoneux, Stymne and Nivre 2017); the optimizer steps
@@ -18,8 +17,7 @@ On the same sentences and the same network (docs/neural.md):
 It prints sentences per second of each (wall time: torch may use several
 threads), the ratios (target: lockstep >= 10x one at a time) and the
 oracle's share of a lockstep epoch (target <= 15% with the exact
-non-projective oracle, ``--nonproj oracle``, on Gothic): the time spent in
-the oracle, and the part of it the epoch waited for.  Each run starts
+non-projective oracle, ``--nonproj oracle``, on Gothic).  Each run starts
 from the same weights after an untimed warm-up minibatch.  One-at-a-time
 training is timed on the first ``--loop-sentences`` sentences only (it is
 slow); its rate is per sentence like the others.
@@ -103,9 +101,8 @@ def run(args):
           f"{args.device}, {torch.get_num_threads()} threads, oracle on {args.oracle_threads}")
 
     def epoch(batched, count):
-        """Seconds of one training pass over the first ``count`` examples, the
-        oracle's seconds in it and those the pass waited for the oracle, from
-        the initial weights."""
+        """Seconds of one training pass over the first ``count`` examples and
+        the oracle's seconds in it, from the initial weights."""
         model.net.load_state_dict(initial)
         model.net.train()
         optimizer = torch.optim.Adam(model.net.parameters(), lr=options.lr)
@@ -117,11 +114,11 @@ def run(args):
         step = lambda batch: _train_step(model, batch, oracle, policy, optimizer, batched,
                                          options.loss)
         step(batches[0])  # untimed warm-up
-        oracle.seconds = oracle.waited = 0.0
+        oracle.seconds = 0.0
         start = time.perf_counter()
         for batch in batches:
             step(batch)
-        return time.perf_counter() - start, oracle.seconds, oracle.waited
+        return time.perf_counter() - start, oracle.seconds
 
     def parse(batched, count):
         chosen = trees[:count]
@@ -148,8 +145,8 @@ def run(args):
         return time.perf_counter() - start
 
     loop_count = min(args.loop_sentences, len(trees))
-    lock_s, lock_oracle, lock_waited = epoch(True, len(trees))
-    loop_s, loop_oracle, _ = epoch(False, loop_count)
+    lock_s, lock_oracle = epoch(True, len(trees))
+    loop_s, loop_oracle = epoch(False, loop_count)
     parse_batched = parse(True, len(trees))
     parse_single = parse(False, loop_count)
     encoder_batched = encoder(True, len(trees))
@@ -175,9 +172,7 @@ def run(args):
     print(f"the encoder's forward and backward passes alone: batched {encoder_ratio:.1f}x one at a "
           f"time (what minibatches gain on the network's largest part on this device)")
     print(f"oracle share of a lockstep epoch: {100 * share:.1f}% "
-          f"({verdict(share <= TARGET_SHARE)} target {100 * TARGET_SHARE:.0f}%); the epoch waited "
-          f"for it {100 * lock_waited / lock_s:.1f}% of its time (the oracle runs beside the "
-          f"network's scoring)")
+          f"({verdict(share <= TARGET_SHARE)} target {100 * TARGET_SHARE:.0f}%)")
     sys.stdout.flush()
     return 0
 

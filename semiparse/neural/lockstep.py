@@ -2,10 +2,9 @@
 
 A minibatch of sentences advances together: at each step one forward pass
 scores the unfinished configurations of all of them and one
-``oracle.scores_batch`` call gives their oracle rows, on another thread
-while the network scores (neither needs the other's result); each
-configuration then takes one transition (:class:`Policy`).  The losses of
-all steps are summed and the caller back-propagates once per minibatch.
+``oracle.scores_batch`` call gives their oracle rows; each configuration then
+takes one transition (:class:`Policy`).  The losses of all steps are summed
+and the caller back-propagates once per minibatch.
 
 :func:`sentence_loss` computes the same loss one sentence and one
 configuration at a time with one ``oracle.scores`` call per configuration,
@@ -19,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from semiparse._threads import pool
 from semiparse.transitions.static import static_rank
 from semiparse.neural.model import label_loss, transition_loss
 
@@ -63,15 +61,14 @@ class TrainingOracle:
     canonical computation, docs/oracles.md).  ``method`` is the oracle's
     (``semiparse.oracle``; e.g. ``exhaustive`` for a system without a
     completion grammar); ``threads``: those of each ``scores_batch`` call.
-    ``seconds`` adds up the time spent in the oracle, ``waited`` the time a
-    caller of :meth:`start` waited for it (the rest ran beside the caller)."""
+    ``seconds`` adds up the time spent in the oracle."""
 
     def __init__(self, system, transitions, kind, method="auto", threads=1):
         self.oracle = system.oracle(method=method)
         self.transitions = transitions
         self.kind = kind
         self.threads = threads
-        self.seconds = self.waited = 0.0
+        self.seconds = 0.0
         rank = static_rank(system.definition)
         order = sorted(range(len(transitions)), key=lambda i: rank(transitions.names[i]))
         self._order = np.empty(len(transitions))
@@ -83,20 +80,6 @@ class TrainingOracle:
         sigma = self.oracle.scores_batch(configs, golds, n_jobs=self.threads)
         self.seconds += time.perf_counter() - start
         return sigma
-
-    def start(self, configs, golds):
-        """Begin :meth:`rows` on the oracle's own thread and return a function
-        that waits for them: the caller scores the configurations with the
-        network meanwhile.  The C kernels run without the GIL, and the
-        configurations must not change until the rows are in."""
-        future = pool(1).submit(self.rows, configs, golds)
-
-        def wait():
-            start = time.perf_counter()
-            sigma = future.result()
-            self.waited += time.perf_counter() - start
-            return sigma
-        return wait
 
     def row(self, config, gold):
         """sigma ``(1, T)`` of one configuration by one ``scores`` call."""
@@ -195,26 +178,20 @@ class _Run:
                                torch.as_tensor(optimal, device=device)).sum()
         return scores, loss
 
-    def step(self, H, configs, starts, examples, oracle_rows):
-        """One transition for each configuration; ``oracle_rows()`` gives their
-        oracle rows, and is called once the network has scored them."""
+    def step(self, H, configs, starts, examples, sigma):
         legal = self.transitions.legal(configs)
+        optimal = self.oracle.optimal(sigma)
         rows = self.reader.rows(configs, starts, len(H) - 1)
         if self.deferred:
             with torch.no_grad():
-                scores = self.net.transition_scores(H, rows).cpu().numpy()
-            sigma = oracle_rows()
-            optimal = self.oracle.optimal(sigma)
+                scores = self.net.transition_scores(H, rows)
             self.rows.append(rows)
             self.legal.append(legal)
             self.optimal.append(optimal)
         else:
-            sigma = oracle_rows()
-            optimal = self.oracle.optimal(sigma)
             scores, loss = self._loss(H, rows, legal, optimal)
             self.losses.append(loss)
-            scores = scores.detach().cpu().numpy()
-        follow, right = self.policy.choose(scores, legal, optimal, sigma)
+        follow, right = self.policy.choose(scores.detach().cpu().numpy(), legal, optimal, sigma)
         if self.trace is not None:
             self.trace(configs, sigma, follow)
         self.configurations += len(configs)
@@ -243,21 +220,20 @@ class _Run:
 
 def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hinge", trace=None):
     """The summed loss of a minibatch, its sentences advanced in lockstep:
-    one encoder pass, then per step one transition-MLP pass (no graph) and,
-    beside it on the oracle's thread, one ``scores_batch`` call over all
-    unfinished configurations, to choose their transitions; then one
-    transition-MLP pass over the configurations of every step and one
-    label-MLP pass over the gold edges followed for the loss.
-    ``trace(configs, sigma, followed_columns)``, if given, sees every step
-    (for tests)."""
+    one encoder pass, then per step one transition-MLP pass (no graph) and
+    one ``scores_batch`` call over all unfinished configurations to choose
+    their transitions; then one transition-MLP pass over the configurations
+    of every step and one label-MLP pass over the gold edges followed for
+    the loss.  ``trace(configs, sigma, followed_columns)``, if given, sees
+    every step (for tests)."""
     run = _Run(net, transitions, oracle, reader, policy, loss, trace, deferred=True)
     H, starts = net.encode([e.ids for e in examples])
     configs = [transitions.system.initial(e.n) for e in examples]
     active = [i for i, c in enumerate(configs) if not c.is_final()]
     while active:
         now = [configs[i] for i in active]
-        oracle_rows = oracle.start(now, [examples[i].heads for i in active])
-        run.step(H, now, [starts[i] for i in active], [examples[i] for i in active], oracle_rows)
+        sigma = oracle.rows(now, [examples[i].heads for i in active])
+        run.step(H, now, [starts[i] for i in active], [examples[i] for i in active], sigma)
         active = [i for i in active if not configs[i].is_final()]
     return run.result(H)
 
@@ -269,7 +245,7 @@ def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge
     H, starts = net.encode([example.ids])
     config = transitions.system.initial(example.n)
     while not config.is_final():
-        run.step(H, [config], starts, [example], lambda: oracle.row(config, example.heads))
+        run.step(H, [config], starts, [example], oracle.row(config, example.heads))
     return run.result(H)
 
 

@@ -106,8 +106,7 @@ class NeuralTrainer:
             bar = tqdm(batches, desc=f"epoch {epoch + 1}/{o.epochs}", disable=not self.progress,
                        unit="batch", leave=False, file=sys.stderr)
             total = configurations = correct = 0
-            start, oracle_start, waited = (time.perf_counter(), self.oracle.seconds,
-                                           self.oracle.waited)
+            start, oracle_start = time.perf_counter(), self.oracle.seconds
             model.net.train()
             for batch in bar:
                 optimizer.zero_grad()
@@ -124,8 +123,7 @@ class NeuralTrainer:
             record = {"epoch": epoch + 1, "loss": total / max(configurations, 1),
                       "train_accuracy": 100.0 * correct / max(configurations, 1),
                       "seconds": time.perf_counter() - start,
-                      "oracle_seconds": self.oracle.seconds - oracle_start,
-                      "oracle_waited_seconds": self.oracle.waited - waited}
+                      "oracle_seconds": self.oracle.seconds - oracle_start}
             if dev is not None:
                 record.update(attachment_scores(dev, model.parse(dev)))
             score = record.get("las", epoch)

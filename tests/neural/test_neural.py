@@ -370,7 +370,7 @@ def test_model_selection_and_resume(shared_data, tmp_path):
                             resume=tmp_path / "b.ckpt").run(trees, dev=trees[:4])
     for key, value in straight.net.state_dict().items():
         assert torch.equal(value, resumed.net.state_dict()[key]), key
-    drop = ("seconds", "oracle_seconds", "oracle_waited_seconds")
+    drop = ("seconds", "oracle_seconds")
     assert ([{k: v for k, v in r.items() if k not in drop} for r in resumed.meta["history"]]
             == [{k: v for k, v in r.items() if k not in drop} for r in history])
     with pytest.raises(ModelError, match="other options"):
