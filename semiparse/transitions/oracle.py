@@ -94,13 +94,22 @@ class Oracle(DynamicOracle):
         if found is None or found.heads is not heads:
             found = _Kept(heads, Gold(heads, partial))
             if not take:
-                self._give_back(found, partial)
+                self._give_back([found], partial)
         return found
 
-    def _give_back(self, kept, partial):
-        if len(self._kept_trees) >= KEPT_TREES:
-            self._kept_trees.clear()
-        self._kept_trees[id(kept.heads), bool(partial)] = kept
+    def _give_back(self, taken, partial):
+        """Keep these :class:`_Kept` for the next calls, except those whose
+        kernel ran out of memory: one of their works is returned (its rows
+        are not exact: the caller raises MemoryError), else None."""
+        kept_trees, partial, short = self._kept_trees, bool(partial), None
+        if len(kept_trees) + len(taken) > KEPT_TREES:
+            kept_trees.clear()
+        for kept in taken:
+            if kept.rows and getattr(kept.rows[1], "out_of_memory", False):
+                short = kept.rows[1]
+            else:
+                kept_trees[id(kept.heads), partial] = kept
+        return short
 
     def cache_clear(self):
         """Forget what this oracle keeps between calls: the checked gold trees,
@@ -294,14 +303,8 @@ class Oracle(DynamicOracle):
         try:
             rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
         finally:
-            short = None   # a kernel's data that ran out of memory is not kept
-            for kept in taken:
-                if kept.rows and _out_of_memory(kept.rows[1]):
-                    short = kept.rows[1]
-                else:
-                    self._give_back(kept, partial)
-        if short is not None:
-            _check_memory(short)
+            short = self._give_back(taken, partial)
+        _check_memory(short)
         grammar_golds = {key for key in {id(golds[i]) for i in rows}
                          if self._choose(checked[key]) == "grammar"}
         by_grammar = {i for i in rows if id(golds[i]) in grammar_golds}
@@ -406,15 +409,10 @@ class _Kept:
         self.heads, self.gold, self.rows = heads, gold, None
 
 
-def _out_of_memory(work):
-    """Whether a C kernel could not allocate what a row needed (its row would
-    not be exact); kernels that never run out say no."""
-    return getattr(work, "out_of_memory", False)
-
-
 def _check_memory(work):
-    """MemoryError where :func:`_out_of_memory`."""
-    if _out_of_memory(work):
+    """MemoryError if a C kernel could not allocate what a row needed (its
+    row would not be exact); kernels that never run out say nothing."""
+    if getattr(work, "out_of_memory", False):
         raise MemoryError("the oracle's chart does not fit in memory")
 
 
