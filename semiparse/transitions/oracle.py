@@ -102,13 +102,13 @@ class Oracle(DynamicOracle):
         kernel ran out of memory: one of their works is returned (its rows
         are not exact: the caller raises MemoryError), else None."""
         kept_trees, partial, short = self._kept_trees, bool(partial), None
-        if len(kept_trees) + len(taken) > KEPT_TREES:
-            kept_trees.clear()
         for kept in taken:
             if kept.rows and getattr(kept.rows[1], "out_of_memory", False):
                 short = kept.rows[1]
-            else:
-                kept_trees[id(kept.heads), partial] = kept
+                continue
+            if len(kept_trees) >= KEPT_TREES:
+                kept_trees.clear()
+            kept_trees[id(kept.heads), partial] = kept
         return short
 
     def cache_clear(self):

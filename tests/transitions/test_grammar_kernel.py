@@ -164,6 +164,24 @@ def test_cache_clear_drops_the_kept_works_and_the_rows_stay():
     assert again.rows[1] is not work and again.rows[1].parses == work.parses
 
 
+def test_an_oracle_keeps_at_most_kept_trees_tuples():
+    """Many gold tuples in one call, or over several, never leave more than
+    KEPT_TREES entries (each may hold a chart), and the rows stay right."""
+    from semiparse.transitions.oracle import KEPT_TREES
+
+    system = semiparse.system("arc_standard_root_end")
+    oracle, fresh = system.oracle(), system.oracle()
+    # distinct objects (a tuple made from a list is new), two contents
+    trees = [tuple([-1, 2, 0, 2] if k % 2 else [-1, 0, 1, 2]) for k in range(KEPT_TREES + 40)]
+    assert len({id(t) for t in trees}) == len(trees)
+    configs = [system.initial(3).apply("shift")] * len(trees)
+    for _ in range(2):
+        rows = oracle.scores_batch(configs, trees)
+        assert len(oracle._kept_trees) <= KEPT_TREES
+    for row, heads in zip(rows, trees):
+        _row_equals_single(oracle, row, fresh.scores(configs[0], heads))
+
+
 def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
     """Scored from the last configuration of a computation to the first, each
     configuration's successor on the computation has its value remembered:
