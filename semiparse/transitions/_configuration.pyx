@@ -231,7 +231,7 @@ def fill_rows(list configs not None, list golds not None, Machine machine not No
     cdef int words = -1, g = -1
     cdef object heads, last = _UNSET, found
     cdef dict seen = {}
-    cdef set valid = set()      # ids of the column arrays checked (kept alive by seen)
+    cdef set valid = set()      # (kernel, column array) ids checked (both kept alive by seen)
     pending = []
     group = np.empty(N, dtype=np.intp)   # index of each configuration's gold tree
     cdef Py_ssize_t[::1] groups = group
@@ -264,12 +264,13 @@ def fill_rows(list configs not None, list golds not None, Machine machine not No
                 if entry is not None:
                     kernel, work, code, columns = entry
                     cols = columns   # kept alive by seen
-                    if id(columns) not in valid and (
+                    pair = (id(kernel), id(columns))   # golds of one kind share both
+                    if pair not in valid and (
                             len(kernel.columns) > 64 or cols.shape[0] != len(kernel.columns)
                             or any(not 0 <= c < out.shape[1] for c in cols)):
                         raise ValueError(f"{kernel!r}: at most 64 columns, each mapped to a "
                                          f"column of out (0 to {out.shape[1] - 1})")
-                    valid.add(id(columns))   # golds of one kind share their columns
+                    valid.add(pair)
                     proto.fn = kernel.fn
                     proto.work = (<KernelWork>work).ptr
                     proto.strategy = code

@@ -182,6 +182,30 @@ def test_an_oracle_keeps_at_most_kept_trees_tuples():
         _row_equals_single(oracle, row, fresh.scores(configs[0], heads))
 
 
+def test_fill_rows_checks_each_kernel_against_the_columns_it_is_given():
+    """Column arrays are checked once per (kernel, array): an array shared by
+    a kernel with more columns is refused, not read past its end."""
+    from semiparse.transitions._configuration import fill_rows
+    from semiparse.transitions._machine import machine_for
+
+    system = semiparse.system("arc_standard_root_end")
+    small = grammar_kernel(system.definition)
+    large = grammar_kernel(load_system("arc_eager_root_end"))
+    columns = np.arange(3, dtype=np.intc)
+    first, second = (-1, 0, 1), (-1, 2, 0)
+    entries = {first: small, second: large}
+
+    def prepare(heads, i):
+        kernel = entries[heads]
+        return (kernel, kernel.work_type(heads), 0, columns), 2
+
+    configs = [system.initial(2), system.initial(2)]
+    out = np.empty((2, 3))
+    with pytest.raises(ValueError, match="at most 64 columns, each mapped"):
+        fill_rows(configs, [first, second], machine_for(system.definition), prepare,
+                  lambda config, i: None, out)
+
+
 def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
     """Scored from the last configuration of a computation to the first, each
     configuration's successor on the computation has its value remembered:
