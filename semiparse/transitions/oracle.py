@@ -103,7 +103,7 @@ class Oracle(DynamicOracle):
         are not exact: the caller raises MemoryError), else None."""
         kept_trees, partial, short = self._kept_trees, bool(partial), None
         for kept in taken:
-            if kept.rows and getattr(kept.rows[1], "out_of_memory", False):
+            if kept.rows and _out_of_memory(kept.rows[1]):
                 short = kept.rows[1]
                 continue
             if len(kept_trees) >= KEPT_TREES:
@@ -409,10 +409,15 @@ class _Kept:
         self.heads, self.gold, self.rows = heads, gold, None
 
 
+def _out_of_memory(work):
+    """Whether a C kernel could not allocate what a row needed (its row would
+    not be exact); kernels that never run out (and None) say no."""
+    return getattr(work, "out_of_memory", False)
+
+
 def _check_memory(work):
-    """MemoryError if a C kernel could not allocate what a row needed (its
-    row would not be exact); kernels that never run out say nothing."""
-    if getattr(work, "out_of_memory", False):
+    """MemoryError where :func:`_out_of_memory`."""
+    if _out_of_memory(work):
         raise MemoryError("the oracle's chart does not fit in memory")
 
 

@@ -88,13 +88,13 @@ def cubic_critical(stack, buffer, heads, arcs, strategy):
     grammar = system.grammar
     work = _critical.get(heads)
     stack, buffer = tuple(stack), tuple(buffer)
+    h = np.array(heads)
     out = {}
     for t, s2, b2, _, edge in system.successors(stack, buffer, None):
         gain = 0 if edge is None else int(heads[edge[1]] == edge[0])
         kept, dropped = work.buffer_kept(s2, b2)
         nodes = list(s2) + kept
         idx = np.array(nodes)
-        h = np.array(heads)
         w = (h[idx][None, :] == idx[:, None]).astype(float)
         if strategy != "none":
             pos = {x: i for i, x in enumerate(nodes)}
