@@ -372,37 +372,75 @@ cdef void _run_jobs(Job* jobs, const int[::1] order, double[:, ::1] out):
             _run_jobs_nogil(jobs, &order[0], order.shape[0], out)
 
 
+cdef extern from *:
+    """
+    /* the next unclaimed index of a shared counter (GCC and Clang builtin) */
+    static inline int semiparse_claim(int *counter) {
+        return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    """
+    int claim "semiparse_claim"(int* counter) nogil
+
+
+cdef struct Queue:
+    Job* jobs
+    const int* order     # the configurations, group after group, each group's last first
+    const int* starts    # group g is order[starts[g]:starts[g + 1]]
+    int n_groups
+    int next             # the next group no thread has claimed
+
+
+cdef void _drain(Queue* q, double[:, ::1] out) noexcept nogil:
+    """Run groups of ``q`` until none is left unclaimed."""
+    cdef int g = claim(&q.next)
+    while g < q.n_groups:
+        _run_jobs_nogil(q.jobs, q.order + q.starts[g], q.starts[g + 1] - q.starts[g], out)
+        g = claim(&q.next)
+
+
 cdef class _Share:
-    """One thread's part of a batch: the configurations at ``order``."""
-    cdef Job* jobs
-    cdef int[::1] order
+    """One thread's part of a batch: the groups it claims from the queue."""
+    cdef Queue* queue
     cdef double[:, ::1] out
 
     def run(self):
-        _run_jobs(self.jobs, self.order, self.out)
+        with nogil:
+            _drain(self.queue, self.out)
 
 
 cdef void _run_threads(Job* jobs, group, int n_jobs, double[:, ::1] out) except *:
-    """Split the configurations into n_jobs shares of whole gold-tree groups
-    (largest groups first, each to the least loaded share) and run them on
-    threads (a pool kept between calls)."""
+    """Run the configurations on n_jobs threads (a pool kept between calls),
+    each gold tree's group in one thread: each thread claims the next
+    unclaimed group as it finishes one, the groups in decreasing order of
+    an estimate of their cost (configurations times words squared: a
+    chart's size grows with the sentence), so that no thread is left with
+    a long group at the end while the others idle."""
+    from concurrent.futures import wait
     from semiparse._threads import pool
 
-    sizes = np.bincount(group)
-    load = [0] * n_jobs
-    owner = np.empty(len(sizes), dtype=np.intp)
-    for g in np.argsort(-sizes, kind="stable"):
-        k = load.index(min(load))
-        owner[g] = k
-        load[k] += sizes[g]
+    cdef Queue queue
+    cdef Py_ssize_t i
+    words = np.array([jobs[i].state.n for i in range(len(group))], dtype=np.float64)
+    cost = np.bincount(group, weights=words * words)
+    ranked = np.argsort(-cost, kind="stable")
+    rank = np.empty(len(ranked), dtype=np.intp)
+    rank[ranked] = np.arange(len(ranked))
+    # by group in ranked order, and from the last configuration to the first
+    # within a group (see fill_rows)
+    order_arr = np.lexsort((-np.arange(len(group)), rank[group])).astype(np.intc)
+    starts_arr = np.zeros(len(ranked) + 1, dtype=np.intc)
+    np.cumsum(np.bincount(group)[ranked], out=starts_arr[1:])
+    cdef const int[::1] order = order_arr, starts = starts_arr
+    queue.jobs, queue.order, queue.starts = jobs, &order[0], &starts[0]
+    queue.n_groups, queue.next = len(ranked), 0
     shares = []
     cdef _Share share
-    for k in range(n_jobs):
+    for i in range(n_jobs):
         share = _Share()
-        share.jobs = jobs
-        share.order = np.flatnonzero(owner[group] == k)[::-1].astype(np.intc)
+        share.queue = &queue
         share.out = out
         shares.append(share)
-    threads = pool(n_jobs)
-    for future in [threads.submit(s.run) for s in shares]:
+    futures = [pool(n_jobs).submit(s.run) for s in shares]
+    wait(futures)   # every thread is done with the queue before it goes
+    for future in futures:
         future.result()

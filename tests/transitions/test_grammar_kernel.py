@@ -81,7 +81,7 @@ def test_batch_rows_equal_single_calls_along_computations(name, data):
     system = semiparse.system(name)
     oracle = system.oracle()
     configs, golds = _computations(system, data, 10)
-    rows = oracle.scores_batch(configs, golds, n_jobs=data.draw(st.integers(1, 2)))
+    rows = oracle.scores_batch(configs, golds, n_jobs=data.draw(st.integers(1, 4)))
     for row, config, heads in zip(rows, configs, golds):
         _row_equals_single(oracle, row, oracle.scores(config, heads))
 
@@ -124,7 +124,7 @@ def test_works_kept_between_calls_give_the_rows_of_a_fresh_oracle(name, data):
     for lo, hi in zip([0, *cuts], [*cuts, len(configs)]):
         piece = order[lo:hi]
         rows = oracle.scores_batch([configs[i] for i in piece], [golds[i] for i in piece],
-                                   n_jobs=data.draw(st.integers(1, 2)))
+                                   n_jobs=data.draw(st.integers(1, 4)))
         for i, row in zip(piece, rows):
             _row_equals_single(oracle, row, fresh.scores(configs[i], golds[i]))
 
