@@ -14,6 +14,7 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 from semiparse._heads import exact_index
+from semiparse.transitions.limits import MAX_WORDS
 
 from semiparse.transitions._state cimport (StateC, state_copy, state_free, state_init, state_load,
                                            state_new)
@@ -22,9 +23,6 @@ from semiparse.transitions._machine cimport (KIND_REWRITE, MachineC, machine_app
 from semiparse.transitions._rows cimport KernelWork, RowKernel, row_fn
 
 
-# The most words a configuration takes: every size the C state computes
-# (10 * (n + 1) ints) stays far inside an int.
-MAX_WORDS = 2 ** 24
 
 
 cdef object _integer(value, str what, low, high):

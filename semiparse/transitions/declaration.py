@@ -86,7 +86,9 @@ class Declaration:
         self.not_split = not_split(self.rules)
         order = d.get("static_order", list(self.transitions))
         if not isinstance(order, list) or sorted(map(str, order)) != sorted(self.transitions):
-            self.fail(f"static_order must list each transition once: {list(self.transitions)}",
+            unknown = [x for x in order if x not in self.transitions] if isinstance(order, list) else []
+            self.fail(f"static_order must list each transition once: {list(self.transitions)}"
+                      + (f"; {unknown[0]!r} is not one of them" if unknown else ""),
                       "static_order" if "static_order" in d else "name")
         self.static_order = tuple(order)
         self.needs_arcs = any(r.headed or r.headless for r in self.rules)

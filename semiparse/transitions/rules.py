@@ -4,6 +4,8 @@ runs as small generated Python functions in the oracles' searches and is
 the program of the compiled machine (:mod:`semiparse.transitions._machine`)."""
 import re
 
+from semiparse.transitions.limits import MAX_WORDS
+
 ROLES = ("root", "top", "below_top", "stack", "buffer")
 # Where the root (position 0) is in the initial configuration: under the
 # stack (stack [0], buffer 1..n), at the end of the buffer (stack [], buffer
@@ -127,6 +129,9 @@ def compile_transition(r, index, root, fail_at):
             rule.buffer_empty = True
         elif _REQUIRE_STACK_EMPTY.match(cond) or size:
             op, k = (size.group(1), int(size.group(2))) if size else ("==", 0)
+            if k > MAX_WORDS + 1:
+                fail(f"bad require {cond!r}: a stack holds at most {MAX_WORDS + 1} nodes (the "
+                     f"words of the longest sentence and the root)", "require")
             if op in (">=", "=="):
                 rule.stack_min = max(rule.stack_min, k)
             if op in ("<=", "=="):
@@ -154,6 +159,7 @@ def compile_transition(r, index, root, fail_at):
             and rule.buffer_after == tuple(range(rule.ns, rule.ns + rule.nb))):
         fail("it changes nothing (no edge; the stack and buffer stay as they are), so "
              "it can be applied forever", "stack_after")
+    dropped = set(range(len(names))) - set(rule.stack_after + rule.buffer_after)
     if "edge" in r:
         m = _EDGE.match(r["edge"])
         if not m or m.group(1) == m.group(2):
@@ -164,6 +170,12 @@ def compile_transition(r, index, root, fail_at):
                  f"== root): the root never gets a head", "edge")
         if rule.edge[1] not in rule.not_root:  # implied: the root never gets a head
             rule.not_root.append(rule.edge[1])
+    if root != "none":
+        for i in sorted(dropped):
+            if i not in rule.not_root and i not in rule.headed:
+                fail(f"it removes {names[i]}, which may be the root (its edge does not make "
+                     f"{names[i]} a dependent and nothing requires \"{names[i]} != root\"): "
+                     f"the root never leaves the configuration", "stack_after")
     rule.build()
     return rule
 

@@ -300,6 +300,9 @@ def test_static_order_is_honoured(tmp_path, dev_trees):
 @pytest.mark.parametrize("order,message", [
     ('["shift", "left_arc"]', "static_order must list each transition once"),
     ('["shift", "left_arc", "right_arc", "right_arc"]', "static_order must list each"),
+    ('["shift", "left_arc", "rihgt_arc"]', "static_order must list each transition once: "
+                                          r"\['shift', 'left_arc', 'right_arc'\]; 'rihgt_arc' "
+                                          "is not one of them"),
     ('"shift"', "static_order must be a list of strings"),  # the file schema answers first
 ])
 def test_bad_static_order(tmp_path, order, message):

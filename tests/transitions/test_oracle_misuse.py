@@ -131,7 +131,8 @@ def test_reduced_words_without_a_head_are_rejected(name):
 
 def test_a_system_that_pops_without_an_edge_may_leave_words_headless(tmp_path):
     text = (data_dir("systems") / "arc_eager.toml").read_text()
-    text = text.replace('require = ["s0 has head"]\n', "")  # reduce pops headless words
+    # reduce pops headless words (but never the root)
+    text = text.replace('require = ["s0 has head"]', 'require = ["s0 != root"]')
     path = tmp_path / "eager_free_reduce.toml"
     path.write_text(text.replace('name = "arc_eager"', 'name = "eager_free_reduce"'))
     system = load_system(str(path))
@@ -139,6 +140,28 @@ def test_a_system_that_pops_without_an_edge_may_leave_words_headless(tmp_path):
     assert system.validate([0], [3], [-1, -1, -1, -1], 3) == ((0,), (3,), (-1, -1, -1, -1))
     with pytest.raises(ValueError, match="cycle"):
         system.validate([0], [3], [-1, 2, 1, -1], 3)
+
+
+def test_a_transition_that_may_remove_the_root_is_refused(tmp_path):
+    """A node a transition drops without making it a dependent must be
+    required not to be the root (or to have a head): else the root can leave
+    the configuration, and no final configuration is reachable."""
+    text = (data_dir("systems") / "arc_hybrid.toml").read_text()
+    path = tmp_path / "lost.toml"
+    path.write_text(text.replace('stack_after = ["*", "s0", "b"]', 'stack_after = ["*", "b"]', 1))
+    with pytest.raises(ValueError, match=r"lost.toml:\d+: transition shift: it removes s0, "
+                                         r"which may be the root"):
+        load_system(str(path))
+
+
+def test_a_stack_size_beyond_any_stack_is_refused(tmp_path):
+    text = (data_dir("systems") / "arc_hybrid.toml").read_text()
+    path = tmp_path / "huge.toml"
+    path.write_text(text.replace('require = ["s0 != root"]',
+                                 'require = ["s0 != root", "stack size >= 99999999999999999999"]', 1))
+    with pytest.raises(ValueError, match=r"huge.toml:\d+: transition \w+: bad require .*at most "
+                                         r"16777217 nodes"):
+        load_system(str(path))
 
 
 def _has_kind(configuration, kind):
