@@ -220,7 +220,7 @@ class Sentence:
             changed[d] = cols
         return self._with_columns(changed)
 
-    def unmarked(self, on_error="fail", warn=None):
+    def unmarked(self, on_error="fail", warn=None, partial=False):
         """``(text, heads)``: every word with ``OrigHead=H`` in MISC gets HEAD
         ``H`` back and loses that entry (MISC becomes ``_`` when that was its
         only entry; an empty MISC, marked as ``|OrigHead=H``, becomes empty again).
@@ -228,7 +228,9 @@ class Sentence:
         A bad ``OrigHead`` value, or restored heads that are not a tree
         (cycle, self-loop), is an error of this sentence under ``on_error``
         as in :func:`apply_policy`: ``fail`` raises it, ``keep`` gives the
-        sentence unchanged, ``skip`` gives ``("", None)``."""
+        sentence unchanged, ``skip`` gives ``("", None)``.  ``partial``: words
+        whose HEAD is ``_`` (``-1``) keep their unknown head, and the
+        restored heads must form a partial tree."""
         heads = None if self.heads is None else list(self.heads)
         changed, errors = {}, []
         for d in range(1, len(self) + 1):
@@ -252,10 +254,11 @@ class Sentence:
             changed[d] = cols
             if heads is not None:
                 heads[d] = original
-        if not errors and heads is not None and not is_tree(heads):
+        if not errors and heads is not None and (partial or not is_tree(heads)):
             errors = [
                 ConlluError(self.file, self.line_of(word), f"after restoring {MARK_KEY}: {reason}")
-                for word, reason, roots_only in tree_problems(heads) if not roots_only
+                for word, reason, roots_only in (partial_problems if partial else tree_problems)(heads)
+                if not roots_only
             ]
         if errors and not _tolerated(errors, on_error, warn):
             return "", None

@@ -42,6 +42,20 @@ def test_mark_then_unmark_restores_an_empty_misc(tmp_path):
     assert restored.read_bytes() == source.read_bytes()
 
 
+def test_partial_mark_then_partial_unmark_restores_the_file(tmp_path):
+    """``--partial --mark`` output, with a word whose HEAD stays ``_``, comes
+    back byte for byte through ``--partial --unmark``."""
+    rows = [(1, "3"), (2, "_"), (3, "0"), (4, "2"), (5, "1")]
+    source = tmp_path / "in.conllu"
+    source.write_text("# sent_id = p1\n" + "".join(
+        f"{i}\tw{i}\tw{i}\tX\t_\t_\t{h}\tdep\t_\t_\n" for i, h in rows) + "\n")
+    marked, restored = tmp_path / "marked.conllu", tmp_path / "restored.conllu"
+    assert main(["projectivize", "--partial", "--mark", str(source), "-o", str(marked)]) == 0
+    assert "OrigHead=" in marked.read_text()
+    assert main(["projectivize", "--partial", "--unmark", str(marked), "-o", str(restored)]) == 0
+    assert restored.read_bytes() == source.read_bytes()
+
+
 def test_update_deps_leaves_a_bare_deps_head_and_says_where(tmp_path, capsys):
     """A moved word whose DEPS entry for its old head is a bare head (``0``,
     no relation) keeps that entry, with a warning at its line; the other
