@@ -23,7 +23,7 @@ class Gold(GoldTree):
     __slots__ = ("heads", "n", "partial", "_delta", "_projective")
 
     def __init__(self, heads, partial=False):
-        self.heads = check_partial_tree(heads) if partial else check_tree(heads)
+        self.heads = check_partial_tree(heads) if partial_flag(partial) else check_tree(heads)
         self.n = len(self.heads) - 1
         self.partial = UNKNOWN in self.heads[1:]
         self._delta = self._projective = None
@@ -42,3 +42,11 @@ class Gold(GoldTree):
             self._delta[np.array([self.heads[d] for d in known], dtype=int),
                         np.array(known, dtype=int)] = 1.0
         return self._delta
+
+
+def partial_flag(partial):
+    """``partial`` as a bool, or ValueError if it is not True or False (a
+    string such as ``"no"`` would otherwise read as true)."""
+    if not isinstance(partial, (bool, np.bool_)):
+        raise ValueError(f"partial must be True or False, got {partial!r:.40}")
+    return bool(partial)

@@ -23,7 +23,7 @@ from semiparse.transitions._grammar_rows import grammar_kernel
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.exhaustive import Search
 from semiparse.transitions.family import DynamicOracle
-from semiparse.transitions.gold import Gold
+from semiparse.transitions.gold import Gold, partial_flag
 from semiparse.transitions.grammar_path import grammar_scores
 from semiparse.transitions.interface import NEG_INF
 from semiparse.transitions.registry import GRAMMAR_RANK, GRAMMAR_REDUCED_RANK, system_methods
@@ -63,12 +63,15 @@ class Oracle(DynamicOracle):
 
     # -- gold trees are checked once and cached --------------------------------
 
-    def _prepare(self, stack, buffer, heads, arcs, partial):
+    def _prepare(self, stack, buffer, heads, arcs, partial, words=None):
         gold = self._gold
         if (gold is None or (gold.partial and not partial)
                 or (gold.heads is not heads and not _same_ints(gold.heads, heads))):
             gold = self._gold = self._gold_of(heads, partial)
             self._fn = self._search = None
+        if words is not None and words != gold.n:
+            raise ValueError(f"the configuration has {words} words but the gold heads have "
+                             f"{gold.n} (the root's -1, then one head per word)")
         stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
         return gold, stack, buffer, arcs
 
@@ -217,14 +220,16 @@ class Oracle(DynamicOracle):
         The configuration is ``stack, buffer[, heads, arcs]`` or a
         :class:`Configuration`: ``scores(config, heads)``.  ``partial=True``
         accepts unknown heads (``-1``) in ``heads`` (see the module doc)."""
+        words = None
         if isinstance(stack, Configuration):
-            heads, (stack, buffer, arcs) = buffer, self._unpack(stack, heads, arcs)
+            words, heads, (stack, buffer, arcs) = stack.n, buffer, self._unpack(stack, heads, arcs)
         elif heads is None and not isinstance(stack, (list, tuple, np.ndarray)):
             raise ValueError(f"scores(config, heads): config must be a Configuration (from "
                              f"semiparse.system(name).initial(n)), got {stack!r:.60} "
                              f"({type(stack).__name__}); or give stack, buffer and the gold "
                              f"heads: scores(stack, buffer, heads[, arcs])")
-        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial)
+        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial_flag(partial),
+                                                  words)
         if self._fn is None:
             self._fn = self._resolve(gold)
         return self._fn(stack, buffer, gold, arcs)
@@ -265,6 +270,7 @@ class Oracle(DynamicOracle):
         """
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
+        partial = partial_flag(partial)
         try:
             configs, golds = list(configs), list(golds)
         except TypeError:
@@ -372,7 +378,7 @@ class Oracle(DynamicOracle):
 
     def scores_exhaustive(self, stack, buffer, heads, arcs=None, partial=False):
         """The same scores by exhaustive search over all computations (small n only)."""
-        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial)
+        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial_flag(partial))
         return self._exhaustive(gold).scores(stack, buffer, arcs)
 
     def method_for(self, heads, partial=False):

@@ -101,6 +101,30 @@ def test_scores_batch_refuses_unknown_heads_without_partial():
         o.scores_batch([config], [[-1, 0, -1, 2]])
 
 
+@pytest.mark.parametrize("call", [
+    lambda o, h, p: o.scores([0], [1, 2, 3], h, partial=p),
+    lambda o, h, p: o.optimal([0], [1, 2, 3], h, partial=p),
+    lambda o, h, p: o.scores_exhaustive([0], [1, 2, 3], h, partial=p),
+    lambda o, h, p: o.method_for(h, partial=p),
+    lambda o, h, p: o.scores_batch([semiparse.system("arc_standard").initial(3)], [h], partial=p),
+])
+@pytest.mark.parametrize("flag", ["no", 1, None])
+def test_partial_must_be_a_bool(call, flag):
+    """A string such as "no" would read as true: the flag is refused, also
+    for a tree the oracle has seen before."""
+    o = semiparse.oracle("arc_standard")
+    heads = (-1, 0, -1, 2)
+    o.scores([0], [1, 2, 3], heads, partial=True)
+    with pytest.raises(ValueError, match=f"^partial must be True or False, got {flag!r}$"):
+        call(o, heads, flag)
+
+
+def test_a_configuration_and_a_gold_tree_of_other_lengths_are_named_as_such():
+    o = semiparse.oracle("arc_standard")
+    with pytest.raises(ValueError, match=r"^the configuration has 3 words but the gold heads have 2 "):
+        o.scores(semiparse.system("arc_standard").initial(3), [-1, 2, 0])
+
+
 @pytest.mark.parametrize("heads, message", [
     ([-1, 2, 1], "cycle 1 -> 2 -> 1"),
     ([-1, 1, -1], "word 1 is headed by itself"),
