@@ -51,7 +51,9 @@ def add_parser(subparsers):
     p.add_argument("--partial", action="store_true",
                    help="TRAIN may have unknown heads (HEAD _): partial trees, trained on with the "
                    "dynamic oracle, which counts their known edges (perceptron models; "
-                   "--oracle dynamic or nondet)")
+                   "--oracle dynamic or nondet); with no known HEAD 0, the root label (given to "
+                   "the words parses attach to the root) is root if TRAIN has it, else its most "
+                   "common label")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--beam", type=int, help="beam size for the beam trainers (default 8)")

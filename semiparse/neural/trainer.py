@@ -12,12 +12,11 @@ import copy
 import random
 import sys
 import time
-from collections import Counter
 
 import torch
 
 from semiparse.train.evaluate import attachment_scores
-from semiparse.train.trainer import prepare
+from semiparse.train.trainer import prepare, root_label
 from semiparse.neural import check_device
 from semiparse.neural.lockstep import Example, Policy, TrainingOracle, lockstep_loss
 from semiparse.neural.options import Options
@@ -85,8 +84,7 @@ class NeuralTrainer:
         torch.manual_seed(o.seed)
         rng = random.Random(o.seed)
         trees = training_trees(trees, o.nonproj, o.oracle, self.log)
-        roots = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
-        meta = {"oracle": o.oracle, "nonproj": o.nonproj, "root_label": roots.most_common(1)[0][0],
+        meta = {"oracle": o.oracle, "nonproj": o.nonproj, "root_label": root_label(trees),
                 "train_sentences": len(trees), "train_tokens": sum(len(t) for t in trees)}
         model = self.model = NeuralModel(self.system, Vocab.build(trees), o, meta).to(o.device)
         optimizer = torch.optim.Adam(model.net.parameters(), lr=o.lr)

@@ -172,6 +172,21 @@ def prepare(trees, nonproj, oracle, log=None, partial=False):
     return out
 
 
+def root_label(trees):
+    """The label parses give the words they attach to the root
+    (:attr:`Model.root_label`): the most common label of the training words
+    whose head is 0; where no head 0 is known (partial trees), ``root`` (UD's)
+    if a training word has it, else the most common training label."""
+    roots = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
+    if not roots:
+        roots = Counter(label for t in trees for label in t.labels[1:])
+        if not roots:
+            raise ValueError("the training trees have no words")
+        if "root" in roots:
+            return "root"
+    return roots.most_common(1)[0][0]
+
+
 class Trainer:
     """One training run; :meth:`run` returns the finished :class:`Model`.
 
@@ -285,13 +300,12 @@ class Trainer:
         trees = prepare(trees, nonproj, self.oracle_name, self.log, partial)
         labels = sorted({l for t in trees for l in t.labels[1:]})
         n_tokens = sum(len(t) for t in trees)
-        root_labels = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
         options = self.options
         model = Model(self.system, labels, rda=isinstance(options, RDAOptions),
                       beam=options.size if isinstance(options, BeamOptions) else 1,
                       meta={"trainer": self.trainer, "oracle": self.oracle_name, "nonproj": nonproj,
                             "epochs": self.epochs, "seed": self.seed, "train_tokens": n_tokens,
-                            "root_label": root_labels.most_common(1)[0][0], "partial": partial})
+                            "root_label": root_label(trees), "partial": partial})
         if isinstance(options, RDAOptions):
             w = model.weights
             w.rho, w.alpha = options.rho, options.alpha

@@ -1,0 +1,22 @@
+"""The neural trainer and its commands refuse what they cannot use with one
+clear line (ValueError in Python, exit status 2 on the command line)."""
+import pytest
+
+pytest.importorskip("torch")
+
+import semiparse.neural as neural  # noqa: E402
+from semiparse.train import Tree  # noqa: E402
+
+SMALL = dict(epochs=1, word_dim=4, char_dim=0, upos_dim=2, lstm_dim=4, lstm_layers=1, hidden_dim=4,
+             label_hidden_dim=4)
+
+
+def _tree(heads, labels):
+    n = len(heads)
+    return Tree([None] + [f"w{d}" for d in range(1, n + 1)], [None] + ["X"] * n, [-1] + heads,
+                [None] + labels)
+
+
+def test_training_trees_without_words():
+    with pytest.raises(ValueError, match="^the training trees have no words$"):
+        neural.train([_tree([], [])], **SMALL)

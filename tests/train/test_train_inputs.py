@@ -1,0 +1,40 @@
+"""Training data the trainers cannot use as it is: a fallback where one is
+sensible, else a ValueError naming the sentence (exit status 2 on the
+command line)."""
+import pytest
+
+from semiparse.cli import main
+from semiparse.train import Model, Trainer, Tree
+
+# the only root word's head is unknown
+NO_KNOWN_ROOT = """# sent_id = 1
+1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_
+2\tb\tb\tNOUN\t_\t_\t_\troot\t_\t_
+3\tc\tc\tPUNCT\t_\t_\t2\tpunct\t_\t_
+
+"""
+
+
+def _tree(heads, labels):
+    n = len(heads)
+    return Tree([None] + [f"w{d}" for d in range(1, n + 1)], [None] + ["X"] * n, [-1] + heads,
+                [None] + labels)
+
+
+def test_partial_training_without_a_known_root_word(tmp_path, capsys):
+    path, model = tmp_path / "p.conllu", tmp_path / "m.npz"
+    path.write_text(NO_KNOWN_ROOT)
+    assert main(["train", str(path), "--partial", "--epochs", "1", "--quiet", "-o", str(model)]) == 0
+    assert Model.load(model).root_label == "root"
+    # no label root: the most common label
+    trees = [_tree([2, -1, 2], ["dep", "top", "dep"]), _tree([-1, 1], ["top", "dep"])]
+    trained = Trainer(epochs=1, progress=False).run(trees, partial=True)
+    assert trained.root_label == "dep"
+    # a known head 0 decides
+    trees.append(_tree([0], ["top"]))
+    assert Trainer(epochs=1, progress=False).run(trees, partial=True).root_label == "top"
+
+
+def test_training_trees_without_words():
+    with pytest.raises(ValueError, match="^the training trees have no words$"):
+        Trainer(epochs=1, progress=False).run([_tree([], [])])
