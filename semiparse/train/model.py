@@ -357,6 +357,8 @@ class Model:
                 raise ValueError("its class list does not match its system and labels")
             if keys.dtype != np.uint64 or weights.ndim != 2 or len(keys) != len(weights):
                 raise ValueError("its weight arrays are malformed")
+            if not (keys[1:] > keys[:-1]).all():  # save writes them sorted, each once
+                raise ValueError("its feature keys are not strictly increasing")
             if weights.dtype.kind not in "fiu" or not np.isfinite(weights).all():
                 raise ValueError("its weights are not all finite numbers (NaN or infinity)")
             weights = np.ascontiguousarray(weights, dtype=np.float64)

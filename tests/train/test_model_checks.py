@@ -1,0 +1,40 @@
+"""A damaged perceptron model file is refused when read, naming the file and
+what is wrong (exit status 2 on the command line), rather than parsing with
+other weights."""
+import numpy as np
+import pytest
+
+from semiparse.train import Model, ModelError, Trainer, Tree
+
+from support import cli_error
+
+SENTENCE = "1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_\n\n"
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    trees = [Tree([None, "a", "b"], [None, "DET", "NOUN"], [-1, 2, 0], [None, "det", "root"])]
+    path = tmp_path_factory.mktemp("model") / "m.npz"
+    Trainer(epochs=1, progress=False).run(trees).save(path)
+    return path
+
+
+@pytest.mark.parametrize("change", [
+    lambda keys: keys[::-1],  # each key now names another key's weights
+    lambda keys: np.concatenate([keys[:1], keys[:-1]]),  # one key twice
+])
+def test_feature_keys_must_be_strictly_increasing(model_file, tmp_path, capsys, change):
+    with np.load(model_file) as archive:
+        arrays = dict(archive)
+    assert len(arrays["keys"]) > 2
+    arrays["keys"] = np.ascontiguousarray(change(arrays["keys"]))
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **arrays)
+    with pytest.raises(ModelError, match=r"bad\.npz: inconsistent model: its feature keys are "
+                                         r"not strictly increasing"):
+        Model.load(bad)
+    text = tmp_path / "in.conllu"
+    text.write_text(SENTENCE)
+    err = cli_error(capsys, ["parse", str(bad), str(text), "--quiet", "-o", str(tmp_path / "o.conllu")])
+    assert "bad.npz: inconsistent model: its feature keys are not strictly increasing" in err
+    assert not (tmp_path / "o.conllu").exists()
