@@ -83,6 +83,8 @@ def run(args):
     if min(args.sentences, args.loop_sentences, args.batch_size, args.oracle_threads) < 1:
         raise UserError("--sentences, --loop-sentences, --batch-size and --oracle-threads must be >= 1")
     if args.threads is not None:
+        if args.threads < 1:
+            raise UserError(f"--threads must be >= 1, got {args.threads}")
         torch.set_num_threads(args.threads)
     options = Options(**(SMALL if args.small else {}), oracle=args.oracle, nonproj=args.nonproj,
                       batch_size=args.batch_size, device=args.device, seed=1)

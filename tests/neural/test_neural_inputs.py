@@ -7,6 +7,8 @@ pytest.importorskip("torch")
 import semiparse.neural as neural  # noqa: E402
 from semiparse.train import Tree  # noqa: E402
 
+from support import cli_error  # noqa: E402
+
 SMALL = dict(epochs=1, word_dim=4, char_dim=0, upos_dim=2, lstm_dim=4, lstm_layers=1, hidden_dim=4,
              label_hidden_dim=4)
 
@@ -20,3 +22,11 @@ def _tree(heads, labels):
 def test_training_trees_without_words():
     with pytest.raises(ValueError, match="^the training trees have no words$"):
         neural.train([_tree([], [])], **SMALL)
+
+
+@pytest.mark.parametrize("threads", ["0", "-1"])
+def test_bench_neural_threads_must_be_positive(tmp_path, capsys, threads):
+    # refused before the (absent) training file is read
+    err = cli_error(capsys, ["bench", "neural", str(tmp_path / "absent.conllu"), "--small",
+                             "--threads", threads])
+    assert f"--threads must be >= 1, got {threads}" in err
