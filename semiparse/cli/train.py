@@ -55,7 +55,8 @@ def add_parser(subparsers):
                    "the words parses attach to the root) is root if TRAIN has it, else its most "
                    "common label")
     p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="random seed, any integer (default 0; bilstm seeds torch with it modulo 2**64)")
     p.add_argument("--beam", type=int, help="beam size for the beam trainers (default 8)")
     p.add_argument("--restart", choices=RESTARTS,
                    help="beam trainers: after an update stop (none) or resume decoding from c+ "

@@ -50,7 +50,7 @@ class Options:
     epochs: int = 10
     batch_size: int = 8          # sentences per Adam step (docs/neural.md: 32 undertrains small treebanks)
     lr: float = 1e-3
-    seed: int = 0
+    seed: int = 0                # any integer (torch is seeded with seed mod 2**64)
     explore_after: int = 1       # dynamic oracle: epochs before the model's own mistakes are followed
     explore_p: float = 0.9       # ... and the probability of following one
     device: str = "cpu"

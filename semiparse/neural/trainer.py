@@ -81,7 +81,7 @@ class NeuralTrainer:
         from semiparse.neural import io
 
         o = self.options
-        torch.manual_seed(o.seed)
+        torch.manual_seed(o.seed % 2**64)  # torch's 64 bits (where it maps a negative seed the same)
         rng = random.Random(o.seed)
         trees = training_trees(trees, o.nonproj, o.oracle, self.log)
         meta = {"oracle": o.oracle, "nonproj": o.nonproj, "root_label": root_label(trees),

@@ -30,3 +30,10 @@ def test_bench_neural_threads_must_be_positive(tmp_path, capsys, threads):
     err = cli_error(capsys, ["bench", "neural", str(tmp_path / "absent.conllu"), "--small",
                              "--threads", threads])
     assert f"--threads must be >= 1, got {threads}" in err
+
+
+def test_any_integer_seed_trains():
+    """As for the perceptron: torch takes the seed modulo 2**64."""
+    trees = [_tree([2, 0], ["det", "root"])]
+    for seed in (10**23, -(2**70)):
+        assert neural.train(trees, seed=seed, **SMALL).options.seed == seed
