@@ -16,7 +16,7 @@ import time
 import torch
 
 from semiparse.train.evaluate import attachment_scores
-from semiparse.train.trainer import prepare, root_label
+from semiparse.train.trainer import check_heads, prepare, root_label
 from semiparse.neural import check_device
 from semiparse.neural.lockstep import Example, Policy, TrainingOracle, lockstep_loss
 from semiparse.neural.options import Options
@@ -33,6 +33,7 @@ def training_trees(trees, nonproj, oracle, log=None):
 
     if not trees:
         raise ValueError("no training trees given")
+    check_heads(trees)
     out, n_nonproj = [], 0
     for tree in trees:
         if is_projective(tree.heads):

@@ -39,6 +39,7 @@ import numpy as np
 
 from semiparse.transitions import oracle
 from semiparse.transitions.static import static_choice, static_rank
+from semiparse.treebank.partial import check_partial_tree
 from semiparse.train import _core
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.loading import load_system
@@ -131,11 +132,44 @@ class StaticOracle:
         return np.array(prints, dtype=np.uint64), np.array(moves, dtype=np.int32)
 
 
+def check_heads(trees, partial=False):
+    """ValueError naming the first of ``trees`` whose heads are not a tree (a
+    partial tree with ``partial``): its index, FILE:LINE and sent_id; where
+    unknown heads (-1) are all that is wrong, it suggests ``partial=True``."""
+    from semiparse.heads import check_tree
+
+    for i, tree in enumerate(trees):
+        try:
+            (check_partial_tree if partial else check_tree)(tree.heads)
+        except ValueError as exc:
+            hint = ("; -1 is an unknown head: train on partial trees with partial=True "
+                    "(perceptron trainers)" if not partial and _is_partial_tree(tree.heads) else "")
+            raise ValueError(f"{_tree_name(tree, i)}: {exc}{hint}") from None
+
+
+def _is_partial_tree(heads):
+    try:
+        check_partial_tree(heads)
+    except ValueError:
+        return False
+    return True
+
+
+def _tree_name(tree, index):
+    """``training tree INDEX``, with its FILE:LINE and sent_id where known."""
+    if tree.source is None:
+        return f"training tree {index}"
+    ids = [c.split("=", 1)[1].strip() for c in tree.source.comments()
+           if c.startswith("# sent_id") and "=" in c]
+    return f"training tree {index} ({tree.where}" + (f", sent_id {ids[0]}" if ids else "") + ")"
+
+
 def prepare(trees, nonproj, oracle, log=None, partial=False):
     """The training trees after the ``--nonproj`` policy (new list; heads may
     change).  With ``partial``, a tree with unknown heads (-1) is kept as it
     is, whatever the policy: the dynamic oracle is exact for it, projective
-    or not, and counts its known edges."""
+    or not, and counts its known edges.  Heads that are not a tree are a
+    ValueError naming the tree (:func:`check_heads`)."""
     from semiparse.treebank.projectivity import is_projective, projectivize
 
     if nonproj not in NONPROJ:
@@ -147,6 +181,7 @@ def prepare(trees, nonproj, oracle, log=None, partial=False):
                          "with --partial")
     if not trees:
         raise ValueError("no training trees given")
+    check_heads(trees, partial)
     out, n_nonproj, n_partial = [], 0, 0
     for tree in trees:
         if partial and any(h < 0 for h in tree.heads[1:]):

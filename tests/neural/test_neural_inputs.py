@@ -37,3 +37,11 @@ def test_any_integer_seed_trains():
     trees = [_tree([2, 0], ["det", "root"])]
     for seed in (10**23, -(2**70)):
         assert neural.train(trees, seed=seed, **SMALL).options.seed == seed
+
+
+@pytest.mark.parametrize("nonproj", ["oracle", "encode"])
+def test_partial_trees_are_named_with_a_hint(nonproj):
+    trees = [_tree([2, 0], ["det", "root"]), _tree([-1, 0], ["det", "root"])]
+    with pytest.raises(ValueError, match=r"^training tree 1: heads is not a tree: HEAD -1 of word 1 "
+                                         r".*; -1 is an unknown head: .*partial=True"):
+        neural.train(trees, nonproj=nonproj, **SMALL)

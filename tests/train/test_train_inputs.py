@@ -4,7 +4,7 @@ command line)."""
 import pytest
 
 from semiparse.cli import main
-from semiparse.train import Model, Trainer, Tree
+from semiparse.train import Model, Trainer, Tree, read_trees
 
 # the only root word's head is unknown
 NO_KNOWN_ROOT = """# sent_id = 1
@@ -38,3 +38,19 @@ def test_partial_training_without_a_known_root_word(tmp_path, capsys):
 def test_training_trees_without_words():
     with pytest.raises(ValueError, match="^the training trees have no words$"):
         Trainer(epochs=1, progress=False).run([_tree([], [])])
+
+
+def test_heads_that_are_not_a_tree_name_the_training_tree(tmp_path):
+    path = tmp_path / "p.conllu"
+    path.write_text(NO_KNOWN_ROOT.replace("sent_id = 1", "sent_id = s2") * 2)
+    trees = read_trees(path, partial=True)
+    with pytest.raises(ValueError, match=rf"^training tree 0 \({path}:1, sent_id s2\): heads is not "
+                                         r"a tree: HEAD -1 of word 2 .*; -1 is an unknown head: "
+                                         r"train on partial trees with partial=True"):
+        Trainer(epochs=1, progress=False).run(trees)
+    # not only unknown heads: no hint
+    trees = [_tree([0], ["root"]), _tree([2, 1, -1], ["dep"] * 3)]
+    with pytest.raises(ValueError, match=r"^training tree 1: heads is not a tree: [^;]*$"):
+        Trainer(epochs=1, progress=False).run(trees)
+    with pytest.raises(ValueError, match=r"^training tree 1: heads is not a partial tree: cycle"):
+        Trainer(epochs=1, progress=False).run(trees, partial=True)
