@@ -65,6 +65,16 @@ def is_neural_model(path):
     return os.path.isfile(path) and _format_of(path) == FORMAT
 
 
+def refuse_checkpoint(path):
+    """Raise ModelError if ``path`` is a training checkpoint, saying how to get
+    the model of its run (resume it: docs/neural.md)."""
+    if _format_of(path) == CHECKPOINT:
+        raise ModelError(f"{path}: is a training checkpoint (semiparse train --checkpoint), not a "
+                         f"model; resuming its run writes the model: semiparse train TRAIN.conllu "
+                         f"--model bilstm --resume {path} -o MODEL, with the run's options and "
+                         f"training data")
+
+
 def _payload(model, fmt):
     meta = {
         **system_record(model.transition_system),
@@ -102,13 +112,14 @@ def _read(path, fmt):
         raise ModelError(f"{path}: is a directory, not a model file")
     if not os.path.exists(path):
         raise ModelError(f"{path}: model file not found")
+    if fmt == FORMAT:
+        refuse_checkpoint(path)
     found = _format_of(path)
     if found is None and _starts_like_zip(path):
         raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt zip archive)")
     if found != fmt:
         what = "neural model" if fmt == FORMAT else "training checkpoint"
-        kind = {FORMAT: "neural model", CHECKPOINT: "training checkpoint",
-                "perceptron": "perceptron model"}.get(found)
+        kind = {FORMAT: "neural model", "perceptron": "perceptron model"}.get(found)
         raise ModelError(f"{path}: not a semiparse {what}" + (f" (it is a {kind})" if kind else ""))
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)

@@ -329,6 +329,9 @@ class Model:
                 names = set(archive.files)
                 missing = {"meta", "keys", "weights"} - names
                 if missing:
+                    from semiparse.neural.io import refuse_checkpoint
+
+                    refuse_checkpoint(path)
                     raise ModelError(f"{path}: not a semiparse parser model (no {', '.join(sorted(missing))})")
                 meta = json.loads(str(archive["meta"]))
                 keys = archive["keys"]

@@ -1,5 +1,7 @@
 """The neural trainer and its commands refuse what they cannot use with one
 clear line (ValueError in Python, exit status 2 on the command line)."""
+import re
+
 import pytest
 
 pytest.importorskip("torch")
@@ -45,3 +47,28 @@ def test_partial_trees_are_named_with_a_hint(nonproj):
     with pytest.raises(ValueError, match=r"^training tree 1: heads is not a tree: HEAD -1 of word 1 "
                                          r".*; -1 is an unknown head: .*partial=True"):
         neural.train(trees, nonproj=nonproj, **SMALL)
+
+
+def test_a_checkpoint_given_as_a_model_says_how_to_get_the_model(tmp_path, capsys):
+    from semiparse.cli import main
+    from semiparse.train import Model, ModelError
+
+    train = tmp_path / "t.conllu"
+    train.write_text("1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_\n\n")
+    options = ["--model", "bilstm", "--epochs", "1", "--word-dim", "4", "--char-dim", "0",
+               "--lstm-dim", "4", "--lstm-layers", "1", "--hidden-dim", "4", "--quiet"]
+    checkpoint, model = tmp_path / "ck.pt", tmp_path / "m.pt"
+    assert main(["train", str(train), *options, "--checkpoint", str(checkpoint),
+                 "-o", str(tmp_path / "first.pt")]) == 0
+    capsys.readouterr()
+    advice = (f"{checkpoint}: is a training checkpoint (semiparse train --checkpoint), not a model; "
+              f"resuming its run writes the model: semiparse train TRAIN.conllu --model bilstm "
+              f"--resume {checkpoint} -o MODEL")
+    err = cli_error(capsys, ["parse", str(checkpoint), str(train), "-o", str(tmp_path / "o.conllu")])
+    assert advice in err and not (tmp_path / "o.conllu").exists()
+    for load in (neural.load, Model.load):
+        with pytest.raises(ModelError, match="^" + re.escape(advice)):
+            load(checkpoint)
+    # the advice works
+    assert main(["train", str(train), *options, "--resume", str(checkpoint), "-o", str(model)]) == 0
+    assert main(["parse", str(model), str(train), "--quiet", "-o", str(tmp_path / "o.conllu")]) == 0
