@@ -11,7 +11,7 @@ batches by greedy decoding.
 import sys
 
 from semiparse.cli import UserError
-from semiparse.neural.io import is_neural_model
+from semiparse.neural.io import is_neural_model, refuse_checkpoint
 from semiparse.treebank.outputs import check_output, open_output
 from semiparse.train import Model, ModelError, read_trees
 from semiparse.train.evaluate import steps_metadata
@@ -84,6 +84,7 @@ def load_model(args):
     """The perceptron or neural model in ``args.model``; neural models take
     neither ``--beam`` nor ``--probabilities``."""
     if not is_neural_model(args.model):
+        refuse_checkpoint(args.model)
         return Model.load(args.model, system=args.system)
     for option, given in (("--beam", args.beam is not None), ("--probabilities", args.probabilities)):
         if given:

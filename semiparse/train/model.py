@@ -328,10 +328,11 @@ class Model:
             with np.load(path, allow_pickle=False) as archive:
                 names = set(archive.files)
                 missing = {"meta", "keys", "weights"} - names
+                if missing and any(name.endswith("/data.pkl") for name in names):
+                    raise ModelError(f"{path}: a PyTorch file (a neural model or a training "
+                                     f"checkpoint), not a perceptron model: semiparse.neural.load "
+                                     f"reads neural models")
                 if missing:
-                    from semiparse.neural.io import refuse_checkpoint
-
-                    refuse_checkpoint(path)
                     raise ModelError(f"{path}: not a semiparse parser model (no {', '.join(sorted(missing))})")
                 meta = json.loads(str(archive["meta"]))
                 keys = archive["keys"]

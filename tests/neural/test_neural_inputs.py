@@ -66,9 +66,11 @@ def test_a_checkpoint_given_as_a_model_says_how_to_get_the_model(tmp_path, capsy
               f"--resume {checkpoint} -o MODEL")
     err = cli_error(capsys, ["parse", str(checkpoint), str(train), "-o", str(tmp_path / "o.conllu")])
     assert advice in err and not (tmp_path / "o.conllu").exists()
-    for load in (neural.load, Model.load):
-        with pytest.raises(ModelError, match="^" + re.escape(advice)):
-            load(checkpoint)
+    with pytest.raises(ModelError, match="^" + re.escape(advice)):
+        neural.load(checkpoint)
+    with pytest.raises(ModelError, match=r"a PyTorch file \(a neural model or a training "
+                                         r"checkpoint\), not a perceptron model"):
+        Model.load(checkpoint)
     # the advice works
     assert main(["train", str(train), *options, "--resume", str(checkpoint), "-o", str(model)]) == 0
     assert main(["parse", str(model), str(train), "--quiet", "-o", str(tmp_path / "o.conllu")]) == 0
