@@ -92,12 +92,19 @@ class TrainingOracle:
                 out[0, i] = scores[name]
         return out
 
-    def optimal(self, sigma):
-        """Boolean mask of the optimal transitions of each row (RuntimeError
-        if a row has none: the configurations must not be final)."""
+    def optimal(self, sigma, configs):
+        """Boolean mask of the optimal transitions of each row of ``configs``
+        (not final).  A row with none is a ValueError: the oracle never leads
+        training into a configuration from which no final one is reachable,
+        so the system's declaration does not describe its moves."""
         best = sigma.max(axis=1, keepdims=True)
         if not np.isfinite(best).all():
-            raise RuntimeError("the oracle found no optimal transition in a non-final configuration")
+            config = configs[int(np.flatnonzero(~np.isfinite(best[:, 0]))[0])]
+            name = self.oracle.system.name
+            raise ValueError(f"{name}: the oracle scores every transition -inf in the configuration "
+                             f"stack {list(config.stack)}, buffer {list(config.buffer)}, which is "
+                             f"not final: the completion grammar does not describe the system's "
+                             f"moves (semiparse check on its system file says where)")
         optimal = sigma == best
         if self.kind == "static":
             first = np.where(optimal, self._order, np.inf).argmin(axis=1)
@@ -180,7 +187,7 @@ class _Run:
 
     def step(self, H, configs, starts, examples, sigma):
         legal = self.transitions.legal(configs)
-        optimal = self.oracle.optimal(sigma)
+        optimal = self.oracle.optimal(sigma, configs)
         rows = self.reader.rows(configs, starts, len(H) - 1)
         if self.deferred:
             with torch.no_grad():

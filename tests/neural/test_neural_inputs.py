@@ -74,3 +74,21 @@ def test_a_checkpoint_given_as_a_model_says_how_to_get_the_model(tmp_path, capsy
     # the advice works
     assert main(["train", str(train), *options, "--resume", str(checkpoint), "-o", str(model)]) == 0
     assert main(["parse", str(model), str(train), "--quiet", "-o", str(tmp_path / "o.conllu")]) == 0
+
+
+def test_a_system_whose_grammar_misdescribes_it_is_named_with_the_configuration(tmp_path):
+    """Arc-hybrid with its stack and buffer terminals swapped: no
+    configuration has a completion, so the first step finds no optimal
+    transition; training says so, not a RuntimeError's traceback."""
+    from semiparse.resources import data_dir
+
+    text = (data_dir("systems") / "arc_hybrid.toml").read_text()
+    text = text[:text.index("[completion.projective]")].replace('name = "arc_hybrid"', 'name = "swapped"')
+    text = text.replace('{ node = "stack", terminal = "p" },\n    { node = "buffer", terminal = "s" },',
+                        '{ node = "stack", terminal = "s" },\n    { node = "buffer", terminal = "p" },')
+    (tmp_path / "swapped.toml").write_text(text)
+    (tmp_path / "arc_hybrid.grammar").write_text((data_dir("grammars") / "arc_hybrid.grammar").read_text())
+    with pytest.raises(ValueError, match=r"^swapped: the oracle scores every transition -inf in the "
+                                         r"configuration stack \[0\], buffer \[1, 2\], which is not "
+                                         r"final: .*semiparse check"):
+        neural.train([_tree([2, 0], ["det", "root"])], system=str(tmp_path / "swapped.toml"), **SMALL)
