@@ -131,14 +131,18 @@ cdef inline Py_ssize_t _number(const unsigned char* p, Py_ssize_t start, Py_ssiz
     return value
 
 
-cdef bint _other_id(const unsigned char* p, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
-    """Whether ``p[start:end]`` is a multiword range ``A-B`` (A <= B) or an
-    empty node ``A.B``, as ``conllu.parser.parse_id_value`` reads them."""
+cdef bint _other_id(const unsigned char* p, Py_ssize_t start, Py_ssize_t end, Py_ssize_t word,
+                    Py_ssize_t* last) noexcept nogil:
+    """Whether ``p[start:end]`` is a multiword range ``A-B`` (A <= B) right
+    before word A (``word``, the next word; ``last`` the largest B so far)
+    or an empty node ``A.B``, as ``conllu.parser.parse_id_value`` reads
+    them."""
     cdef Py_ssize_t i, a, b
     for i in range(start, end):
         if p[i] == 45:  # '-'
             a, b = _number(p, start, i, False), _number(p, i + 1, end, False)
-            return a > 0 and b >= a
+            last[0] = max(last[0], b)
+            return a == word and b >= a
         if p[i] == 46:  # '.'
             if i == start or i - start > MAX_DIGITS:
                 return False
@@ -164,12 +168,13 @@ cdef Kind _kind(const int* heads, int m, int* work) noexcept nogil:
 def parse_words(bytes raw):
     """``(heads, spans, word_lines, kind)`` of a block as ``semiparse.treebank.conllu`` reads
     it (``kind``: NOT_SINGLE_TREE, NON_PROJECTIVE or PROJECTIVE), or None if
-    some word line is not plain: not 10 columns, an ID that is neither the
-    next word nor a multiword range or empty node, a HEAD that is not a
+    some word line is not plain: not 10 columns, an empty column but MISC,
+    an ID that is neither the next word nor a multiword range (right before
+    its first word, ending at a word) or empty node, a HEAD that is not a
     number.  The Python reader then reads the block (and reports what is
     wrong)."""
     cdef const unsigned char* p = raw
-    cdef Py_ssize_t size = len(raw), s = 0, body, end, i, tab_id, tab_head, word
+    cdef Py_ssize_t size = len(raw), s = 0, body, end, i, tab_id, tab_head, word, last_range = 0
     cdef int tabs, head, line = 0
     cdef int* heads
     cdef int* work
@@ -200,6 +205,8 @@ def parse_words(bytes raw):
                 tabs, tab_id, tab_head = 0, -1, -1
                 for i in range(s, body):
                     if p[i] == 9:
+                        if i == s or p[i - 1] == 9:  # an empty column before MISC
+                            return None
                         tabs += 1
                         if tabs == 1:
                             tab_id = i
@@ -219,10 +226,12 @@ def parse_words(bytes raw):
                     spans.append((s, body))
                     word_lines.append(line)
                     word += 1
-                elif not _other_id(p, s, tab_id):
+                elif not _other_id(p, s, tab_id, word, &last_range):
                     return None
             s = end
             line += 1
+        if last_range >= word:  # a multiword range ends after the last word
+            return None
         return heads_list, spans, word_lines, _kind(heads, <int> word, work)
     finally:
         free(heads)

@@ -7,6 +7,7 @@ basic tree is meant to be part of the enhanced graph), which
 ``--update-deps`` moves to the new head.
 """
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)  # column indices
+COLUMN_NAMES = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 
 
 def universal(deprel):

@@ -39,7 +39,7 @@ from semiparse.treebank._conllu import NOT_SINGLE_TREE, PROJECTIVE, BlockScanner
 from semiparse.heads import is_tree, tree_problems
 from semiparse.treebank.partial import partial_problems
 from semiparse.treebank.outputs import open_output as atomic_output  # the name documented before outputs.py existed
-from semiparse.treebank.columns import DEPREL, DEPS, HEAD, MISC, moved_deps
+from semiparse.treebank.columns import COLUMN_NAMES, DEPREL, DEPS, HEAD, MISC, moved_deps
 
 # The same few IDs and heads recur on every sentence: remember the parses.
 _id_value = functools.lru_cache(maxsize=4096)(parse_id_value)
@@ -405,6 +405,7 @@ class _Block:
         self.name, self.first, self.partial = name, first, partial
         self.spans, self.word_lines, self.heads, self.errors = [], [], [-1], []
         self.unknown = set()  # words whose HEAD is _ (read with partial)
+        self.last_range = None  # (line, A, B) of the multiword range that ends last
 
     def word(self, number, start, text):
         """Line ``number`` (``text``, at byte ``start`` of the block): a word,
@@ -413,13 +414,25 @@ class _Block:
         cols = body.decode("utf-8", "surrogateescape").split("\t")
         if len(cols) != 10:
             return self._error(number, f"expected 10 tab-separated columns, found {len(cols)}")
+        empty = next((k for k in range(MISC) if not cols[k]), None)
+        if empty is not None:  # MISC alone may be empty (kept as it is)
+            return self._error(number, f"column {empty + 1} ({COLUMN_NAMES[empty]}) is empty: "
+                                       f"CoNLL-U writes _ for no value")
         try:
             token_id = _id_value(cols[0])
         except ParseException:
+            token_id = None
+        if token_id is None:
             return self._error(number, f"bad ID {cols[0]!r}")
-        if not isinstance(token_id, int):  # multiword range or empty node: no basic head
-            return
         heads = self.heads
+        if not isinstance(token_id, int):  # multiword range or empty node: no basic head
+            if token_id[1] == "-":
+                if token_id[0] != len(heads):
+                    return self._error(number, f"multiword token {cols[0]} must come right before "
+                                               f"word {token_id[0]} (the next word is {len(heads)})")
+                if self.last_range is None or token_id[2] > self.last_range[2]:
+                    self.last_range = (number, token_id[0], token_id[2])
+            return
         if token_id != len(heads):
             return self._error(number, f"word ID {token_id} out of sequence (expected {len(heads)})")
         self.spans.append((start, start + len(body)))
@@ -448,6 +461,11 @@ class _Block:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             errors.append(self._utf8_error(raw, exc))
+            errors.sort(key=lambda e: e.line)
+        if self.last_range is not None and self.last_range[2] >= len(heads):
+            number, a, b = self.last_range
+            errors.append(ConlluError(self.name, number, f"multiword token {a}-{b} ends after the "
+                                                         f"last word ({len(heads) - 1})"))
             errors.sort(key=lambda e: e.line)
         if self.unknown:
             problems = [(d, f"HEAD -1 of word {d} is out of range 0..{len(heads) - 1}", False)

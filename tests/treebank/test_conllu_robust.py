@@ -147,6 +147,36 @@ def test_invalid_utf8_is_an_error_of_its_sentence():
         list(apply_policy([first, bad, last], "fail"))
 
 
+W1 = "1\tA\ta\tX\t_\t_\t0\troot\t_\t_\n"
+W2 = "2\tB\tb\tX\t_\t_\t1\tdep\t_\t_\n"
+
+
+@pytest.mark.parametrize("text, reason", [
+    (W1 + W2.replace("\tdep\t", "\t\t"), "x:2: column 8 (DEPREL) is empty: CoNLL-U writes _ for no value"),
+    (W1.replace("\tA\t", "\t\t") + W2, "x:1: column 2 (FORM) is empty"),
+    (W1[1:] + W2, "x:1: column 1 (ID) is empty"),
+    ("1-2\tAB\t_\t_\t_\t_\t_\t_\t\t_\n" + W1 + W2, "x:1: column 9 (DEPS) is empty"),
+    (W1 + "1-2\tAB\t_\t_\t_\t_\t_\t_\t_\t_\n" + W2,
+     "x:2: multiword token 1-2 must come right before word 1 (the next word is 2)"),
+    ("2-3\tBC\t_\t_\t_\t_\t_\t_\t_\t_\n" + W1 + W2,
+     "x:1: multiword token 2-3 must come right before word 2 (the next word is 1)"),
+    (W1 + "2-3\tBC\t_\t_\t_\t_\t_\t_\t_\t_\n" + W2, "x:2: multiword token 2-3 ends after the last word (2)"),
+    (W1 + "_" + W2[1:], "x:2: bad ID '_'"),  # was read as a line that is not a word
+])
+def test_empty_columns_and_misplaced_multiword_tokens_are_errors(text, reason):
+    """Every column but MISC needs a value (``_`` for none); a multiword
+    token comes right before its first word and ends at a word; an ID is a
+    word, a multiword range or an empty node."""
+    [sentence] = read_conllu([(text + "\n").encode()], name="x")
+    assert sentence.heads is None and str(sentence.errors[0]).startswith(reason)
+
+
+def test_an_empty_misc_and_good_multiword_tokens_are_read():
+    text = "1-2\tAB\t_\t_\t_\t_\t_\t_\t_\t_\n" + W1 + W2.replace("\t_\n", "\t\n") + "\n"
+    [sentence] = read_conllu([text.encode()], name="x")
+    assert sentence.heads == [-1, 0, 1] and not sentence.errors
+
+
 def test_invalid_utf8_sentence_is_skipped_or_counted_under_on_error(tmp_path):
     source, out = tmp_path / "in.conllu", tmp_path / "out.conllu"
     source.write_bytes(BAD_UTF8)
