@@ -145,6 +145,8 @@ def main(argv=None):
         if isinstance(exc, BrokenPipeError):
             return _reader_gone()
         # Mistakes in the input (bad files, bad values) are reported, not traced.
+        if isinstance(exc, OSError) and exc.filename and exc.strerror:
+            exc = f"{exc.filename}: {exc.strerror}"  # as the other file errors, not "[Errno 21] ..."
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

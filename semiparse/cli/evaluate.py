@@ -3,6 +3,7 @@
 import json
 import sys
 
+from semiparse.cli import UserError
 from semiparse.train import read_trees
 from semiparse.train.evaluate import (
     ScorerRefused, align, attachment_scores, calibration, conll18_scores, format_calibration,
@@ -32,6 +33,8 @@ def add_parser(subparsers):
 
 
 def run(args):
+    if args.gold == args.system == "-":
+        raise UserError("GOLD and SYSTEM cannot both be - (standard input is read once)")
     gold = read_trees(args.gold)  # each input is read once (it may be a pipe)
     system = read_trees(args.system)
     align(gold, system)

@@ -325,6 +325,9 @@ class Model:
         if os.path.isdir(path):
             raise ModelError(f"{path}: is a directory, not a model file")
         try:
+            with open(path, "rb") as head:
+                if head.read(2) != b"PK":  # np.load would take it for a pickle or a .npy file
+                    raise ModelError(f"{path}: not a semiparse model (a model file is a zip archive)")
             with np.load(path, allow_pickle=False) as archive:
                 names = set(archive.files)
                 missing = {"meta", "keys", "weights"} - names

@@ -54,7 +54,8 @@ def load_system(spec):
         return system
     path = Path(text_name)
     if not is_file(path):
-        raise ValueError(f"no transition system file {text_name!r}")
+        raise ValueError(f"{text_name}: is a directory, not a transition system file" if path.is_dir()
+                         else f"no transition system file {text_name!r}")
     return _from_file(path)
 
 

@@ -20,6 +20,7 @@ under ``--on-error keep``) go out exactly as they came in.
 message names the path as the user gave it, never the temporary file.
 """
 import contextlib
+import errno
 import io
 import os
 import secrets
@@ -113,7 +114,7 @@ def open_output(path, binary=False):
             except OSError as exc:
                 tmp = None
                 raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
-        with _wrap(os.fdopen(fd, "wb"), binary) as out:
+        with _full(path), _wrap(os.fdopen(fd, "wb"), binary) as out:
             yield out
         if info is not None:
             mode = stat.S_IMODE(info.st_mode)
@@ -140,8 +141,20 @@ def _opened(path, target, binary):
         raw = open(target, "wb")
     except OSError as exc:
         raise OutputError(f"{path}: cannot write here: {exc.strerror}") from None
-    with _wrap(raw, binary) as out:
+    with _full(path), _wrap(raw, binary) as out:
         yield out
+
+
+@contextlib.contextmanager
+def _full(path):
+    """Name ``path`` in the errors of writing to it that the disk gives (no
+    space, quota, size limit), which carry no file name."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise
+        raise OutputError(f"{path}: cannot write: {exc.strerror}") from None
 
 
 def _wrap(raw, binary):

@@ -350,3 +350,32 @@ def test_compare_pseudo_round_trip_leaves_out_encoded_sentences_under_on_error(t
 def test_bench_errors_name_the_benchmark(tmp_path, capsys):
     assert main(["bench", "projectivize", str(tmp_path / "missing.conllu")]) == 2
     assert capsys.readouterr().err.startswith("semiparse bench projectivize: error: ")
+
+
+def test_a_directory_given_as_input_is_named_without_errno(tmp_path, capsys):
+    """An OSError with a file name reads ``PATH: reason`` like the other file
+    errors, not ``[Errno 21] Is a directory: 'PATH'``."""
+    for command in ("projectivize", "deprojectivize"):
+        assert main([command, str(tmp_path)]) == 2
+        assert capsys.readouterr().err == f"semiparse {command}: error: {tmp_path}: Is a directory\n"
+
+
+def test_evaluate_refuses_standard_input_for_both_files(capsys):
+    assert main(["evaluate", "-", "-"]) == 2
+    assert "GOLD and SYSTEM cannot both be - (standard input is read once)" in capsys.readouterr().err
+
+
+def test_a_full_disk_names_the_output(tmp_path):
+    """A write that fails for lack of space names the output and leaves no
+    file behind (a full disk, simulated: tests write to no real device)."""
+    import errno
+    import os
+
+    from semiparse.treebank.outputs import OutputError, open_output
+
+    target = tmp_path / "out.conllu"
+    with pytest.raises(OutputError, match=f"^{target}: cannot write: No space left on device$"):
+        with open_output(str(target)) as out:
+            out.write("x")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert os.listdir(tmp_path) == []

@@ -38,3 +38,13 @@ def test_feature_keys_must_be_strictly_increasing(model_file, tmp_path, capsys, 
     err = cli_error(capsys, ["parse", str(bad), str(text), "--quiet", "-o", str(tmp_path / "o.conllu")])
     assert "bad.npz: inconsistent model: its feature keys are not strictly increasing" in err
     assert not (tmp_path / "o.conllu").exists()
+
+
+@pytest.mark.parametrize("content", [b"hello\n", b"", b"\x93NUMPY"])
+def test_a_file_that_is_no_zip_archive_is_not_a_model(tmp_path, content):
+    """np.load would read such a file as a pickle (or a .npy array) and say
+    so; the loader says what a model file is instead."""
+    path = tmp_path / "m.npz"
+    path.write_bytes(content)
+    with pytest.raises(ModelError, match=r"m\.npz: not a semiparse model \(a model file is a zip archive\)$"):
+        Model.load(path)

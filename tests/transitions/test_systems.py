@@ -227,6 +227,13 @@ def test_unknown_system_and_strategy():
         load_system("nowhere/x.toml")
 
 
+def test_a_directory_is_not_a_system_file(tmp_path):
+    folder = tmp_path / "x.toml"
+    folder.mkdir()
+    with pytest.raises(ValueError, match=f"^{folder}: is a directory, not a transition system file$"):
+        load_system(str(folder))
+
+
 def test_a_new_system_needs_only_files(tmp_path):
     """Arc-hybrid with the transitions renamed and its grammar next to it: no Python."""
     grammar = (data_dir("grammars") / "arc_hybrid.grammar").read_text()
