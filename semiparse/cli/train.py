@@ -162,7 +162,8 @@ def _run_neural(args, log):
                 if k not in ("threads", "checkpoint", "resume") and getattr(args, k) is not None}
     if "features" in settings:
         settings["features"] = parse_positions(settings["features"])
-    options = Options(oracle=args.oracle, nonproj=args.nonproj or "oracle", epochs=args.epochs,
+    nonproj = "subset" if args.nonproj == "skip" else args.nonproj  # the help's synonyms
+    options = Options(oracle=args.oracle, nonproj=nonproj or "oracle", epochs=args.epochs,
                       seed=args.seed, explore_after=args.explore_after, explore_p=args.explore_p,
                       **settings)
     if args.threads is not None:

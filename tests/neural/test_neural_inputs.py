@@ -92,3 +92,19 @@ def test_a_system_whose_grammar_misdescribes_it_is_named_with_the_configuration(
                                          r"configuration stack \[0\], buffer \[1, 2\], which is not "
                                          r"final: .*semiparse check"):
         neural.train([_tree([2, 0], ["det", "root"])], system=str(tmp_path / "swapped.toml"), **SMALL)
+
+
+def test_nonproj_skip_is_subset_for_bilstm(tmp_path, capsys):
+    """The help gives skip and subset as one policy: bilstm takes both."""
+    from semiparse.cli import main
+
+    train = tmp_path / "t.conllu"
+    train.write_text("1\ta\ta\tX\t_\t_\t3\tdep\t_\t_\n2\tb\tb\tX\t_\t_\t4\tdep\t_\t_\n"
+                     "3\tc\tc\tX\t_\t_\t0\troot\t_\t_\n4\td\td\tX\t_\t_\t3\tdep\t_\t_\n\n"
+                     "1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t1\tdep\t_\t_\n\n")
+    options = ["--model", "bilstm", "--epochs", "1", "--word-dim", "4", "--char-dim", "0",
+               "--lstm-dim", "4", "--lstm-layers", "1", "--hidden-dim", "4", "--quiet"]
+    for policy in ("skip", "subset"):
+        assert main(["train", str(train), *options, "--nonproj", policy,
+                     "-o", str(tmp_path / f"{policy}.pt")]) == 0
+        assert capsys.readouterr().err.startswith("2 training trees, 1 non-projective (skipped)\n")
