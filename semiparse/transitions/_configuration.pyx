@@ -207,6 +207,26 @@ cdef struct Job:
     int n_columns
 
 
+cdef class _Kind:
+    """A kernel and the array mapping its columns to those of ``out``,
+    checked once per call: the part of a row job that the gold trees of one
+    kind share."""
+    cdef readonly RowKernel kernel
+    cdef readonly object keep      # the column array, kept alive
+    cdef row_fn fn
+    cdef const int* columns
+    cdef int n_columns
+
+    def __cinit__(self, RowKernel kernel, columns, Py_ssize_t width):
+        cdef const int[::1] cols = columns
+        if (len(kernel.columns) > 64 or cols.shape[0] != len(kernel.columns)
+                or any(not 0 <= c < width for c in cols)):
+            raise ValueError(f"{kernel!r}: at most 64 columns, each mapped to a "
+                             f"column of out (0 to {width - 1})")
+        self.kernel, self.keep, self.fn = kernel, columns, kernel.fn
+        self.columns, self.n_columns = &cols[0], cols.shape[0]
+
+
 def fill_rows(list configs not None, list golds not None, Machine machine not None, prepare, check,
               double[:, ::1] out not None, int n_jobs=1):
     """Write into ``out`` one row per configuration: -inf for the transitions
@@ -222,14 +242,13 @@ def fill_rows(list configs not None, list golds not None, Machine machine not No
     cdef Py_ssize_t N = len(configs), i
     cdef Job* jobs
     cdef Configuration config
-    cdef RowKernel kernel
-    cdef int[::1] cols
+    cdef _Kind kind
     cdef Job* job
     cdef Job proto             # the kernel part of the jobs of the current gold tree
     cdef int words = -1, g = -1
     cdef object heads, last = _UNSET, found
     cdef dict seen = {}
-    cdef set valid = set()      # (kernel, column array) ids checked (both kept alive by seen)
+    cdef dict kinds = {}       # id of a column array -> its _Kind, checked against out
     pending = []
     group = np.empty(N, dtype=np.intp)   # index of each configuration's gold tree
     cdef Py_ssize_t[::1] groups = group
@@ -256,24 +275,21 @@ def fill_rows(list configs not None, list golds not None, Machine machine not No
             if heads is not last:
                 found = seen.get(id(heads))
                 if found is None or (<tuple>found)[0] is not heads:
-                    found = seen[id(heads)] = (heads,) + prepare(heads, i) + (len(seen),)
+                    entry, words = prepare(heads, i)
+                    found = seen[id(heads)] = (heads, entry, words, len(seen))
                 entry, words, g = (<tuple>found)[1], (<tuple>found)[2], (<tuple>found)[3]
                 proto.fn = NULL
                 if entry is not None:
                     kernel, work, code, columns = entry
-                    cols = columns   # kept alive by seen
-                    pair = (id(kernel), id(columns))   # golds of one kind share both
-                    if pair not in valid and (
-                            len(kernel.columns) > 64 or cols.shape[0] != len(kernel.columns)
-                            or any(not 0 <= c < out.shape[1] for c in cols)):
-                        raise ValueError(f"{kernel!r}: at most 64 columns, each mapped to a "
-                                         f"column of out (0 to {out.shape[1] - 1})")
-                    valid.add(pair)
-                    proto.fn = kernel.fn
+                    # golds of one kind share their kernel and column array
+                    kind = kinds.get(id(columns))
+                    if kind is None or kind.kernel is not kernel or kind.keep is not columns:
+                        kind = kinds[id(columns)] = _Kind(kernel, columns, out.shape[1])
+                    proto.fn = kind.fn
                     proto.work = (<KernelWork>work).ptr
                     proto.strategy = code
-                    proto.columns = &cols[0]
-                    proto.n_columns = len(kernel.columns)
+                    proto.columns = kind.columns
+                    proto.n_columns = kind.n_columns
                 last = heads
             if config.c.n != words:
                 raise ValueError(f"configs[{i}] has {config.c.n} words but golds[{i}] has {words}")
