@@ -94,4 +94,5 @@ def _read_trees(source, need_heads, name, keep_empty, partial):
 
 def _tree_only(reason):
     """Whether a reading problem concerns only the HEAD column (harmless for input to parse)."""
-    return not reason.startswith(("expected 10", "bad ID", "word ID", "not valid UTF-8"))
+    return not reason.startswith(("expected 10", "bad ID", "word ID", "not valid UTF-8", "column ",
+                                  "multiword token"))

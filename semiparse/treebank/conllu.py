@@ -398,6 +398,10 @@ def _is_utf8(raw):
     return True
 
 
+def _empty_column(k):
+    return f"column {k + 1} ({COLUMN_NAMES[k]}) is empty: CoNLL-U writes _ for no value"
+
+
 class _Block:
     """The word lines of a sentence being read, parsed as they come."""
 
@@ -414,10 +418,11 @@ class _Block:
         cols = body.decode("utf-8", "surrogateescape").split("\t")
         if len(cols) != 10:
             return self._error(number, f"expected 10 tab-separated columns, found {len(cols)}")
-        empty = next((k for k in range(MISC) if not cols[k]), None)
-        if empty is not None:  # MISC alone may be empty (kept as it is)
-            return self._error(number, f"column {empty + 1} ({COLUMN_NAMES[empty]}) is empty: "
-                                       f"CoNLL-U writes _ for no value")
+        # A column may be empty in MISC alone (kept as it is); an empty HEAD or
+        # DEPREL of a word is a problem of its tree only (parse replaces both)
+        empty = next((k for k in range(MISC) if not cols[k] and (k < HEAD or k == DEPS)), None)
+        if empty is not None:
+            return self._error(number, _empty_column(empty))
         try:
             token_id = _id_value(cols[0])
         except ParseException:
@@ -426,6 +431,8 @@ class _Block:
             return self._error(number, f"bad ID {cols[0]!r}")
         heads = self.heads
         if not isinstance(token_id, int):  # multiword range or empty node: no basic head
+            if not cols[HEAD] or not cols[DEPREL]:
+                return self._error(number, _empty_column(HEAD if not cols[HEAD] else DEPREL))
             if token_id[1] == "-":
                 if token_id[0] != len(heads):
                     return self._error(number, f"multiword token {cols[0]} must come right before "
@@ -437,6 +444,8 @@ class _Block:
             return self._error(number, f"word ID {token_id} out of sequence (expected {len(heads)})")
         self.spans.append((start, start + len(body)))
         self.word_lines.append(number - self.first)
+        if not cols[DEPREL]:
+            self._error(number, f"DEPREL of word {token_id} is empty: CoNLL-U writes _ for no label")
         head = cols[HEAD]
         try:
             heads.append(_int_value(head) if head != "_" else -1)

@@ -152,7 +152,8 @@ W2 = "2\tB\tb\tX\t_\t_\t1\tdep\t_\t_\n"
 
 
 @pytest.mark.parametrize("text, reason", [
-    (W1 + W2.replace("\tdep\t", "\t\t"), "x:2: column 8 (DEPREL) is empty: CoNLL-U writes _ for no value"),
+    (W1 + W2.replace("\tdep\t", "\t\t"), "x:2: DEPREL of word 2 is empty: CoNLL-U writes _ for no label"),
+    (W1 + W2.replace("\t1\tdep", "\t\tdep"), "x:2: HEAD '' of word 2 is not an integer"),
     (W1.replace("\tA\t", "\t\t") + W2, "x:1: column 2 (FORM) is empty"),
     (W1[1:] + W2, "x:1: column 1 (ID) is empty"),
     ("1-2\tAB\t_\t_\t_\t_\t_\t_\t\t_\n" + W1 + W2, "x:1: column 9 (DEPS) is empty"),
