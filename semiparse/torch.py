@@ -35,7 +35,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import torch
-from torch.autograd.function import once_differentiable
 
 from semiparse.chart import _cky
 from semiparse import semiring as sr
@@ -333,10 +332,32 @@ class _Marginals(torch.autograd.Function):
         return torch.from_numpy(mu).to(device=w.device, dtype=w.dtype)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad):
         (w,) = ctx.saved_tensors
-        return ctx.batch.covariance(w, grad), None, None
+        with torch.no_grad():
+            cov = ctx.batch.covariance(w, grad)
+        if torch.is_grad_enabled() and (w.requires_grad or grad.requires_grad):
+            cov = _ThirdOrder.apply(cov, w, grad)  # create_graph: a graph that refuses
+        return cov, None, None
+
+
+class _ThirdOrder(torch.autograd.Function):
+    """The covariance (the marginals' gradient) in a graph built for higher
+    derivatives: a node joined to the scores and the incoming gradient, so
+    that differentiating through it reaches it and raises, where it would
+    otherwise give zeros.  (``once_differentiable`` hangs its error on new
+    leaves, which ``torch.autograd.grad(..., w)`` leaves out: the derivative
+    came back as zero.)"""
+
+    @staticmethod
+    def forward(ctx, cov, w, grad):
+        return cov.clone()
+
+    @staticmethod
+    def backward(ctx, _):
+        raise RuntimeError("third derivatives of log Z (derivatives of the gradient of the "
+                           "marginals, e.g. second derivatives of the entropy) are not "
+                           "implemented")
 
 
 def _checked(weights):

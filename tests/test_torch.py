@@ -158,14 +158,24 @@ def test_gradcheck_log_partition_and_second_derivatives():
                                     (_weights((2, 4, 4)),))
 
 
+THIRD = "third derivatives of log Z .* are not implemented"
+
+
 def test_third_derivatives_are_refused():
     """The covariance has no backward of its own: asking for it is an error,
-    never a wrong number."""
+    never a wrong number -- also where the objective has other terms, and
+    for the second derivatives of the entropy and the marginals, which came
+    back as zeros while the error hung on a node autograd left out."""
     w = _weights((1, 3, 3))
     (g,) = torch.autograd.grad(torch_log_partition(w).sum(), w, create_graph=True)
     (h,) = torch.autograd.grad((g * g).sum(), w, create_graph=True)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match=THIRD):
         torch.autograd.grad(h.sum(), w)
+    with pytest.raises(RuntimeError, match=THIRD):
+        torch.autograd.grad(h.sum() + (w ** 3).sum(), w)
+    for f in (lambda x: TreeCRF(x).entropy.sum(), lambda x: (TreeCRF(x).marginals * x).sum()):
+        with pytest.raises(RuntimeError, match=THIRD):
+            torch.autograd.functional.hessian(f, w.detach())
 
 
 # -- batches, precision, scale ---------------------------------------------------------
