@@ -154,8 +154,9 @@ def _cython_result(kernel, grammar, pl, pr, w):
 
 # The most words count_projective takes: its chart has (n + 1)**2 cells per
 # state and the count, past 2**51, is recounted modulo about n / 10 primes,
-# so 1000 words take minutes and 10000 hours and gigabytes.
-MAX_COUNT_WORDS = 10_000
+# so the time grows about as n**4: 500 words take a few seconds, 1000
+# minutes and 10000 hours (beyond it, the closed form in the error message).
+MAX_COUNT_WORDS = 500
 
 
 def count_projective(n):

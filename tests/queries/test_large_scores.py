@@ -15,6 +15,7 @@ import pytest
 import semiparse
 from semiparse import heads as tree_heads
 from semiparse.chart import engine
+from semiparse.chart.engine import MAX_COUNT_WORDS
 
 from brute_force import projective_distribution
 
@@ -265,8 +266,9 @@ def test_tree_checks_still_answer_for_trees():
 # -- 15. the API's integers: ValueError with the reason ---------------------------------
 
 def test_count_projective_refuses_what_it_cannot_count():
-    with pytest.raises(ValueError, match="count_projective takes n up to"):
-        semiparse.count_projective(10 ** 30)
+    for n in (10 ** 30, MAX_COUNT_WORDS + 1):  # hours of work beyond the bound
+        with pytest.raises(ValueError, match=f"count_projective takes n up to {MAX_COUNT_WORDS} "):
+            semiparse.count_projective(n)
     assert semiparse.count_projective(np.int64(4)) == math.comb(12, 4) // 9
 
 
