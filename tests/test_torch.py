@@ -596,6 +596,19 @@ def test_bench_baseline_eisner_equals_log_partition():
     assert close(g1, g2)
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--device", "nonsense"], "device must be cpu or cuda[:N], not 'nonsense'"),
+    (["--device", "cuda:99"], "device cuda:99: torch finds"),
+    (["--lengths", "2000", "--batches", "1000"], "at most 1e+07 scores per batch"),
+])
+def test_bench_torch_refuses_what_it_cannot_run_before_timing(capsys, argv, message):
+    from semiparse.cli import main
+
+    assert main(["bench", "torch", "--seconds", "0.001", "--rounds", "1", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert message in err and len(err.splitlines()) == 1 and out == ""  # nothing timed first
+
+
 def test_bench_torch_runs(capsys):
     from semiparse.cli import main
 

@@ -24,6 +24,9 @@ import statistics
 import time
 
 TARGET = 20.0  # forward + backward at batch 32, 40 words: >= 20x torch-struct
+# The largest batch timed: the Eisner baseline keeps a few (B, n+1, n+1)
+# tensors per span width for its backward pass.
+MAX_CELLS = 10 ** 7
 
 
 def add_parser(subparsers):
@@ -120,6 +123,13 @@ def run(args):
 
     if min(args.lengths + args.batches) < 1 or args.rounds < 1 or args.seconds <= 0:
         raise UserError("--lengths and --batches must be >= 1, --rounds >= 1, --seconds > 0")
+    if max(args.batches) * (max(args.lengths) + 1) ** 2 > MAX_CELLS:
+        raise UserError(f"--batches {max(args.batches)} --lengths {max(args.lengths)}: at most "
+                        f"{MAX_CELLS:.0e} scores per batch, BATCH x (LENGTH + 1)^2")
+    if args.device:  # before the CPU part, not after it
+        from semiparse.neural import check_device
+
+        check_device(args.device)
     torch.set_num_threads(1)
     ts_partition, why = torch_struct_partition()
     print("semiparse.torch.log_partition vs PyTorch baselines, projective.grammar, random normal "
