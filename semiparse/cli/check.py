@@ -57,6 +57,11 @@ def run(args):
     if args.system in CONSTITUENT_SYSTEMS:
         from semiparse.cli import _constituent_check
 
+        given = [name for name, value in (("--grammar", args.grammar), ("--method", args.method),
+                                          ("--strategy", args.strategy)) if value]
+        if given:
+            raise ValueError(f"{args.system} is a constituent system, checked against its own "
+                             f"oracle: {', '.join(given)} apply to dependency systems only")
         return _constituent_check.run(args.system, args.examples, args.max_n, args.seed)
     from semiparse.transitions import load_system
     from semiparse.transitions.registry import system_methods

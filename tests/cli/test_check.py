@@ -126,3 +126,13 @@ def test_bench_batch_checks_the_batch_against_single_calls(shared_data, capsys):
     out = capsys.readouterr().out
     assert "medians of 1 alternating rounds" in out
     assert [line.split()[0] for line in out.splitlines()[-2:]] == ["arc_standard", "arc_hybrid"]
+
+
+@pytest.mark.parametrize("option", [["--strategy", "lbr"], ["--method", "linear"],
+                                    ["--grammar", "projective"]])
+@pytest.mark.parametrize("system", ["top_down", "in_order"])
+def test_constituent_systems_refuse_the_options_of_dependency_systems(capsys, system, option):
+    """These options were ignored: the check ran and passed whatever they said."""
+    assert main(["check", system, *option, "--examples", "3", "--max-n", "3"]) == 2
+    err = capsys.readouterr().err
+    assert f"{system} is a constituent system" in err and f"{option[0]} apply to dependency" in err
