@@ -84,6 +84,9 @@ def _single_root():
     return _SINGLE[0]
 
 
+MAX_RESULT = 10 ** 8  # entries of the (k, B, N) heads of sample and kbest
+
+
 class _Batch:
     """A checked batch: the grammar, each sentence's terminals and size, the
     threads; :meth:`run` and :meth:`covariance` do the work on float64 numpy
@@ -97,7 +100,7 @@ class _Batch:
         self.n_jobs, self.B, self.N = n_jobs, B, N
         if lengths is not None:
             values = lengths.tolist() if torch.is_tensor(lengths) else lengths
-            if isinstance(values, (str, bytes)) or not all(
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or not all(
                     isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in values):
                 raise ValueError(f"lengths must be one number of words per batch item, got "
                                  f"{lengths!r} (the grammar is the keyword argument grammar=)")
@@ -153,14 +156,19 @@ class _Batch:
         self.starts = [(pl, pr) for _, pl, pr in self.codes]
         self.size_array = np.array(self.sizes, dtype=np.intc)
 
+    def inside(self, device):
+        """``(B, N, N)`` bool: the entries within each sentence's length (the
+        padding beyond it is never read)."""
+        idx = torch.arange(self.N, device=device)
+        m = torch.tensor(self.sizes, dtype=torch.long, device=device).reshape(-1, 1, 1)
+        return (idx.reshape(1, -1, 1) < m) & (idx.reshape(1, 1, -1) < m)
+
     def mask(self, device):
         """``(B, N, N)`` bool: the entries a sentence reads (heads and
         dependents within its length, no edge into the root, no self-loop)."""
         idx = torch.arange(self.N, device=device)
-        m = torch.tensor(self.sizes, dtype=torch.long, device=device).reshape(-1, 1, 1)
-        inside = (idx.reshape(1, -1, 1) < m) & (idx.reshape(1, 1, -1) < m)
         proper = (idx.reshape(-1, 1) != idx.reshape(1, -1)) & (idx.reshape(1, -1) > 0)
-        return inside & proper
+        return self.inside(device) & proper
 
     def item(self, w64, b):
         """Sentence b's checked, contiguous float64 scores."""
@@ -365,6 +373,9 @@ def _checked(weights):
         raise ValueError(f"weights must be a torch tensor, got {type(weights).__name__}")
     if weights.dtype not in _DTYPES:
         raise ValueError(f"weights must be float32 or float64, got {weights.dtype}")
+    if weights.layout != torch.strided or weights.is_meta:
+        raise ValueError(f"weights must be a dense tensor holding values, got one "
+                         f"{'on the meta device' if weights.is_meta else f'of layout {weights.layout}'}")
     if weights.dim() not in (3, 4) or weights.shape[1] != weights.shape[2] or weights.shape[1] < 1:
         raise ValueError(f"weights have shape {tuple(weights.shape)}: expected (B, n+1, n+1) "
                          "edge scores or (B, n+1, n+1, L) labelled ones, w[b, h, d] the edge h -> d")
@@ -409,6 +420,14 @@ class TreeCRF:
         self.log_potentials = w
         self.labelled = w.dim() == 4
         self._batch = _Batch(grammar, w.shape, lengths, terminals, n_jobs)
+        inside = self._batch.inside(w.device)
+        bad = torch.nonzero((torch.isnan(w) | (w == float("inf")))
+                            & (inside.unsqueeze(-1) if self.labelled else inside))
+        if len(bad):  # as log_partition says (edges no tree has included)
+            at = tuple(bad[0].tolist())
+            what = "NaN" if torch.isnan(w[at]) else "+inf"
+            raise ValueError(f"batch item {at[0]}: weights contain {what} at w{list(at)}: scores "
+                             f"must be finite or -inf")
         valid = self._batch.mask(w.device)
         if self.labelled:
             valid = valid.unsqueeze(-1)
@@ -504,7 +523,8 @@ class TreeCRF:
                 or values.dim() not in (3, self.log_potentials.dim()):
             raise ValueError(f"values must be a tensor of shape {tuple(self.log_potentials.shape)}"
                              + (f" or {tuple(self.log_potentials.shape[:3])}" if self.labelled else "")
-                             + f", got {getattr(values, 'shape', type(values).__name__)}")
+                             + (f", got shape {tuple(values.shape)}" if torch.is_tensor(values)
+                                else f", got a {type(values).__name__}"))
         mu = self.marginals
         if self.labelled and values.dim() == 3:
             mu = mu.sum(-1)
@@ -635,6 +655,7 @@ class TreeCRF:
         ``random.Random`` (None: a fresh one)."""
         from semiparse.queries.sampling import sample
 
+        self._check_k(k)
         rng = random.Random() if rng is None else rng
         heads = torch.full((k, self._batch.B, self._batch.N), -1, dtype=torch.long)
         labels = heads.clone()
@@ -651,6 +672,15 @@ class TreeCRF:
                     labels[i, b, :len(lab)] = torch.tensor(lab)
         return (heads, labels) if self.labelled else heads
 
+    def _check_k(self, k):
+        """ValueError unless k is a positive int whose ``(k, B, N)`` result fits
+        in :data:`MAX_RESULT` entries."""
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        if k * self._batch.B * self._batch.N > MAX_RESULT:
+            raise ValueError(f"k = {k}: the result would hold k x {self._batch.B} x "
+                             f"{self._batch.N} heads, more than {MAX_RESULT:.0e}")
+
     def kbest(self, k):
         """``(scores (k, B), heads (k, B, N))``: the k best trees of each
         sentence, best first (the generic engine's k-best semiring); a
@@ -658,8 +688,7 @@ class TreeCRF:
         only."""
         if self.labelled:
             raise ValueError("kbest takes unlabelled weights (B, n+1, n+1)")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
+        self._check_k(k)
         scores = torch.full((k, self._batch.B), NEG_INF, dtype=torch.float64)
         heads = torch.full((k, self._batch.B, self._batch.N), -1, dtype=torch.long)
         for b, r in enumerate(self._each("kbest", k)):

@@ -158,6 +158,39 @@ def test_gradcheck_log_partition_and_second_derivatives():
                                     (_weights((2, 4, 4)),))
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda w: torch_log_partition(w, lengths=3), "lengths must be one number of words per batch item"),
+    (lambda w: TreeCRF(w).sample(k=2.0), "k must be a positive integer, got 2.0"),
+    (lambda w: TreeCRF(w).sample(k=-1), "k must be a positive integer, got -1"),
+    (lambda w: TreeCRF(w).kbest(10 ** 9), r"k = 1000000000: the result would hold k x 1 x 3 heads"),
+    (lambda w: torch_log_partition(w.to("meta")), "weights must be a dense tensor holding values, "
+                                                   "got one on the meta device"),
+    (lambda w: torch_log_partition(w.to_sparse()), "got one of layout torch.sparse_coo"),
+    (lambda w: TreeCRF(w).expected(w.numpy()), r"values must be a tensor of shape \(1, 3, 3\), got a "
+                                               r"ndarray"),
+])
+def test_bad_arguments_are_value_errors(call, message):
+    """What was a TypeError, RuntimeError or NotImplementedError (or a
+    message that named the right shape as the wrong one)."""
+    with pytest.raises(ValueError, match=message):
+        call(torch.zeros(1, 3, 3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("at", [(0, 1, 1), (0, 1, 0)])  # a self-loop, an edge into the root
+@pytest.mark.parametrize("query", ["log_partition", "marginals", "count", "entropy"])
+def test_nan_in_a_sentence_is_refused_by_every_query(at, query):
+    """Edges no tree has are ignored, but NaN there was refused by log Z and
+    taken by the marginals and the count; padding beyond a length is not read."""
+    w = torch.zeros(2, 3, 3, dtype=torch.float64)
+    w[at] = float("nan")
+    with pytest.raises(ValueError, match=rf"batch item 0: weights contain NaN at w\[0, {at[1]}, {at[2]}\]"):
+        getattr(TreeCRF(w), query)
+    padded = torch.zeros(2, 3, 3, dtype=torch.float64)
+    padded[1, 2, 1] = float("nan")
+    value = getattr(TreeCRF(padded, lengths=[2, 1]), query)
+    assert torch.isfinite(torch.as_tensor(value, dtype=torch.float64)).all()
+
+
 THIRD = "third derivatives of log Z .* are not implemented"
 
 
