@@ -20,6 +20,7 @@ several parallel edges, e.g. one per label).
 import heapq
 import math
 import numbers
+import sys
 from itertools import islice
 
 NEG_INF = float("-inf")
@@ -176,8 +177,8 @@ class KBest(Semiring):
     cython_kernel = None
 
     def __init__(self, k):
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-            raise ValueError(f"kbest needs a positive integer k, got {k!r}")
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= sys.maxsize:
+            raise ValueError(f"kbest needs a positive integer k up to {sys.maxsize}, got {k!r}")
         self.k = int(k)
         self.zero = ()
         self.one = ((0.0, ()),)

@@ -18,6 +18,10 @@ def run_batch(terminals, weights, n_jobs, one, many=None):
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
         raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
     if weights is not None:
+        if (isinstance(terminals, (list, tuple)) and terminals
+                and all(isinstance(x, tuple) and len(x) == 2 for x in terminals)):
+            raise ValueError(f"terminals is a batch of {len(terminals)} (terminals, weights) "
+                             f"pairs and weights are given too: give a batch without weights")
         if n_jobs != 1:
             raise ValueError("n_jobs is for batches: give a list of (terminals, weights) pairs "
                              "and no weights")

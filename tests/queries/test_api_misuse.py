@@ -236,3 +236,16 @@ def test_engine_functions_give_results_or_value_errors(grammar, terminals, weigh
     _value_error_or_result(sample_best_tree, grammar, terminals, weights)
     _value_error_or_result(sample_best_tree, grammar, terminals, weights, semiring)  # junk where the rng goes
     _value_error_or_result(count_projective, k)
+
+
+def test_kbest_k_beyond_what_a_list_can_hold_is_named():
+    with pytest.raises(ValueError, match=r"kbest needs a positive integer k up to \d+, got 10{20}"):
+        parse("projective", "sss", np.zeros((3, 3)), "kbest", k=10 ** 20)
+
+
+def test_a_batch_with_weights_says_so():
+    """It said that terminals must be names, printing every array of the batch."""
+    batch = [("ss", np.zeros((2, 2)))] * 2
+    with pytest.raises(ValueError, match=r"^terminals is a batch of 2 \(terminals, weights\) pairs and "
+                                         r"weights are given too"):
+        parse("projective", batch, np.zeros((2, 2)))
