@@ -9,6 +9,7 @@ by the exact command, the commit and the sha256 of every data file read) and
 import argparse
 import importlib
 import inspect
+import os
 import sys
 
 from semiparse.experiments.common import command_line, run
@@ -123,6 +124,9 @@ def main(argv=None):
     if args.name is None:
         parser.error("give an experiment NAME or --list")
     try:
+        if args.out is not None and (not os.path.basename(args.out).strip(".") or os.path.isdir(args.out)):
+            raise ValueError(f"--out {args.out}: a prefix names the files PREFIX.md and PREFIX.json, "
+                             f"e.g. {os.path.join(args.out, args.name)}")
         module = experiment(args.name)
         run(module, args.name, settings_for(module, args), command_line(argv), args.out or args.name,
             jobs=args.jobs)

@@ -345,3 +345,13 @@ def test_partial_training_hides_the_share_asked_and_drops_what_it_says(shared_da
         assert not flag and all(-1 not in t.heads[1:] for t in dropped)
         assert len(dropped) == sum(-1 not in t.heads[1:] for t in partial)
     assert pt.training_set(trees, "complete", seed=1) == (trees, False)
+
+
+@pytest.mark.parametrize("out", [".", "..", "sub/", "DIR"])
+def test_out_must_be_a_prefix_not_a_folder(tmp_path, capsys, monkeypatch, out):
+    """--out . wrote the hidden files ..md and ..json."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "DIR").mkdir()
+    assert experiments.main(["oracle-comparison", "--out", out]) == 2
+    assert "a prefix names the files PREFIX.md and PREFIX.json" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["DIR"]
