@@ -427,6 +427,33 @@ def _warn_useless(rules, start, file):
         elif a not in used:
             warnings.warn(f"{file}:{r.line}:{r.column}: constituent {a!r} is never used "
                           "(not the start symbol, never a child)", GrammarWarning, stacklevel=4)
+    for r, side, state in _dead_states(rules):
+        warnings.warn(f"{file}:{r.line}:{r.column}: {side} state {state!r} ends no constituent "
+                      f"(no finish rule takes it, nor a state it leads to)", GrammarWarning,
+                      stacklevel=4)
+
+
+def _dead_states(rules):
+    """``(rule, side, state)`` for each rule that leads a head into a left or
+    right state from which no finish rule can be reached: every derivation
+    through it is lost (most likely a misspelt state)."""
+    final = {"left": {r.symbols[1] for r in rules if r.form == "finish"},
+             "right": {r.symbols[2] for r in rules if r.form == "finish"}}
+    out = []
+    for side, frm, to in (("left", 2, 0), ("right", 1, 0)):
+        back = {}  # state -> the states a rule leads from into it
+        for r in rules:
+            if r.form == side:
+                back.setdefault(r.symbols[to], []).append(r.symbols[frm])
+        alive, todo = set(final[side]), list(final[side])
+        while todo:  # the states that lead to a final one, linear in the rules
+            for a in back.get(todo.pop(), ()):
+                if a not in alive:
+                    alive.add(a)
+                    todo.append(a)
+        out += [(r, side, r.symbols[to]) for r in rules
+                if r.form == side and r.symbols[to] not in alive]
+    return out
 
 
 _CACHE = {}

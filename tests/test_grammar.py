@@ -1,6 +1,7 @@
 """The grammar DSL: loading, checks, error positions, round trip."""
 import importlib.resources
 import os
+import re
 import warnings
 
 import pytest
@@ -97,6 +98,18 @@ def test_useless_symbols_warn_but_load():
     assert any("'T' is never used" in m for m in messages)
     assert any("'U' derives no tree" in m for m in messages)
     assert g.start == "S"
+
+
+def test_a_state_that_ends_no_constituent_warns():
+    """A head led into right state T, which no finish rule takes (nor a state
+    T leads to), loses every derivation through it: most likely a typo."""
+    text = TABLE_3 + "(_, T) -> (_, S) S\n(_, T2) -> (_, T) S\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Grammar.from_text(text, "w.grammar")
+    messages = [str(w.message) for w in caught if issubclass(w.category, GrammarWarning)]
+    assert any(re.search(r"^w\.grammar:\d+:\d+: right state 'T' ends no constituent", m) for m in messages)
+    assert any("right state 'T2' ends no constituent" in m for m in messages)
 
 
 def test_shipped_grammars_have_no_warnings():
