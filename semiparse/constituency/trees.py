@@ -283,6 +283,9 @@ def _parse(lines, name, on_error):
     stream, with error recovery for ``skip``."""
     stack = []  # open nodes: [label or None, children, line]
     bad = None  # error of the tree being read, if any
+    pending = None  # a tree read, given once the next token shows no ')' follows it on its line
+    closed = 0  # the line of pending's last ')'
+    stray = False  # the last token was a ')' without a '(' (more of them: the same error)
 
     def fail(line, reason):
         nonlocal bad
@@ -298,6 +301,25 @@ def _parse(lines, name, on_error):
         return [(None, error)] if error is not None else []
 
     for token, line, column in _tokens(lines):
+        if token == ")" and not stack:
+            # a ')' on the line where a tree closed: that tree has more ')'
+            # than '(', so it is the error (once, however many follow)
+            if pending is not None and line == closed:
+                fail(pending.line, f"unbalanced brackets: ')' at line {line} after the tree closed")
+                pending, stray = None, True
+                yield from finish()
+            elif not stray:
+                if pending is not None:
+                    yield pending, None
+                    pending = None
+                fail(line, "unbalanced brackets: ')' without a matching '('")
+                stray = True
+                yield from finish()
+            continue
+        stray = False
+        if pending is not None:
+            yield pending, None
+            pending = None
         if token == "(":
             if stack and column == 0:
                 fail(stack[0][2], "unbalanced brackets: tree not closed before the next tree starts "
@@ -306,10 +328,6 @@ def _parse(lines, name, on_error):
                 yield from finish()
             stack.append([None, [], line])
         elif token == ")":
-            if not stack:
-                fail(line, "unbalanced brackets: ')' without a matching '('")
-                yield from finish()
-                continue
             label, children, start = stack.pop()
             node = None
             if label is None and not children:
@@ -330,7 +348,7 @@ def _parse(lines, name, on_error):
                     if node.is_preterminal and node.label == "":
                         fail(start, "tree is a bare word")
                     else:
-                        yield node, None
+                        pending, closed = node, line
                 yield from finish()
         else:
             if type(token) is _Undecodable:
@@ -342,6 +360,8 @@ def _parse(lines, name, on_error):
                 stack[-1][0] = token
             else:
                 stack[-1][1].append(token)
+    if pending is not None:
+        yield pending, None
     if stack:
         fail(stack[0][2], "unbalanced brackets: end of file inside a tree")
         yield from finish()

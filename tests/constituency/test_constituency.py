@@ -96,6 +96,22 @@ junk
 """
 
 
+def test_a_close_bracket_after_a_tree_on_its_line_makes_that_tree_bad(tmp_path, capsys):
+    """``(S (NN a)))`` was kept as a good tree plus a skipped ')': with
+    --on-error skip the counts then matched a file missing a tree, and evalb
+    paired the trees out of step (F1 100 against the wrong gold trees)."""
+    path = tmp_path / "t.mrg"
+    path.write_text("(S (NP (NN a)) (VP (V b)))))\n(S (Z (NN a)) (W (V b)))\n")
+    tb = read_ptb(path, on_error="skip")
+    assert [t.to_string() for t in tb] == ["(S (Z (NN a)) (W (V b)))"]
+    assert [str(e) for e in tb.skipped] == [f"{path}:1: unbalanced brackets: ')' at line 1 after the "
+                                            f"tree closed"]
+    gold = tmp_path / "g.mrg"
+    gold.write_text("(S (NP (NN a)) (VP (V b)))\n(S (X (NN a)) (Y (V b)))\n(S (Z (NN a)) (W (V b)))\n")
+    assert main(["evalb", "--on-error", "skip", str(gold), str(path)]) == 2
+    assert "has no partner" in capsys.readouterr().err
+
+
 def test_errors_name_file_and_line(tmp_path):
     path = tmp_path / "bad.mrg"
     path.write_text(BAD)
