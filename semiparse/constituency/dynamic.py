@@ -56,7 +56,7 @@ stack item's left end in its condition (iii); both make its formula inexact
 from collections import Counter
 from typing import NamedTuple
 
-from semiparse.constituency.systems import NT, Done, Open, system as get_system
+from semiparse.constituency.systems import NT, Done, Open, check_rooted, system as get_system
 from semiparse.constituency.trees import Tree, constituents
 from semiparse.transitions.family import DynamicOracle, GoldTree
 
@@ -68,6 +68,7 @@ class Gold(GoldTree):
     def __init__(self, tree):
         if not isinstance(tree, Tree):
             raise ValueError(f"expected a Tree, got {type(tree).__name__}")
+        check_rooted(tree)
         self.tree = tree
         self.leaves = tree.leaves()
         self.n = n = len(self.leaves)

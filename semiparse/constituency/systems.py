@@ -300,7 +300,7 @@ class TopDown(System):
     def static_oracle(self, t):
         """The canonical sequence building tree ``t``: pre-order, NT-X on entering
         a phrasal node, Shift for a word, Reduce on leaving."""
-        _check_rooted(t)
+        check_rooted(t)
         out = []
         for node, entering in traverse(t):
             if entering is None or (node.is_preterminal and not entering):
@@ -365,7 +365,7 @@ class InOrder(System):
         """The canonical sequence building tree ``t``: for a phrasal node, the
         sequence of its first child, NT-X, those of the other children, Reduce;
         Shift for a word; Finish at the end."""
-        _check_rooted(t)
+        check_rooted(t)
         out = []
         path = []  # the open nodes
         for node, entering in traverse(t):
@@ -394,7 +394,10 @@ def _transition(t):
     return t
 
 
-def _check_rooted(t):
+def check_rooted(t):
+    """ValueError for a tree without a phrasal node (a bare preterminal), which
+    no computation of the systems builds: the static and dynamic oracles
+    refuse it alike."""
     if t.is_preterminal:
         raise ValueError(f"tree {t} has no phrasal node: the systems build at least a root constituent")
 

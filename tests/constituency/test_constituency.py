@@ -381,5 +381,9 @@ def test_tree_api_errors(tmp_path):
     assert not (tmp_path / "x.mrg").exists()
     with pytest.raises(ValueError, match="no phrasal node"):
         system("in_order").static_oracle(tree("(NN a)"))
+    for name in ("top_down", "in_order"):  # the dynamic oracle said loss 0 (the search: 1)
+        for query in ("loss", "optimal", "breakdown"):
+            with pytest.raises(ValueError, match=r"tree \(S a\) has no phrasal node"):
+                getattr(oracle(name), query)(system(name).initial(1), tree("(S a)"))
     with pytest.raises(ValueError, match="one bracketed tree"):
         tree("(A (T a)) (B (T b))")
