@@ -6,14 +6,18 @@ from libc.stdlib cimport free, malloc
 
 from semiparse.transitions._state cimport StateC, state_free, state_load, state_new
 
+from semiparse.transitions.limits import MAX_WORDS
+
 
 def code_of(str name):
-    """The code of a transition name, or None if it names no LR-spine move
-    (a K past a C int gives a code that no move has)."""
+    """The code of a transition name, or None if it names no LR-spine move:
+    K is written in ASCII digits without a leading zero (one name per move),
+    at most MAX_WORDS + 1 (no spine is longer, and the code fits an int)."""
     if name == "shift":
         return SPINE_SHIFT
     kind, _, k = name.rpartition("_")
-    if kind in ("left_arc", "right_arc") and k.isdigit() and int(k) >= 1:
+    if (kind in ("left_arc", "right_arc") and k.isascii() and k.isdigit() and k[0] != "0"
+            and len(k) <= 9 and int(k) <= MAX_WORDS + 1):
         return (SPINE_LEFT if kind == "left_arc" else SPINE_RIGHT) + 4 * (int(k) - 1)
     return None
 

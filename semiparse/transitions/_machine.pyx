@@ -72,7 +72,8 @@ cdef class Machine:
         elif name in self.transitions:
             return self.transitions.index(name)
         raise ValueError(f"unknown transition {name!r} for {self.system_name}: expected one of "
-                         f"{', '.join(self.transitions)}")
+                         f"{', '.join(self.transitions)}"
+                         + (" (K = 1, 2, ... in ASCII digits)" if self.c.kind == KIND_SPINE else ""))
 
     def name(self, int code):
         """The transition name of a code (inverse of :meth:`code`)."""

@@ -249,3 +249,14 @@ def test_a_gold_tuple_is_checked_once_across_calls(monkeypatch):
     assert len(made) == 2
     assert np.array_equal(second, system.oracle().scores_batch(configs, [tuple(tree)] * 2))
     assert not np.array_equal(first, second)
+
+
+@pytest.mark.parametrize("name", ["left_arc_2147483649", "left_arc_99999999999999999999999",
+                                  "left_arc_01", "left_arc_\uff11", "right_arc_0"])
+def test_lr_spine_names_one_move_each_in_ascii_and_in_range(name):
+    """A K past a C int raised OverflowError; '01' and a fullwidth '1' were
+    taken as left_arc_1."""
+    config = semiparse.system("lr_spine").initial(4).apply("shift").apply("shift")
+    with pytest.raises(ValueError, match=r"unknown transition .* \(K = 1, 2, \.\.\. in ASCII digits\)"):
+        config.apply(name)
+    assert config.apply("left_arc_1").stack == (0, 2)
