@@ -69,6 +69,10 @@ def run(args):
     from semiparse.treebank.projectivity import count_optimal_projectivizations, is_projective, projectivize
 
     files = expand_inputs(args.files) if args.files else [str(f) for f in ud_files()]
+    streams = [f for f in files if not os.path.isfile(f)]
+    if streams:  # each file is read three times: a FIFO would block the second read
+        raise UserError(f"{streams[0]}: not a regular file: the benchmark reads its files again "
+                        f"for the end-to-end rows")
     start = time.perf_counter()
     trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn") if s.heads and len(s)]
     if not trees:

@@ -379,3 +379,13 @@ def test_a_full_disk_names_the_output(tmp_path):
             out.write("x")
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     assert os.listdir(tmp_path) == []
+
+
+def test_bench_projectivize_refuses_a_fifo(tmp_path, capsys):
+    """It read the FIFO once, then blocked opening it again for the end-to-end rows."""
+    import os
+
+    fifo = tmp_path / "in.conllu"
+    os.mkfifo(fifo)
+    assert main(["bench", "projectivize", "--repeat", "1", str(fifo)]) == 2
+    assert f"{fifo}: not a regular file" in capsys.readouterr().err
