@@ -68,6 +68,15 @@ def expand_inputs(paths):
             files.extend(str(p) for p in found)
         else:
             files.append(name)
+    seen = {}
+    for name in files:
+        if name == "-":
+            continue
+        key = os.path.realpath(name)
+        if key in seen:
+            raise ValueError(f"{name}: named twice (directly or through a directory): each "
+                             f"file is read once")
+        seen[key] = name
     return files
 
 

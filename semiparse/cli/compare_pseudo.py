@@ -24,7 +24,7 @@ from semiparse.treebank.conllu import ConlluError
 from semiparse.treebank.encoding import ENCODE_TIE_BREAK, ENCODINGS, EncodingError, round_trip
 from semiparse.treebank.projectivity import TIE_BREAKS, TreeTooLarge, is_projective, projectivize
 from semiparse.cli._treebank import add_input_options, expand_inputs, mapped, progress, sentences, use_single_root
-from semiparse.cli.count import treebank_of
+from semiparse.cli.count import treebank_names
 from semiparse.treebank.spacy import lifted, nonproj_module, spacy_round_trip
 
 
@@ -91,9 +91,11 @@ def run(args):
     _need_spacy()
     worker = functools.partial(_kept, root=args.root)
     rows = {}
-    for path in expand_inputs(args.inputs):
-        row = rows.setdefault(treebank_of(path), {
-            "treebank": treebank_of(path), "trees": 0, "non_projective": 0, "edges": 0,
+    files = expand_inputs(args.inputs)
+    names = treebank_names(files)
+    for path in files:
+        row = rows.setdefault(names[path], {
+            "treebank": names[path], "trees": 0, "non_projective": 0, "edges": 0,
             "kept_optimal": 0, "kept_lifting": 0, "trees_optimal_better": 0,
             "lifting_not_projective": 0,
         })

@@ -224,10 +224,21 @@ def sorted_rows(stats, rows, sort=None):
     return sorted(found, key=lambda item: -item[1][SORT_KEYS[sort]])
 
 
-def treebank_of(path):
-    """Treebank name of a file: its UD_* directory, else the file name."""
-    path = Path(path)
-    return path.parent.name if path.parent.name.startswith("UD_") else path.stem
+def treebank_names(paths):
+    """``{path: treebank name}``: a file's UD_* directory (the files of one
+    treebank share a row), else its file name without extension, else, where
+    files of other directories have that name too, its path without
+    extension (two treebanks never share a row)."""
+    names = {}
+    for name in paths:
+        path = Path(name)
+        names[name] = path.parent.name if path.parent.name.startswith("UD_") else path.stem
+    folders = {}
+    for name, short in names.items():
+        if not Path(name).parent.name.startswith("UD_"):
+            folders.setdefault(short, set()).add(Path(name).parent)
+    return {name: str(Path(name).with_suffix("")) if len(folders.get(short, ())) > 1 else short
+            for name, short in names.items()}
 
 
 BIN = 10  # words per length bin of the trend lines
@@ -242,8 +253,9 @@ def plot(stats, rows, path, root="single"):
     plt = pyplot()
 
     series = {}  # treebank -> [(length, optimal trees)] of its non-projective sentences
+    names = treebank_names([s["file"] for s in stats])
     for s, file_rows in zip(stats, rows):
-        series.setdefault(treebank_of(s["file"]), []).extend(
+        series.setdefault(names[s["file"]], []).extend(
             (r["length"], r["optimal_trees"]) for r in file_rows if r["lost"]
         )
     fig, ax = plt.subplots(figsize=(7, 4.5))

@@ -389,3 +389,22 @@ def test_bench_projectivize_refuses_a_fifo(tmp_path, capsys):
     os.mkfifo(fifo)
     assert main(["bench", "projectivize", "--repeat", "1", str(fifo)]) == 2
     assert f"{fifo}: not a regular file" in capsys.readouterr().err
+
+
+def test_a_file_named_twice_is_refused(tmp_path, capsys):
+    """compare-pseudo and count read it twice and counted its trees twice."""
+    source = tmp_path / "in.conllu"
+    source.write_bytes(_sentence(misc1="_").encode())
+    for argv in ([str(source), str(source)], [str(tmp_path), str(source)]):
+        assert main(["count", *argv]) == 2
+        assert "named twice (directly or through a directory)" in capsys.readouterr().err
+
+
+def test_treebanks_of_one_file_name_in_two_folders_keep_their_own_rows():
+    from semiparse.cli.count import treebank_names
+
+    paths = ["a/train.conllu", "b/train.conllu", "UD_X/x-train.conllu", "UD_X/x-dev.conllu",
+             "c/dev.conllu"]
+    assert treebank_names(paths) == {"a/train.conllu": "a/train", "b/train.conllu": "b/train",
+                                     "UD_X/x-train.conllu": "UD_X", "UD_X/x-dev.conllu": "UD_X",
+                                     "c/dev.conllu": "dev"}
