@@ -37,12 +37,13 @@ def add_parser(subparsers):
 
 
 def _treebank(path):
-    if path:
-        return read_ptb(path)
-    target = data_root() / "ptb" / "wsj_sample_combined.mrg"
-    if not target.is_file():
+    target = path or data_root() / "ptb" / "wsj_sample_combined.mrg"
+    if not path and not target.is_file():
         raise ValueError(f"{target}: PTB sample not found (set SEMIPARSE_DATA or give --treebank)")
-    return read_ptb(target)
+    trees = read_ptb(target)
+    if not trees:  # else the tables came out empty, with status 0
+        raise ValueError(f"{target}: no tree to time")
+    return trees
 
 
 def configurations(name, tree, count, rng):

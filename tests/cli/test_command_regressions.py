@@ -408,3 +408,11 @@ def test_treebanks_of_one_file_name_in_two_folders_keep_their_own_rows():
     assert treebank_names(paths) == {"a/train.conllu": "a/train", "b/train.conllu": "b/train",
                                      "UD_X/x-train.conllu": "UD_X", "UD_X/x-dev.conllu": "UD_X",
                                      "c/dev.conllu": "dev"}
+
+
+def test_bench_constituency_refuses_an_empty_treebank(tmp_path, capsys):
+    """It printed empty tables with status 0 (bench projectivize refuses the same)."""
+    empty = tmp_path / "empty.mrg"
+    empty.write_text("")
+    assert main(["bench", "constituency", "--treebank", str(empty)]) == 2
+    assert f"{empty}: no tree to time" in capsys.readouterr().err
