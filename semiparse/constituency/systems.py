@@ -210,6 +210,11 @@ class System:
         c = self.validate(c)
         if not self._terminal(c):
             raise ValueError(f"{self.name}: configuration {c} is not terminal")
+        if not isinstance(leaves, (list, tuple)) or not all(
+                isinstance(x, tuple) and len(x) == 2 and all(isinstance(y, str) for y in x)
+                for x in leaves):
+            raise ValueError(f"leaves must be a list of (tag, word) pairs of strings, got "
+                             f"{leaves!r:.80}")
         if len(leaves) != c.n:
             raise ValueError(f"{len(leaves)} leaves for a configuration of {c.n} words")
         return from_constituents(list(c.built), leaves)

@@ -381,6 +381,11 @@ def test_tree_api_errors(tmp_path):
     assert not (tmp_path / "x.mrg").exists()
     with pytest.raises(ValueError, match="no phrasal node"):
         system("in_order").static_oracle(tree("(NN a)"))
+    s = system("top_down")
+    done = s.run(s.static_oracle(tree("(S (A a) (B b))")), 2)
+    for leaves in (["a", "b"], [("A", 1), ("B", "b")], ["ab", "cd"], "ab"):  # IndexError, AttributeError,
+        with pytest.raises(ValueError, match="leaves must be a list of"):  # or a tree of letters
+            s.tree(done, leaves)
     for name in ("top_down", "in_order"):  # the dynamic oracle said loss 0 (the search: 1)
         for query in ("loss", "optimal", "breakdown"):
             with pytest.raises(ValueError, match=r"tree \(S a\) has no phrasal node"):
