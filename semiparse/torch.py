@@ -163,12 +163,12 @@ class _Batch:
         m = torch.tensor(self.sizes, dtype=torch.long, device=device).reshape(-1, 1, 1)
         return (idx.reshape(1, -1, 1) < m) & (idx.reshape(1, 1, -1) < m)
 
-    def mask(self, device):
-        """``(B, N, N)`` bool: the entries a sentence reads (heads and
-        dependents within its length, no edge into the root, no self-loop)."""
-        idx = torch.arange(self.N, device=device)
+    def mask(self, inside):
+        """``(B, N, N)`` bool: the entries a sentence reads: those of ``inside``
+        (:meth:`inside`) but the edges into the root and the self-loops."""
+        idx = torch.arange(self.N, device=inside.device)
         proper = (idx.reshape(-1, 1) != idx.reshape(1, -1)) & (idx.reshape(1, -1) > 0)
-        return self.inside(device) & proper
+        return inside & proper
 
     def item(self, w64, b):
         """Sentence b's checked, contiguous float64 scores."""
@@ -428,7 +428,7 @@ class TreeCRF:
             what = "NaN" if torch.isnan(w[at]) else "+inf"
             raise ValueError(f"batch item {at[0]}: weights contain {what} at w{list(at)}: scores "
                              f"must be finite or -inf")
-        valid = self._batch.mask(w.device)
+        valid = self._batch.mask(inside)
         if self.labelled:
             valid = valid.unsqueeze(-1)
         neg = torch.tensor(NEG_INF, dtype=w.dtype, device=w.device)

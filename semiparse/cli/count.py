@@ -229,16 +229,14 @@ def treebank_names(paths):
     treebank share a row), else its file name without extension, else, where
     files of other directories have that name too, its path without
     extension (two treebanks never share a row)."""
-    names = {}
+    ud = {name for name in paths if Path(name).parent.name.startswith("UD_")}
+    folders = {}  # file name without extension -> the folders (not UD_*) holding one
     for name in paths:
-        path = Path(name)
-        names[name] = path.parent.name if path.parent.name.startswith("UD_") else path.stem
-    folders = {}
-    for name, short in names.items():
-        if not Path(name).parent.name.startswith("UD_"):
-            folders.setdefault(short, set()).add(Path(name).parent)
-    return {name: str(Path(name).with_suffix("")) if len(folders.get(short, ())) > 1 else short
-            for name, short in names.items()}
+        if name not in ud:
+            folders.setdefault(Path(name).stem, set()).add(Path(name).parent)
+    return {name: Path(name).parent.name if name in ud
+            else str(Path(name).with_suffix("")) if len(folders[Path(name).stem]) > 1
+            else Path(name).stem for name in paths}
 
 
 BIN = 10  # words per length bin of the trend lines

@@ -65,10 +65,11 @@ def is_neural_model(path):
     return os.path.isfile(path) and _format_of(path) == FORMAT
 
 
-def refuse_checkpoint(path):
-    """Raise ModelError if ``path`` is a training checkpoint, saying how to get
-    the model of its run (resume it: docs/neural.md)."""
-    if _format_of(path) == CHECKPOINT:
+def refuse_checkpoint(path, found=None):
+    """Raise ModelError if ``path`` is a training checkpoint (``found``: its
+    :func:`_format_of`, if read already), saying how to get the model of its
+    run (resume it: docs/neural.md)."""
+    if (_format_of(path) if found is None else found) == CHECKPOINT:
         raise ModelError(f"{path}: is a training checkpoint (semiparse train --checkpoint), not a "
                          f"model; resuming its run writes the model: semiparse train TRAIN.conllu "
                          f"--model bilstm --resume {path} -o MODEL, with the run's options and "
@@ -112,9 +113,9 @@ def _read(path, fmt):
         raise ModelError(f"{path}: is a directory, not a model file")
     if not os.path.exists(path):
         raise ModelError(f"{path}: model file not found")
-    if fmt == FORMAT:
-        refuse_checkpoint(path)
     found = _format_of(path)
+    if fmt == FORMAT:
+        refuse_checkpoint(path, found)
     if found is None and _starts_like_zip(path):
         raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt zip archive)")
     if found != fmt:

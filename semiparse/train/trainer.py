@@ -37,6 +37,7 @@ from collections import Counter
 
 import numpy as np
 
+from semiparse.heads import check_tree
 from semiparse.transitions import oracle
 from semiparse.transitions.static import static_choice, static_rank
 from semiparse.treebank.partial import check_partial_tree
@@ -136,8 +137,6 @@ def check_heads(trees, partial=False):
     """ValueError naming the first of ``trees`` whose heads are not a tree (a
     partial tree with ``partial``): its index, FILE:LINE and sent_id; where
     unknown heads (-1) are all that is wrong, it suggests ``partial=True``."""
-    from semiparse.heads import check_tree
-
     for i, tree in enumerate(trees):
         try:
             (check_partial_tree if partial else check_tree)(tree.heads)

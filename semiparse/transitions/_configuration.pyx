@@ -23,8 +23,6 @@ from semiparse.transitions._machine cimport (KIND_REWRITE, MachineC, machine_app
 from semiparse.transitions._rows cimport KernelWork, RowKernel, row_fn
 
 
-
-
 cdef object _integer(value, str what, low, high):
     """``value`` as a Python int in [low, high], or ValueError naming ``what``
     (bools, floats and strings are refused rather than read as numbers)."""
