@@ -432,16 +432,17 @@ cdef void _run_threads(Job* jobs, group, int n_jobs, double[:, ::1] out) except 
 
     cdef Queue queue
     cdef Py_ssize_t i
-    words = np.array([jobs[i].state.n for i in range(len(group))], dtype=np.float64)
-    cost = np.bincount(group, weights=words * words)
-    ranked = np.argsort(-cost, kind="stable")
+    sizes = np.bincount(group)
+    first = np.unique(group, return_index=True)[1]   # a configuration of each group
+    words = np.array([jobs[i].state.n for i in first], dtype=np.float64)
+    ranked = np.argsort(-(sizes * words * words), kind="stable")
     rank = np.empty(len(ranked), dtype=np.intp)
     rank[ranked] = np.arange(len(ranked))
     # by group in ranked order, and from the last configuration to the first
     # within a group (see fill_rows)
     order_arr = np.lexsort((-np.arange(len(group)), rank[group])).astype(np.intc)
     starts_arr = np.zeros(len(ranked) + 1, dtype=np.intc)
-    np.cumsum(np.bincount(group)[ranked], out=starts_arr[1:])
+    np.cumsum(sizes[ranked], out=starts_arr[1:])
     cdef const int[::1] order = order_arr, starts = starts_arr
     queue.jobs, queue.order, queue.starts = jobs, &order[0], &starts[0]
     queue.n_groups, queue.next = len(ranked), 0
