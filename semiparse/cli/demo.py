@@ -79,7 +79,7 @@ def sample_conllu(sentences, max_length, seed):
 
 
 def run(args):
-    from semiparse.cli import main as cli
+    from semiparse.cli import UserError, main as cli
     from semiparse.treebank.conllu import read_conllu
     from semiparse.treebank.projectivity import count_optimal_projectivizations, is_projective
 
@@ -88,6 +88,9 @@ def run(args):
         out_dir.mkdir(parents=True, exist_ok=True)
         sample = out_dir / "sample.conllu"
         projective = out_dir / "sample.projective.conllu"
+        for path in (sample, projective):  # both are read back: a FIFO would block
+            if path.exists() and not path.is_file():
+                raise UserError(f"{path}: not a regular file: the demo writes it and reads it back")
         sample.write_text(sample_conllu(args.sentences, args.max_length, args.seed))
         print(f"wrote {args.sentences} random trees to {sample}\n")
         print("$ semiparse count sample.conllu")

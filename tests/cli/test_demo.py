@@ -1,6 +1,8 @@
 """The README's main job: ``semiparse demo`` on its generated sample."""
+import os
 import random
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,3 +39,12 @@ def test_demo_writes_counts_and_an_optimal_projective_treebank(tmp_path, capsys)
         assert is_projective(p.heads)
         kept = sum(1 for d in range(1, len(g.heads)) if g.heads[d] == p.heads[d])
         assert kept == count_optimal_projectivizations(g.heads)[0]
+
+
+@pytest.mark.parametrize("name", ["sample.conllu", "sample.projective.conllu"])
+def test_demo_refuses_an_output_that_is_not_a_regular_file(tmp_path, capsys, name):
+    os.mkfifo(tmp_path / name)
+    assert main(["demo", "--sentences", "3", "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert name in err and "not a regular file" in err
+    assert not (tmp_path / "sample.conllu").is_file()
