@@ -151,13 +151,14 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
     system: name, TOML path or system object; grammar: optional path of a
     completion grammar to use instead of the system's own.
     """
-    from semiparse.testing.strategies import oracle_examples
+    from semiparse.testing.strategies import MAX_WORDS, oracle_examples
 
     system = load_system(system)
     if grammar is not None:
         system = with_grammar(system, grammar)
-    if examples < 1 or max_n < 1:
-        raise ValueError(f"check needs examples >= 1 and max_n >= 1, got {examples} and {max_n}")
+    if examples < 1 or not 1 <= max_n <= MAX_WORDS:
+        raise ValueError(f"check needs examples >= 1 and 1 <= max_n <= {MAX_WORDS}, "
+                         f"got {examples} and {max_n}")
     projective_only = any(m.name == method and m.projective_only
                           for m in system_methods(system))
     results = []

@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from semiparse.transitions import load_system
 from semiparse.heads import no_crossing
 
+MAX_WORDS = 500  # the largest tree gold_trees draws
+
 
 @st.composite
 def projective_trees(draw, min_n=1, max_n=8):
@@ -54,7 +56,14 @@ def gold_trees(min_n=1, max_n=8, projective=None, partial=False):
     half the trees a random non-empty set of heads is hidden (``-1``, a
     partial tree, :mod:`semiparse.treebank.partial`); ``projective`` then
     describes the tree before hiding.  Shrinks towards complete trees.
+    Sizes above :data:`MAX_WORDS` are refused: their draws would outgrow
+    hypothesis' buffer, or memory.
     """
+    for name, value in (("min_n", min_n), ("max_n", max_n)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not 1 <= min_n <= max_n <= MAX_WORDS:
+        raise ValueError(f"need 1 <= min_n <= max_n <= {MAX_WORDS}, got min_n={min_n}, max_n={max_n}")
     if projective is True:
         trees = projective_trees(min_n, max_n)
     elif projective is False:

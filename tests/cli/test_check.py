@@ -7,6 +7,7 @@ from semiparse.cli import main
 from semiparse.heads import check_tree, no_crossing
 from semiparse.resources import data_dir
 from semiparse.testing import computations, gold_trees, oracle_examples
+from semiparse.testing.strategies import MAX_WORDS
 from semiparse.transitions import load_system
 
 
@@ -43,6 +44,8 @@ def test_check_bad_input_exits_2(tmp_path, capsys):
     lacking.write_text("start P\n(N, R) -> p\nP -> (N, R)\n")
     assert main(["check", "arc_hybrid", "--grammar", str(lacking)]) == 2
     assert "lacks terminal(s) s" in capsys.readouterr().err
+    assert main(["check", "arc_standard", "--max-n", "501"]) == 2
+    assert "max_n <= 500" in capsys.readouterr().err
 
 
 @settings(max_examples=200)
@@ -53,6 +56,13 @@ def test_gold_tree_strategies(data):
     check_tree(heads)
     if projective is not None:
         assert no_crossing(heads) == projective
+
+
+@pytest.mark.parametrize("min_n, max_n", [(0, 5), (6, 5), (1, MAX_WORDS + 1), (1, 10**9),
+                                          (1.0, 5), (True, 5), (1, "8")])
+def test_gold_tree_strategies_refuse_sizes_they_cannot_draw(min_n, max_n):
+    with pytest.raises(ValueError, match="min_n|max_n"):
+        gold_trees(min_n, max_n)
 
 
 @settings(max_examples=200)
