@@ -9,9 +9,9 @@ general capacity-aware programme for every start instead of the increasing
 subsequence shortcut (``chain="general"``), and, for sentences of at most
 ``--exhaustive-max`` words, the exhaustive search (a fresh memo per tree).
 """
-import random
 import time
 
+from semiparse._seeds import seeded
 from semiparse.cli import int_range
 from semiparse.constituency.exhaustive import Search
 from semiparse.constituency.dynamic import Gold, oracle as make_oracle
@@ -82,7 +82,7 @@ def _time(function, items, repeat=3):
 
 def run(args):
     trees = _treebank(args.treebank)
-    rng = random.Random(args.seed)
+    rng = seeded(args.seed)
     trees = rng.sample(list(trees), min(args.sentences, len(trees)))
     print(f"semiparse bench constituency: {len(trees)} PTB trees, {args.configs} configurations each, "
           f"seed {args.seed}; times in µs per call (best of 3)")

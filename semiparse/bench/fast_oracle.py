@@ -9,8 +9,8 @@ optimal projectivization, with 10% random steps; projective gold trees only,
 the ones every fast method applies to).  Ratios are grammar time / method
 time.  LR-spine has no grammar path: it is timed on its own configurations.
 """
-import random
 
+from semiparse._seeds import seeded
 from semiparse.cli import int_range, seconds
 from semiparse.bench._inputs import long_trees, ud_files
 from semiparse.bench._timing import fmt_time, mean_time, per_call
@@ -41,7 +41,7 @@ def run(args):
     from semiparse.heads import no_crossing
     from semiparse.transitions.grammar_path import grammar_scores
 
-    rng = random.Random(args.seed)
+    rng = seeded(args.seed)
     trees = [t for t in long_trees(ud_files(args.files), longest=3 * args.per_size)
              if no_crossing(t)]
     for name in args.systems:

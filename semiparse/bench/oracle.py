@@ -12,9 +12,9 @@ on the same configurations.  k + m = stack size - 1 + buffer size.  Times are
 CPU time of this process by default (robust on a shared machine; ``--clock
 wall`` for elapsed time).
 """
-import random
 import time
 
+from semiparse._seeds import seeded
 from semiparse.cli import UserError, int_range, pyplot, seconds
 from semiparse.treebank.outputs import check_output, open_output
 from semiparse.bench._inputs import long_trees, ud_files
@@ -105,7 +105,7 @@ def run(args):
     if args.plot:
         check_output(args.plot)  # before minutes of timing, not after
         pyplot()
-    rng = random.Random(args.seed)
+    rng = seeded(args.seed)
     timer = _timer(args.clock)
     trees = long_trees(ud_files(args.files), longest=3 * args.per_size)
     curves = {}

@@ -15,8 +15,8 @@ from the previous call would answer every row.  Before timing, each batch
 row must equal the single call's scores.  The ratios are the declared
 system's time over the shipped one's (lower is better; 1.0x: as fast).
 """
-import random
 
+from semiparse._seeds import seeded
 from semiparse.cli import UserError
 from semiparse.bench._inputs import walk
 from semiparse.bench.batch import check_rows
@@ -92,7 +92,7 @@ def compare(spec, against, trees, threads=2, min_seconds=0.2, rounds=3, seed=0):
 
     if against is None:
         against = equivalent_of(semiparse.system(spec))
-    pair = [Timed(s, trees, random.Random(seed)) for s in (spec, against)]
+    pair = [Timed(s, trees, seeded(seed)) for s in (spec, against)]
     for timed in pair:
         check_rows(timed.name, timed.oracle, timed.configs, timed.golds, threads)
     fns = [f for t in pair for f in (t.single, t.batch())]

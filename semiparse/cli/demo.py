@@ -6,10 +6,10 @@ statistics and exact counts of optimal projectivizations (``count``), optimal
 projectivization (``projectivize``), and a check that every output tree is
 projective and keeps the optimal number of gold edges.
 """
-import random
 import tempfile
 from pathlib import Path
 
+from semiparse._seeds import seeded
 from semiparse.cli import int_range
 
 MAX_SENTENCES, MAX_LENGTH = 100_000, 200  # a demo is small; counting is cubic in the length
@@ -65,7 +65,7 @@ def random_tree(n, rng, moves=0.3):
 
 def sample_conllu(sentences, max_length, seed):
     """CoNLL-U text of random trees (one root word each, as in UD)."""
-    rng = random.Random(seed)
+    rng = seeded(seed)
     blocks = []
     for s in range(sentences):
         n = rng.randint(1, max_length)

@@ -18,8 +18,8 @@ followed by Reduce, counted since the last Shift); when every optimal
 transition is beyond that bound, training follows the oracle without an
 update.
 """
-import random
 
+from semiparse._seeds import seeded
 from semiparse.constituency.dynamic import Gold, oracle as dynamic_oracle
 from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Open, system as get_system
 from semiparse.train.string_weights import StringWeights
@@ -125,7 +125,7 @@ def train(trees, system, oracle="dynamic", epochs=5, seed=0, explore_after=1, ex
     golds = [Gold(t) for t in trees]
     parser = Parser(system, sorted({x for g in golds for x in g.labels}))
     dyn = dynamic_oracle(parser.system.name) if oracle == "dynamic" else None
-    rng = random.Random(seed)
+    rng = seeded(seed)
     order = list(range(len(golds)))
     for epoch in range(epochs):
         rng.shuffle(order)

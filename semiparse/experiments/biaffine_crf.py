@@ -18,8 +18,8 @@ probability under the CRF; both models are decoded with the projective
 Viterbi tree of their scores (``TreeCRF.argmax``) and scored against the
 original dev trees (UAS over all words, punctuation included).
 """
-import random
 
+from semiparse._seeds import seeded
 from semiparse.experiments.common import GOLD_UPOS, read_ud, select, ud_file
 
 TITLE = "Biaffine parser (Dozat and Manning 2017): projective tree CRF loss vs per-word softmax"
@@ -112,7 +112,7 @@ def run_job(job):
     data, lang, loss, seed, epochs, limit = job
     torch.set_num_threads(1)
     torch.manual_seed(seed)
-    rng = random.Random(seed)
+    rng = seeded(seed)
     train, dev = read_ud(data, lang, "train", limit), read_ud(data, lang, "dev", limit)
     counts = {}
     for tree in train:

@@ -10,8 +10,8 @@ needs complete trees must do), and against the complete trees.  Test LAS and
 UAS without punctuation, mean over seeds; the hidden heads are drawn anew
 for each seed.
 """
-import random
 
+from semiparse._seeds import seeded
 from semiparse.experiments.common import LANGUAGES  # noqa: F401  (read by semiparse.experiments)
 from semiparse.experiments.common import (GOLD_UPOS, job_fields, markdown_table, mean_sd, read_parts,
                                           table_rows, ud_files, ud_jobs)
@@ -34,7 +34,7 @@ def hide(trees, share, seed):
     ``share`` (-1 and ``_``), the hidden heads drawn by ``seed``."""
     from semiparse.train import Tree
 
-    rng, out = random.Random(seed), []
+    rng, out = seeded(seed), []
     for tree in trees:
         heads, labels = list(tree.heads), list(tree.labels)
         for d in range(1, len(tree) + 1):

@@ -9,12 +9,12 @@ to undo it (``semiparse.treebank.encoding``, the ``head`` encoding; parses are
 decoded), ``subset`` drops them.
 """
 import copy
-import random
 import sys
 import time
 
 import torch
 
+from semiparse._seeds import seeded
 from semiparse.train.evaluate import attachment_scores
 from semiparse.train.trainer import check_heads, prepare, root_label
 from semiparse.neural import check_device
@@ -83,7 +83,7 @@ class NeuralTrainer:
 
         o = self.options
         torch.manual_seed(o.seed % 2**64)  # torch's 64 bits (where it maps a negative seed the same)
-        rng = random.Random(o.seed)
+        rng = seeded(o.seed)
         trees = training_trees(trees, o.nonproj, o.oracle, self.log)
         meta = {"oracle": o.oracle, "nonproj": o.nonproj, "root_label": root_label(trees),
                 "train_sentences": len(trees), "train_tokens": sum(len(t) for t in trees)}

@@ -30,13 +30,13 @@ the run go on, and the dead ends are counted (each epoch's record, and a
 warning at the end).
 """
 import math
-import random
 import time
 import warnings
 from collections import Counter
 
 import numpy as np
 
+from semiparse._seeds import seeded
 from semiparse.heads import check_tree
 from semiparse.transitions import oracle
 from semiparse.transitions.static import static_choice, static_rank
@@ -268,7 +268,7 @@ class Trainer:
         self.epochs, self.seed = epochs, seed
         self.progress, self.log = progress, log or (lambda message: None)
         self._log_given = log is not None
-        self.rng = random.Random(seed)
+        self.rng = seeded(seed)
         self.oracle = None
         self.history = []
         self.dead_ends = 0  # sentences abandoned at dead ends (see the module's doc)

@@ -52,6 +52,7 @@ import random as _random
 
 import numpy as np
 
+from semiparse._seeds import seeded
 from semiparse.heads import check_tree, no_crossing
 from semiparse.treebank.partial import UNKNOWN, check_partial_tree, unknown_words
 
@@ -158,7 +159,7 @@ def _rng(seed):
     if isinstance(seed, _random.Random):
         return seed
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
-        return _random.Random(None if seed is None else int(seed))
+        return seeded(None if seed is None else int(seed))
     raise ValueError(f"seed must be None, an int or a random.Random, got {seed!r}")
 
 
