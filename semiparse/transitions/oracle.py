@@ -54,7 +54,7 @@ class Oracle(DynamicOracle):
         self.method = method
         self._registered = registered
         self._gold = self._fn = self._search = None
-        self._kept_trees = {}   # (id of a tuple of heads, partial) -> _Kept, see _kept
+        self._kept_trees = {False: {}, True: {}}   # partial -> id of a tuple of heads -> _Kept
         self._kernels = {}      # (projective, partial) of a gold tree -> its C kernel, see _kernel
         self._column = {t: i for i, t in enumerate(self.transitions)}
 
@@ -82,36 +82,44 @@ class Oracle(DynamicOracle):
             return Gold(heads, partial)
         return self._kept(heads, partial).gold
 
-    def _kept(self, heads, partial, take=False):
+    def _kept(self, heads, partial):
         """What this oracle keeps between calls for a tuple of gold heads (a
         tuple cannot change): its checked :class:`Gold`, and once a
         ``scores_batch`` call has used it, its C kernel with the kernel's
         data, remembered values included (:class:`_Kept`).  A training loop
         that passes each sentence's tuple at every step has its tree checked
         once, and each step's configurations find their values among the
-        successors scored at the step before.  ``take``: removed while the
-        caller uses it (given back by :meth:`_give_back`), so calls on other
-        threads never share a kernel's data.  At most :data:`KEPT_TREES`."""
-        key = (id(heads), bool(partial))
-        found = self._kept_trees.pop(key, None) if take else self._kept_trees.get(key)
+        successors scored at the step before.  At most :data:`KEPT_TREES`
+        per value of ``partial``."""
+        kept_trees = self._kept_trees[bool(partial)]
+        found = kept_trees.get(id(heads))
         if found is None or found.heads is not heads:
             found = _Kept(heads, Gold(heads, partial))
-            if not take:
-                self._give_back([found], partial)
+            self._give_back([found], partial)
+        return found
+
+    def _take(self, heads, partial):
+        """:meth:`_kept`, removed from what this oracle keeps while the caller
+        uses it (given back by :meth:`_give_back`), so that calls on other
+        threads never share a kernel's data."""
+        found = self._kept_trees[bool(partial)].pop(id(heads), None)
+        if found is None or found.heads is not heads:
+            found = _Kept(heads, Gold(heads, partial))
         return found
 
     def _give_back(self, taken, partial):
-        """Keep these :class:`_Kept` for the next calls, except those whose
-        kernel ran out of memory: one of their works is returned (its rows
-        are not exact: the caller raises MemoryError), else None."""
-        kept_trees, partial, short = self._kept_trees, bool(partial), None
+        """Keep these :class:`_Kept` for the next calls (emptying the store
+        first if they would not fit), except those whose kernel ran out of
+        memory: one of their works is returned (its rows are not exact: the
+        caller raises MemoryError), else None."""
+        kept_trees, short = self._kept_trees[bool(partial)], None
+        if len(kept_trees) + len(taken) > KEPT_TREES:
+            kept_trees.clear()
         for kept in taken:
-            if kept.rows and _out_of_memory(kept.rows[1]):
-                short = kept.rows[1]
-                continue
-            if len(kept_trees) >= KEPT_TREES:
-                kept_trees.clear()
-            kept_trees[id(kept.heads), partial] = kept
+            if kept.watch is not None and kept.watch.out_of_memory:
+                short = kept.watch
+            elif len(kept_trees) < KEPT_TREES:
+                kept_trees[id(kept.heads)] = kept
         return short
 
     def cache_clear(self):
@@ -119,7 +127,8 @@ class Oracle(DynamicOracle):
         the C kernels' data and the configuration values their memos hold.
         Scores do not change; the next calls start cold (benchmarks time
         them so) and the memory is freed."""
-        self._kept_trees.clear()
+        for kept_trees in self._kept_trees.values():
+            kept_trees.clear()
         self._kernels.clear()
         self._gold = self._fn = self._search = None
 
@@ -283,24 +292,22 @@ class Oracle(DynamicOracle):
                              f"{self.system.name} has families {self.system.transitions}: "
                              f"use scores()")
         column = self._column
-        checked = {}   # id of each gold object -> its Gold
-        taken = []     # the kept trees this call uses (see _kept), given back after it
+        used = []      # the _Kept of each gold object, in order
+        taken = []     # those this call took from what the oracle keeps (see _take)
 
         def prepare(heads, i):
             try:
                 if type(heads) is tuple:
-                    kept = self._kept(heads, partial, take=True)
+                    kept = self._take(heads, partial)
                     taken.append(kept)
                 else:   # a list may change: checked, and its kernel's data made, anew
                     kept = _Kept(heads, Gold(heads, partial))
             except ValueError as exc:
                 raise ValueError(f"golds[{i}]: {exc}") from None
-            gold = checked[id(heads)] = kept.gold
+            used.append(kept)
             if kept.rows is None:
-                found = self._kernel(gold)
-                kept.rows = () if found is None else (found[0], found[0].work_type(gold.heads),
-                                                      found[1], found[2])
-            return kept.rows or None, gold.n
+                kept.prepare(self._kernel(kept.gold))
+            return kept.rows or None, kept.gold.n
 
         def check(config, i):
             self._unpack(config, None, None, where=f"configs[{i}]")
@@ -311,6 +318,9 @@ class Oracle(DynamicOracle):
         finally:
             short = self._give_back(taken, partial)
         _check_memory(short)
+        if not rows:
+            return out
+        checked = {id(kept.heads): kept.gold for kept in used}
         grammar_golds = {key for key in {id(golds[i]) for i in rows}
                          if self._choose(checked[key]) == "grammar"}
         by_grammar = {i for i in rows if id(golds[i]) in grammar_golds}
@@ -407,12 +417,22 @@ class _Kept:
     """A tuple of gold heads, its checked :class:`Gold` and, once a
     ``scores_batch`` call has prepared it, its C kernel's part of a row job:
     ``(kernel, work, strategy code, columns)``, ``()`` where no kernel
-    applies, None until prepared."""
+    applies, None until prepared; ``watch``: the work if it can run out of
+    memory (the grammar path's), else None."""
 
-    __slots__ = ("heads", "gold", "rows")
+    __slots__ = ("heads", "gold", "rows", "watch")
 
     def __init__(self, heads, gold):
-        self.heads, self.gold, self.rows = heads, gold, None
+        self.heads, self.gold, self.rows, self.watch = heads, gold, None, None
+
+    def prepare(self, kernel):
+        """Make the kernel's data for this tree (``kernel`` from ``Oracle._kernel``)."""
+        if kernel is None:
+            self.rows = ()
+            return
+        work = kernel[0].work_type(self.gold.heads)
+        self.rows = (kernel[0], work, kernel[1], kernel[2])
+        self.watch = work if hasattr(work, "out_of_memory") else None
 
 
 def _out_of_memory(work):

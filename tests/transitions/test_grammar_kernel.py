@@ -154,13 +154,13 @@ def test_cache_clear_drops_the_kept_works_and_the_rows_stay():
         configs.append(config)
         config = config.apply(sorted(oracle.optimal(config, heads))[0])
     first = oracle.scores_batch(configs, [heads] * len(configs))
-    [kept] = oracle._kept_trees.values()
+    [kept] = oracle._kept_trees[False].values()
     work = kept.rows[1]
     assert kept.heads is heads and work.parses > 0
     oracle.cache_clear()
-    assert not oracle._kept_trees and oracle._fn is None
+    assert not any(oracle._kept_trees.values()) and oracle._fn is None
     assert np.array_equal(oracle.scores_batch(configs, [heads] * len(configs)), first)
-    [again] = oracle._kept_trees.values()
+    [again] = oracle._kept_trees[False].values()
     assert again.rows[1] is not work and again.rows[1].parses == work.parses
 
 
@@ -177,7 +177,7 @@ def test_an_oracle_keeps_at_most_kept_trees_tuples():
     configs = [system.initial(3).apply("shift")] * len(trees)
     for _ in range(2):
         rows = oracle.scores_batch(configs, trees)
-        assert len(oracle._kept_trees) <= KEPT_TREES
+        assert len(oracle._kept_trees[False]) <= KEPT_TREES
     for row, heads in zip(rows, trees):
         _row_equals_single(oracle, row, fresh.scores(configs[0], heads))
 
