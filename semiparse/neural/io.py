@@ -25,6 +25,7 @@ import json
 import os
 import zipfile
 
+from semiparse.transitions.loading import definition_sha256
 from semiparse.treebank.outputs import open_output
 from semiparse.train.model import ModelError, check_same_system, recorded_system, system_record
 
@@ -199,6 +200,12 @@ def restore_checkpoint(path, model, optimizer, rng, history, n_examples):
 
     payload, meta = _read(path, CHECKPOINT)
     saved = _build(path, payload, meta)
+    if saved.system != model.system or (definition_sha256(saved.transition_system)
+                                        != definition_sha256(model.transition_system)):
+        raise ModelError(f"{path}: the checkpoint was made with another transition system: "
+                         f"{saved.system} (sha256 {definition_sha256(saved.transition_system)[:12]}), "
+                         f"now {model.system} (sha256 "
+                         f"{definition_sha256(model.transition_system)[:12]})")
     run_only = ("epochs", "device", "oracle_threads")  # a resumed run may train longer, elsewhere
     before, now = saved.options.to_dict(), model.options.to_dict()
     differ = [k for k in now if k not in run_only and before[k] != now[k]]

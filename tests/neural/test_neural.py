@@ -32,6 +32,7 @@ from semiparse.neural.options import Options  # noqa: E402
 from semiparse.neural.parser import NeuralModel  # noqa: E402
 from semiparse.neural.trainer import NeuralTrainer  # noqa: E402
 from semiparse.neural.vocab import ROOT, SPECIALS, UNK, Vocab  # noqa: E402
+from semiparse.resources import data_dir  # noqa: E402
 from semiparse.testing import gold_trees  # noqa: E402
 from semiparse.train import ModelError, Tree, read_trees  # noqa: E402
 from semiparse.train.evaluate import attachment_scores  # noqa: E402
@@ -376,6 +377,15 @@ def test_model_selection_and_resume(shared_data, tmp_path):
     with pytest.raises(ModelError, match="other options"):
         NeuralTrainer("arc_standard", Options(**{**options, "lr": 0.5}), progress=False,
                       resume=tmp_path / "b.ckpt").run(trees)
+    # another system, even one with as many transitions, or another definition of it
+    edited = tmp_path / "arc_standard.toml"
+    edited.write_text((data_dir("systems") / "arc_standard.toml").read_text()
+                      .replace('static_order = ["left_arc", "right_arc", "shift"]',
+                               'static_order = ["right_arc", "left_arc", "shift"]'))
+    for system in ("arc_hybrid", "arc_eager", str(edited)):
+        with pytest.raises(ModelError, match="another transition system"):
+            NeuralTrainer(system, Options(**options), progress=False,
+                          resume=tmp_path / "b.ckpt").run(trees)
 
 
 def test_nonprojective_policies(shared_data):
