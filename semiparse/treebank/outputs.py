@@ -14,6 +14,10 @@ under ``--on-error keep``) go out exactly as they came in.
   and a symbolic link stays a link.  A replaced file keeps its permissions.
 - a FIFO, a character device or a socket: streamed straight into it (it
   cannot be replaced without cutting off whoever reads it).
+- ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N`` (or a
+  link to one): written into that inherited descriptor, so that ``>>``
+  appends and a pipe gets the text, as a shell user means by them (the file
+  behind the descriptor is never replaced).
 
 :func:`check_output` runs before any work, so a mistake in an output path
 (missing directory, a directory, one of the inputs) costs nothing.  Every
@@ -23,6 +27,7 @@ import contextlib
 import errno
 import io
 import os
+import re
 import secrets
 import stat
 import sys
@@ -39,6 +44,23 @@ def is_stdout(path):
 
 def _is_stream(mode):
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+_DESCRIPTOR = re.compile(r"/dev/(stdout|stderr)|/dev/fd/(\d+)|/proc/self/fd/(\d+)")
+
+
+def _descriptor(path):
+    """The inherited file descriptor ``path`` names (following links), or None."""
+    here = os.path.abspath(path)
+    for _ in range(40):
+        found = _DESCRIPTOR.fullmatch(here)
+        if found:
+            name, *numbers = found.groups()
+            return {"stdout": 1, "stderr": 2}[name] if name else int(numbers[0] or numbers[1])
+        if not os.path.islink(here):
+            return None
+        here = os.path.normpath(os.path.join(os.path.dirname(here), os.readlink(here)))
+    return None
 
 
 def _resolve(path):
@@ -66,6 +88,13 @@ def check_output(path, inputs=(), allow_input=False):
     """
     if is_stdout(path):
         return
+    fd = _descriptor(path)
+    if fd is not None:
+        try:
+            os.fstat(fd)
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot write here: descriptor {fd}: {exc.strerror}") from None
+        return
     target, info = _resolve(path)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise OutputError(f"{path}: is a directory")
@@ -91,8 +120,17 @@ def check_output(path, inputs=(), allow_input=False):
 def open_output(path, binary=False):
     """A stream for ``path``, written as the module docstring says: text
     (UTF-8, line endings written as given) or ``binary``."""
-    if is_stdout(path):
+    fd = None if is_stdout(path) else _descriptor(path)
+    if is_stdout(path) or fd == 1:
         with _stdout(binary) as out:
+            yield out
+        return
+    if fd is not None:
+        try:
+            raw = os.fdopen(os.dup(fd), "wb")
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot write here: descriptor {fd}: {exc.strerror}") from None
+        with _full(path), _wrap(raw, binary) as out:
             yield out
         return
     target, info = _resolve(path)

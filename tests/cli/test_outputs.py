@@ -294,6 +294,41 @@ def test_ctrl_c_with_workers_is_quiet(tmp_path):
     assert list(out_dir.iterdir()) == []
 
 
+@pytest.mark.parametrize("name", ["/dev/stdout", "/proc/self/fd/1", "link"])
+def test_output_named_by_the_stdout_descriptor_appends_and_pipes(tmp_path, name):
+    """`-o /dev/stdout >> FILE` used to replace FILE (the path leads to it
+    through /proc/self/fd/1, and was renamed over), and `-o /dev/stdout | cat`
+    was refused as a path that does not exist; both now write into the
+    descriptor itself."""
+    source = tmp_path / "in.conllu"
+    source.write_text(TEXT)
+    expected = tmp_path / "expected.conllu"
+    assert main(["projectivize", str(source), "-o", str(expected)]) == 0
+    if name == "link":
+        name = tmp_path / "out"
+        name.symlink_to("/dev/stdout")
+    appended = tmp_path / "appended.txt"
+    appended.write_text("KEEP\n")
+    with open(appended, "ab") as out:
+        result = subprocess.run(_command("projectivize", str(source), "-o", str(name)), stdout=out,
+                                stderr=subprocess.PIPE, timeout=120, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert appended.read_bytes() == b"KEEP\n" + expected.read_bytes()
+    piped = subprocess.run(_command("projectivize", str(source), "-o", str(name)), capture_output=True,
+                           timeout=120, cwd=tmp_path)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == expected.read_bytes()
+
+
+def test_output_named_by_a_closed_descriptor_is_refused(tmp_path, capsys):
+    source = tmp_path / "in.conllu"
+    source.write_text(TEXT)
+    fd = os.open(source, os.O_RDONLY)
+    os.close(fd)  # a number no file is open under now
+    assert main(["projectivize", str(source), "-o", f"/dev/fd/{fd}"]) == 2
+    assert f"/dev/fd/{fd}: cannot write here: descriptor {fd}" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args", [["projectivize"], ["count", "--per-sentence"]])
 def test_a_closed_pipe_ends_quietly(tmp_path, args):
     """`semiparse projectivize f | head -2` used to print `error: [Errno 32] Broken pipe`, exit 2."""
