@@ -72,10 +72,11 @@ def run(args):
                 first_dead_end = tree.where
             out.write(tree.source.relabeled(heads, labels, metadata))
     if model.dead_ends:
-        print(f"semiparse parse: warning: the greedy parse of {model.dead_ends} sentence(s) "
-              f"reached a dead end of {model.system} (a configuration that is not final and "
-              f"from which no final one is reachable), the first at {first_dead_end}; they were "
-              f"parsed again with the transitions that can still finish (docs/training.md)",
+        print(f"semiparse parse: warning: the parse of {model.dead_ends} sentence(s) reached a "
+              f"dead end of {model.system} (a configuration that is not final and from which no "
+              f"final one is reachable) or went round a loop of its moves, the first at "
+              f"{first_dead_end}; they were parsed again with the transitions that can still "
+              f"finish, and words left without a head attached to the root (docs/training.md)",
               file=sys.stderr)
     return 0
 

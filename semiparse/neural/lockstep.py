@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from semiparse.transitions.limits import loop_error, max_steps
 from semiparse.transitions.static import static_rank
 from semiparse.neural.model import label_loss, transition_loss
 
@@ -237,12 +238,24 @@ def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hing
     H, starts = net.encode([e.ids for e in examples])
     configs = [transitions.system.initial(e.n) for e in examples]
     active = [i for i, c in enumerate(configs) if not c.is_final()]
+    steps = 0
     while active:
         now = [configs[i] for i in active]
         sigma = oracle.rows(now, [examples[i].heads for i in active])
         run.step(H, now, [starts[i] for i in active], [examples[i] for i in active], sigma)
+        steps += 1
         active = [i for i in active if not configs[i].is_final()]
+        _check_steps(transitions, [examples[i].n for i in active], steps)
     return run.result(H)
+
+
+def _check_steps(transitions, lengths, steps):
+    """The ValueError of a loop (:func:`~semiparse.transitions.limits.max_steps`)
+    where a sentence of one of ``lengths`` words is still unfinished after
+    ``steps`` transitions."""
+    for n in lengths:
+        if steps >= max_steps(n):
+            raise loop_error(transitions.system.name, n)
 
 
 def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge", trace=None):
@@ -251,8 +264,11 @@ def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge
     run = _Run(net, transitions, oracle, reader, policy, loss, trace, deferred=False)
     H, starts = net.encode([example.ids])
     config = transitions.system.initial(example.n)
+    steps = 0
     while not config.is_final():
+        _check_steps(transitions, [example.n], steps)
         run.step(H, [config], starts, [example], oracle.row(config, example.heads))
+        steps += 1
     return run.result(H)
 
 
@@ -266,8 +282,9 @@ def parse_batch(net, sentences, transitions, reader, viability=None):
     (-1 for none: position 0, and words a system leaves headless), the label
     id of each edge (-1 for none), and whether the parse ended in a final
     configuration -- False at a dead end (a configuration that is not final
-    and has no legal transition, which some declared systems have), where
-    that sentence stops."""
+    and has no legal transition, which some declared systems have) or after
+    :func:`~semiparse.transitions.limits.max_steps` transitions (in a system
+    whose moves can loop), where that sentence stops."""
     was_training = net.training
     net.eval()
     try:
@@ -276,7 +293,15 @@ def parse_batch(net, sentences, transitions, reader, viability=None):
             configs = [transitions.system.initial(len(s["words"]) - 1) for s in sentences]
             finished = [True] * len(configs)
             active = [i for i, c in enumerate(configs) if not c.is_final()]
+            steps = 0
             while active:
+                looping = [i for i in active if steps >= max_steps(configs[i].n)]
+                for i in looping:  # the model's moves loop: the sentence stops
+                    finished[i] = False
+                active = [i for i in active if i not in looping]
+                if not active:
+                    break
+                steps += 1
                 legal = transitions.legal([configs[i] for i in active])
                 if viability is not None:
                     legal &= transitions.viable([configs[i] for i in active], viability)

@@ -23,6 +23,7 @@ cimport cython
 import numpy as np
 cimport numpy as cnp
 
+from semiparse.transitions.limits import loop_error, max_steps
 from semiparse.transitions._state cimport StateC, state_copy
 from semiparse.transitions._configuration cimport Configuration
 from semiparse.transitions._machine cimport (Machine, MachineC, machine_legal, machine_apply,
@@ -62,13 +63,17 @@ cdef class Sentence:
 cdef class State(Configuration):
     """A configuration (:class:`semiparse.transitions._configuration.Configuration`) over
     one :class:`Sentence`, whose words and tags the features read; ``steps``
-    counts the moves done since the initial configuration."""
+    counts the moves done since the initial configuration, at most
+    ``max_steps`` (:func:`semiparse.transitions.limits.max_steps`: a move
+    beyond it is a ValueError, as the system's moves loop)."""
     cdef readonly Sentence sentence
     cdef readonly int steps
+    cdef readonly long max_steps
 
     def __cinit__(self, Sentence sentence, Machine machine):
         self.sentence = sentence
         self._start(machine, sentence.n)
+        self.max_steps = max_steps(sentence.n)
 
     cpdef Configuration copy(self):
         cdef State other = State(self.sentence, self.machine)
@@ -77,6 +82,8 @@ cdef class State(Configuration):
         return other
 
     def do(self, int move, int label=-1):
+        if self.steps >= self.max_steps:
+            raise loop_error(self.machine.system_name, self.c.n)
         Configuration.do(self, move, label)
         self.steps += 1
 
@@ -398,9 +405,10 @@ cdef inline void _legal_mask(const MachineC* m, const StateC* s, const int[::1] 
 
 def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
                  const int[::1] cls_move, const int[::1] cls_label):
-    """Parse, always taking the best valid class, until a final configuration
-    or a dead end (a configuration with no valid class that is not final:
-    ``state.is_final()`` tells them apart); returns the classes taken."""
+    """Parse, always taking the best valid class, until a final configuration,
+    a dead end (a configuration with no valid class that is not final:
+    ``state.is_final()`` tells them apart) or ``state.max_steps`` moves (the
+    model's moves loop); returns the classes taken."""
     cdef int C = cls_move.shape[0], c, best
     cdef int nf = templates.shape[0]
     cdef const MachineC* m = &state.machine.c
@@ -409,7 +417,7 @@ def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
     cdef cnp.uint8_t* valid = <cnp.uint8_t*>malloc(C * sizeof(cnp.uint8_t))
     taken = []
     try:
-        while not machine_is_final(m, state.c):
+        while not machine_is_final(m, state.c) and state.steps < state.max_steps:
             _features(state, templates, feats)
             weights._scores(feats, nf, scores)
             _legal_mask(m, state.c, cls_move, valid)

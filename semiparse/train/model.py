@@ -186,7 +186,8 @@ class Model:
 
         A greedy parse that reaches a dead end (a configuration that is not
         final and from which no final one is reachable, which some declared
-        systems have) is parsed again taking the model's best move among
+        systems have; or, in a system whose moves can loop, ``max_steps``
+        moves) is parsed again taking the model's best move among
         those after which a final configuration stays reachable
         (:class:`~semiparse.transitions.viability.Viability`), so every
         sentence gets a complete parse; :attr:`dead_ends` counts such
@@ -237,7 +238,7 @@ class Model:
         scores = np.empty(C)
         valid = np.empty(C, dtype=np.uint8)
         state, steps = self.state(sent), []
-        while not state.is_final():
+        while not state.is_final() and state.steps < state.max_steps:
             _core.step_scores(state, self.weights, self.templates, self.cls_move, scores, valid)
             ok = valid.astype(bool)
             if viability is not None:
@@ -258,8 +259,9 @@ class Model:
 
     def beam_search(self, sent, beam):
         """Final configuration of a beam search of the given width; a
-        configuration that reaches a dead end falls off the beam, and if all
-        do, the best of them is returned."""
+        configuration that reaches a dead end (or ``max_steps`` moves: a
+        loop) falls off the beam, and if all do, the best of them is
+        returned."""
         C = len(self.classes)
         scores = np.empty(C)
         valid = np.empty(C, dtype=np.uint8)
@@ -269,6 +271,8 @@ class Model:
             for total, st in items:
                 if st.is_final():
                     candidates.append((total, st, -1))
+                    continue
+                if st.steps >= st.max_steps:  # the model's moves loop: it falls off
                     continue
                 _core.step_scores(st, self.weights, self.templates, self.cls_move, scores, valid)
                 for c in np.flatnonzero(valid):

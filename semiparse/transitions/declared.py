@@ -41,6 +41,7 @@ class RewriteSystem(TransitionSystem):
                                                                d.not_split)
         self.needs_arcs, self.pops_headed, self.stack_heads = (d.needs_arcs, d.pops_headed,
                                                                d.stack_heads)
+        self.buffer_suffix = d.buffer_suffix
         self.strategies, self.strategy_descriptions = d.strategies, d.strategy_descriptions
         self._data = d.data  # the parsed TOML
         self._rules = d.rules
@@ -149,9 +150,10 @@ class RewriteSystem(TransitionSystem):
         return stack, buffer, tuple(map(arcs.__getitem__, stack))
 
     def accepts(self, stack, buffer, arcs, n):
-        return (arcs is not None or not self.needs_arcs) and _validation.accepts(
-            stack, buffer, arcs, n, self.stack_heads == "below", self.pops_headed,
-            self.root_code)
+        # the fast check knows only buffers that stay the positions up to the end
+        return (self.buffer_suffix and (arcs is not None or not self.needs_arcs)
+                and _validation.accepts(stack, buffer, arcs, n, self.stack_heads == "below",
+                                        self.pops_headed, self.root_code))
 
     def _rank(self, x, n):
         """Where ``x`` stands in the order of the sentence: the root first, or
@@ -175,12 +177,13 @@ class RewriteSystem(TransitionSystem):
         if arcs[0] != -1:
             raise ValueError("arcs[0] must be -1: the root never gets a head")
         for d in buffer:
-            if arcs[d] >= 0:
+            if arcs[d] >= 0 and self.buffer_suffix:
                 raise ValueError(f"buffer node {d} has head {arcs[d]} in arcs: buffer nodes "
                                  f"have no head in {self.name}")
         for i, d in enumerate(stack):
             h = arcs[d]
-            if h >= 0 and (self.stack_heads == "none" or i == 0 or h != stack[i - 1]):
+            if h >= 0 and self.buffer_suffix and (self.stack_heads == "none" or i == 0
+                                                  or h != stack[i - 1]):
                 expected = ("no stack node has a head" if self.stack_heads == "none" else
                             "a headed stack node's head is the node just below it")
                 raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} "
@@ -202,7 +205,9 @@ class RewriteSystem(TransitionSystem):
         """ValueError unless the stack holds positions in sentence order (the
         root under it when ``initial.root = "stack_bottom"``) and the buffer
         the positions after them up to the end (the root last when it is
-        ``"buffer_end"``); nothing but words when it is ``"none"``."""
+        ``"buffer_end"``; where a transition moves stack nodes back into the
+        buffer, positions after them in sentence order); nothing but words
+        when it is ``"none"``."""
         if self.root == "stack_bottom" and (not stack or stack[0] != 0):
             raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
         bad = [x for x in stack + buffer if not 0 <= x <= n]
@@ -226,7 +231,12 @@ class RewriteSystem(TransitionSystem):
         first = self._rank(buffer[0], n)
         if ranks and first <= ranks[-1]:
             raise ValueError(f"buffer {list(buffer)} must start after the stack top {stack[-1]}")
-        if [self._rank(x, n) for x in buffer] != list(range(first, last + 1)):
+        order = [self._rank(x, n) for x in buffer]
+        if not self.buffer_suffix:  # an unshift leaves out the nodes reduced meanwhile
+            if any(a >= b for a, b in zip(order, order[1:])):
+                raise ValueError(f"buffer {list(buffer)}: positions out of order or repeated; "
+                                 f"{self.name} keeps buffer positions in sentence order")
+        elif order != list(range(first, last + 1)):
             expected = f"{buffer[0]}..{n}" + (", then the root 0" if last > n else "")
             raise ValueError(f"buffer {list(buffer)}: it must be the consecutive positions "
                              f"{expected}")

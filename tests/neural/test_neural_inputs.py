@@ -7,6 +7,8 @@ import pytest
 pytest.importorskip("torch")
 
 import semiparse.neural as neural  # noqa: E402
+from semiparse.heads import is_tree  # noqa: E402
+from semiparse.resources import data_dir  # noqa: E402
 from semiparse.train import Tree  # noqa: E402
 
 from support import cli_error  # noqa: E402
@@ -108,3 +110,30 @@ def test_nonproj_skip_is_subset_for_bilstm(tmp_path, capsys):
         assert main(["train", str(train), *options, "--nonproj", policy,
                      "-o", str(tmp_path / f"{policy}.pt")]) == 0
         assert capsys.readouterr().err.startswith("2 training trees, 1 non-projective (skipped)\n")
+
+
+def test_training_and_parsing_a_system_whose_moves_loop(tmp_path, monkeypatch):
+    """A loop the loader's search misses (an unshift that needs 6 stack
+    nodes) stops training with a clear error where it went on forever; a
+    parse stops after max_steps moves (here 2, for the shipped arc-standard,
+    so that every sentence runs into it) as at a dead end."""
+    from semiparse.neural import lockstep
+
+    unshift = (data_dir("systems") / "arc_standard.toml").read_text().replace(
+        'static_order = ["left_arc", "right_arc", "shift"]',
+        'static_order = ["left_arc", "right_arc", "shift", "unshift"]').replace(
+        "[completion]", '[[transition]]\nname = "unshift"\nstack = ["*", "s0"]\n'
+        'require = ["stack size >= 6", "s0 != root"]\nstack_after = ["*"]\n'
+        'buffer_after = ["s0", "*"]\n\n[completion]')
+    (tmp_path / "arc_standard.grammar").write_text(
+        (data_dir("grammars") / "arc_standard.grammar").read_text())
+    (tmp_path / "late_loop.toml").write_text(unshift)
+    chain = _tree(list(range(0, 8)), ["root"] + ["dep"] * 7)  # all on the stack at once
+    with pytest.raises(ValueError, match="400 transitions on a sentence of 8 words .* can loop"):
+        neural.train([chain], system=str(tmp_path / "late_loop.toml"), oracle="nondet", **SMALL)
+    model = neural.train([chain], **SMALL)
+    monkeypatch.setattr(lockstep, "max_steps", lambda n: 2)
+    [(heads, labels, dead_end)] = neural.parse_sentences(model, [chain], with_dead_ends=True)
+    assert dead_end and model.dead_ends == 1
+    assert is_tree(heads) and heads.count(0) >= 6  # the unfinished words on the root
+

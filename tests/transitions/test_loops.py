@@ -21,7 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import semiparse
 from semiparse.cli import main
+from semiparse.resources import data_dir
+from semiparse.testing import gold_trees
 from semiparse.transitions import load_system, loops
 from semiparse.transitions.loading import system_from_text
 from semiparse.transitions.system_file import SystemFileError
@@ -248,3 +251,105 @@ def test_random_systems_agree_with_a_brute_force_search(text):
     for t in names:
         config = system.apply(*config, t)[:3]
     assert config == start
+
+
+def _late_loop(tmp_path):
+    """Arc-standard with an unshift that needs 6 nodes on the stack: shift
+    and unshift undo each other only on sentences of 5 words or more, beyond
+    the loader's search, so the file loads."""
+    text = (data_dir("systems") / "arc_standard.toml").read_text()
+    text = text.replace('static_order = ["left_arc", "right_arc", "shift"]',
+                        'static_order = ["left_arc", "right_arc", "shift", "unshift"]')
+    text = text.replace("[completion]", UNSHIFT.replace(
+        'require = ["s0 != root"]', 'require = ["stack size >= 6", "s0 != root"]') + "\n[completion]")
+    (tmp_path / "arc_standard.grammar").write_text(
+        (data_dir("grammars") / "arc_standard.grammar").read_text())
+    path = tmp_path / "late_loop.toml"
+    path.write_text(text)
+    load_system(str(path))
+    return path
+
+
+def _chains(path, count=4, n=8):
+    """A CoNLL-U file of ``count`` sentences of ``n`` words, each headed by
+    the one before (arc-standard holds them all on its stack)."""
+    rows = [f"{d}\tw{d}\tw{d}\tX\t_\t_\t{d - 1}\t{'root' if d == 1 else 'dep'}\t_\t_"
+            for d in range(1, n + 1)]
+    path.write_text("\n".join(rows) + "\n\n" + ("\n".join(rows) + "\n\n") * (count - 1))
+    return path
+
+
+@pytest.mark.parametrize("oracle", ["nondet", "dynamic"])
+def test_training_on_a_loop_the_loader_misses_stops_with_an_error(tmp_path, capsys, oracle):
+    """Such a system used to train forever: the oracle finds shift and
+    unshift both optimal, and the trainer went back and forth."""
+    system, treebank = _late_loop(tmp_path), _chains(tmp_path / "t.conllu")
+    assert main(["train", str(treebank), "--system", str(system), "--oracle", oracle, "--epochs", "1",
+                 "-o", str(tmp_path / "m.npz"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{4 * 10 ** 2} transitions on a sentence of 8 words" in err and "can loop" in err
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_parsing_stops_a_sentence_whose_moves_loop(tmp_path, monkeypatch, beam):
+    """A parse stops after max_steps moves (here 2, so that every parse of
+    the shipped arc-standard runs into it), as at a dead end: it is parsed
+    again with the viable moves, under the same bound, and the words left
+    without a head are attached to the root."""
+    from semiparse.train import Model, read_trees
+    from semiparse.train import _core
+
+    treebank = _chains(tmp_path / "t.conllu", count=3, n=5)
+    model = Model("arc_standard", ["root", "dep"], beam=beam)
+    monkeypatch.setattr(_core, "max_steps", lambda n: 2)
+    for tree in read_trees(treebank):
+        heads, labels, _ = model.parse(tree)
+        assert heads == [-1] + [0] * 5 and labels[1:] == ["root"] * 5
+    assert model.dead_ends == 3
+
+
+@pytest.fixture(scope="module")
+def unshifting(tmp_path_factory):
+    """Two systems whose unshift moves a stack node back into the buffer:
+    one that attaches it as it goes (it terminates), the late loop."""
+    unshift = '''
+[[transition]]
+name = "unshift"
+stack = ["*", "s1", "s0"]
+require = ["s0 != root", "s0 has no head"]
+stack_after = ["*", "s1"]
+buffer_after = ["s0", "*"]
+edge = "s1 -> s0"
+'''
+    return [system_from_text(ARC_STANDARD + unshift, "x.toml"),
+            load_system(str(_late_loop(tmp_path_factory.mktemp("late"))))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_what_an_unshift_reaches_validates_and_the_oracle_scores(unshifting, data):
+    """A transition that moves a stack node back into the buffer leaves the
+    buffer without the nodes reduced meanwhile, and possibly with heads:
+    such reachable configurations were refused ("buffer [7]: it must be the
+    consecutive positions 7..8"), so training on the system died."""
+    system = data.draw(st.sampled_from(unshifting))
+    assert not system.buffer_suffix
+    n = data.draw(st.integers(1, 7))
+    heads = data.draw(gold_trees(n, n))
+    stack, buffer, arcs = system.initial(n)
+    for _ in range(data.draw(st.integers(0, 3 * n))):
+        legal = system.legal(stack, buffer, arcs)
+        if not legal:
+            break
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, data.draw(st.sampled_from(legal)))
+        assert system.validate(stack, buffer, arcs, n)[:2] == (stack, buffer)
+    if system.is_final(stack, buffer, arcs) or n > 5:
+        return
+    try:
+        expected = semiparse.oracle(system, method="exhaustive").scores(stack, buffer, heads, arcs)
+    except ValueError as exc:  # the late loop, met by the search
+        assert "can loop" in str(exc)
+        return
+    if system.grammar is not None:
+        assert semiparse.oracle(system, method="grammar").scores(stack, buffer, heads, arcs) == expected
