@@ -206,16 +206,28 @@ def prepare(trees, nonproj, oracle, log=None, partial=False):
     return out
 
 
+def known_labels(trees):
+    """The labels of the training words, counted: in a partial tree the
+    DEPREL ``_`` of a word whose head is unknown says that its label is
+    unknown too, so it is no label to learn (a known head's ``_`` is one:
+    unlabelled treebanks round-trip).  ValueError if there are none."""
+    labels = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1)
+                     if t.heads[d] >= 0 or t.labels[d] != "_")
+    if not labels:
+        raise ValueError("no word of the training trees has a known head or label: nothing "
+                         "to learn" if any(len(t) for t in trees)
+                         else "the training trees have no words")
+    return labels
+
+
 def root_label(trees):
     """The label parses give the words they attach to the root
     (:attr:`Model.root_label`): the most common label of the training words
     whose head is 0; where no head 0 is known (partial trees), ``root`` (UD's)
-    if a training word has it, else the most common training label."""
+    if a training word has it, else the most common of :func:`known_labels`."""
     roots = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
     if not roots:
-        roots = Counter(label for t in trees for label in t.labels[1:])
-        if not roots:
-            raise ValueError("the training trees have no words")
+        roots = known_labels(trees)
         if "root" in roots:
             return "root"
     return roots.most_common(1)[0][0]
@@ -332,7 +344,7 @@ class Trainer:
             raise ValueError("the LR-spine oracle is exact for complete trees only: "
                              "--partial needs a declared system")
         trees = prepare(trees, nonproj, self.oracle_name, self.log, partial)
-        labels = sorted({l for t in trees for l in t.labels[1:]})
+        labels = sorted(known_labels(trees))
         n_tokens = sum(len(t) for t in trees)
         options = self.options
         model = Model(self.system, labels, rda=isinstance(options, RDAOptions),

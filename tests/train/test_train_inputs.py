@@ -54,3 +54,31 @@ def test_heads_that_are_not_a_tree_name_the_training_tree(tmp_path):
         Trainer(epochs=1, progress=False).run(trees)
     with pytest.raises(ValueError, match=r"^training tree 1: heads is not a partial tree: cycle"):
         Trainer(epochs=1, progress=False).run(trees, partial=True)
+
+
+# words 2 and 3 have unknown heads, and so DEPREL `_`, as in UD's partial files
+UNKNOWN_DEPREL = """1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_
+2\tb\tb\tNOUN\t_\t_\t_\t_\t_\t_
+3\tc\tc\tVERB\t_\t_\t_\t_\t_\t_
+4\td\td\tPUNCT\t_\t_\t3\tpunct\t_\t_
+
+1\te\te\tVERB\t_\t_\t0\troot\t_\t_
+2\tf\tf\tNOUN\t_\t_\t1\tobj\t_\t_
+
+"""
+
+
+def test_an_unknown_heads_deprel_is_no_label(tmp_path, capsys):
+    """`train --partial` made `_` a label (and the root label of a file with
+    no known head), which parse then wrote out."""
+    path, model, out = tmp_path / "p.conllu", tmp_path / "m.npz", tmp_path / "out.conllu"
+    path.write_text(UNKNOWN_DEPREL)
+    assert main(["train", str(path), "--partial", "--epochs", "2", "--quiet", "-o", str(model)]) == 0
+    assert Model.load(model).labels == ["det", "obj", "punct", "root"]
+    assert main(["parse", str(model), str(path), "-o", str(out), "--quiet"]) == 0
+    assert "_" not in {t.labels[d] for t in read_trees(out) for d in range(1, len(t) + 1)}
+    unknown = tmp_path / "unknown.conllu"
+    unknown.write_text("1\ta\ta\tX\t_\t_\t_\t_\t_\t_\n2\tb\tb\tX\t_\t_\t_\t_\t_\t_\n\n")
+    assert main(["train", str(unknown), "--partial", "-o", str(model), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "no word of the training trees has a known head or label: nothing to learn" in err
