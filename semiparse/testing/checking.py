@@ -11,9 +11,10 @@ a small counterexample.  ``semiparse check`` is the command-line front end.
 the constituent check as well (:mod:`semiparse.testing.constituent_checking`),
 so that ``semiparse check`` reports both from the same results.
 
-Along the way it notes dead ends: drawn configurations, or their
-successors, that are not final and have no legal transition (a parser that
-reaches one cannot finish; see docs/training.md).  The oracles agree with
+Along the way (strategy none) it notes dead ends: drawn configurations, or
+their successors, that are not final and from which no final configuration
+is reachable (a parser that reaches one cannot finish; see
+docs/training.md), as the exhaustive search finds them.  The oracles agree with
 the exhaustive search there, so these are reported beside the result, not as
 a mismatch.
 """
@@ -89,15 +90,19 @@ class DeadEnd:
                 f"{' '.join(self.transitions) or '(initial configuration)'}")
 
 
-def dead_end(system, stack, buffer, arcs, transitions):
-    """The :class:`DeadEnd` at the configuration or one step after it, or None."""
-    steps = [((stack, buffer, arcs), transitions)]
-    if not system.is_final(stack, buffer, arcs):
-        steps += [(tuple(system.apply(stack, buffer, arcs, t)[:3]), transitions + [t])
-                  for t in system.legal(stack, buffer, arcs)]
-    for config, path in steps:
-        if not system.is_final(*config) and not system.legal(*config):
-            return DeadEnd(*config, path)
+def dead_end(system, stack, buffer, arcs, transitions, scores):
+    """The :class:`DeadEnd` at the configuration or one step after it, or
+    None.  ``scores``: the exhaustive search's, under strategy none, where a
+    transition scores -inf exactly when no final configuration is reachable
+    after it (a dead end with legal transitions, whose every path leads to
+    one without any)."""
+    if system.is_final(stack, buffer, arcs):
+        return None
+    if all(v == float("-inf") for v in scores.values()):
+        return DeadEnd(stack, buffer, arcs, transitions)
+    for t, v in scores.items():
+        if v == float("-inf"):
+            return DeadEnd(*system.apply(stack, buffer, arcs, t)[:3], transitions + [t])
     return None
 
 
@@ -175,11 +180,12 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
 
         def examine(ex):
             c = ex.computation
-            seen = dead_end(system, c.stack, c.buffer, c.arcs, list(c.transitions))
-            if seen is not None:
-                result.dead_ends += 1
-                result.dead_end = result.dead_end or seen
             expected = exhaustive.scores_exhaustive(c.stack, c.buffer, ex.heads, c.arcs, partial)
+            if strategy == "none":
+                seen = dead_end(system, c.stack, c.buffer, c.arcs, list(c.transitions), expected)
+                if seen is not None:
+                    result.dead_ends += 1
+                    result.dead_end = result.dead_end or seen
             try:
                 got = checked.scores(c.stack, c.buffer, ex.heads, c.arcs, partial)
             except Exception as exc:  # a crashing method is a counterexample too
@@ -196,7 +202,7 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
                                              projective=True if projective_only else None,
                                              partial=partial), examine)
         if result.ok and strategy == "none" and method == "grammar" and could_reduce(system):
-            result.hint = reduction_hint(system, max(100, examples // 4), max_n, seed)
+            result.hint = reduction_hint(system, max(HINT_EXAMPLES, examples), max_n, seed)
         results.append(result)
     return results
 
@@ -208,6 +214,12 @@ def could_reduce(system):
     return spec is not None and not spec.critical_buffer and grammar_kernel(system) is not None
 
 
+# Examples a trial of critical_buffer takes at least before check suggests
+# it: a wrong declaration can agree on a few hundred (arc-swift's, which first
+# differs on sentences of 6 words).
+HINT_EXAMPLES = 2000
+
+
 def reduction_hint(system, examples, max_n, seed):
     """Advice to declare ``critical_buffer`` if, declared, it agrees with the
     exhaustive search on ``examples`` examples of strategy none; else None."""
@@ -217,8 +229,9 @@ def reduction_hint(system, examples, max_n, seed):
     if not result.ok:
         return None
     return (f"with the buffer reduced to its critical nodes the oracle agrees too "
-            f"({result.calls} examples): critical_buffer = true in [completion] makes it "
-            f"faster (docs/oracles.md)")
+            f"({result.calls} examples): critical_buffer = true in [completion] would make it "
+            f"faster; check the file again with it declared, with more examples and longer "
+            f"sentences (--examples, --max-n), before relying on it (docs/oracles.md)")
 
 
 def run_examples(result, strategy, examine, phases=None):

@@ -383,6 +383,11 @@ class Trainer:
                 if k % 50 == 0:
                     bar.set_postfix(acc=f"{100.0 * correct / max(total, 1):.2f}")
             bar.close()
+            if dead_ends == len(order):
+                raise ValueError(f"{self.system.name}: every training sentence ({dead_ends}) "
+                                 f"reached a dead end, a configuration from which no final one "
+                                 f"is reachable: nothing was learnt (semiparse check on the "
+                                 f"system's file shows such a configuration)")
             record = {"epoch": epoch + 1, "train_accuracy": 100.0 * correct / max(total, 1),
                       "cpu_seconds": time.process_time() - cpu}
             if dead_ends:

@@ -234,10 +234,13 @@ def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
 def test_check_suggests_the_declaration_where_the_reduction_agrees():
     """A user's root-at-end arc-standard without critical_buffer passes, and
     check advises declaring it; arc-swift passes without the advice (its
-    buffer cannot be reduced), and a system that declares it gets none."""
+    buffer cannot be reduced), also when the check itself is short (the
+    trial of the declaration once took a quarter of the examples, and
+    arc-swift k <= 3 first differs on sentences of 6 words: the advice was
+    wrong), and a system that declares it gets none."""
     [user] = check(str(SYSTEMS_FILES / "arc_standard_root_end.toml"), ["none"], examples=200)
     assert user.ok and "critical_buffer = true" in user.hint
-    [swift] = check("arc_swift2", ["none"], examples=200)
+    [swift] = check("arc_swift3", ["none"], examples=100)
     assert swift.ok and swift.hint is None
     [shipped] = check("arc_standard_root_end", ["none"], examples=100)
     assert shipped.ok and shipped.hint is None

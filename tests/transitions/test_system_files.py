@@ -378,7 +378,52 @@ def test_bracketed_trees_100000_deep_are_read(tmp_path, capsys):
 # -- 4. dead ends ------------------------------------------------------------------
 
 def _dead_end(system, stack, buffer, arcs):
-    return not system.is_final(stack, buffer, arcs) and not system.legal(stack, buffer, arcs)
+    """Not final, and no final configuration reachable (the exhaustive search)."""
+    if system.is_final(stack, buffer, arcs):
+        return False
+    heads = (-1,) + (0,) * (len(arcs) - 1)
+    scores = semiparse.oracle(system, method="exhaustive").scores(stack, buffer, heads, arcs)
+    return all(v == float("-inf") for v in scores.values())
+
+
+# Arc-hybrid whose root never takes a child: no sentence of a word or more can
+# finish, though every configuration but the last of a computation has legal
+# moves; its grammar derives nothing for a string of one word or more.
+NO_FINISH = (data_dir("systems") / "arc_hybrid.toml", 'name = "right_arc"',
+             'require = ["s1 != root"]\n')
+NO_FINISH_GRAMMAR = """start P
+(N, R0) -> p
+(L, R1) -> s
+P -> (N, R0)
+S -> (L, R1)
+(L, _) -> S (L, _)
+(_, R1) -> (_, R1) S
+"""
+
+
+def _no_finish(tmp_path):
+    path, after, extra = NO_FINISH
+    text = path.read_text()
+    start = text.index(after)
+    at = text.index("stack_after", start)
+    text = text[:at] + extra + text[at:]
+    text = text.replace('grammar = "arc_hybrid.grammar"', 'grammar = "no_finish.grammar"')
+    (tmp_path / "no_finish.grammar").write_text(NO_FINISH_GRAMMAR)
+    (tmp_path / "no_finish.toml").write_text(text)
+    return tmp_path / "no_finish.toml"
+
+
+def test_check_counts_dead_ends_that_still_have_legal_moves(tmp_path, capsys):
+    """Every example of this system is a dead end with legal moves: check
+    used to count only configurations without any (10 of 100 here), and
+    training saved a model that had learnt nothing."""
+    path = _no_finish(tmp_path)
+    assert main(["check", str(path), "--examples", "60", "--max-n", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "60 of the 60 examples of strategy none are at or one step before a dead end" in err
+    trees = _trees(_random_trees(6, seed=2))
+    with pytest.raises(ValueError, match=r"every training sentence \(6\) reached a dead end"):
+        Trainer(system=str(path), epochs=1, progress=False).run(trees)
 
 
 def test_check_warns_about_the_dead_ends_it_sees(capsys):
@@ -387,7 +432,8 @@ def test_check_warns_about_the_dead_ends_it_sees(capsys):
     assert out.startswith("ok    arc_hybrid_root_end_deadend strategy=none")
     m = re.fullmatch(r"semiparse check: warning: arc_hybrid_root_end_deadend: (\d+) of the "
                      r"(\d+) examples of strategy none are at or one step before a dead end, a "
-                     r"configuration that is not final and has no legal transition, e\.g\. "
+                     r"configuration that is not final and from which no final one is reachable, "
+                     r"e\.g\. "
                      r"stack (\[.*?\]) buffer (\[.*?\]) arcs (\[.*?\]), reached by ([\w ]+); .*",
                      err.strip())
     assert m and 0 < int(m.group(1)) <= int(m.group(2)), err
