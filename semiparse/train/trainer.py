@@ -546,6 +546,8 @@ class Trainer:
                 else:
                     candidates.extend(self._expand(model, item, scores, valid, True, sent))
             if not candidates:  # only wrong configurations can reach a dead end
+                if maxv and worst is not None:  # the gold path fell off: its update stands
+                    return worst[1], worst[2], steps, agreed
                 raise _DeadEnd
             candidates.sort(key=lambda x: -x[0])
             top = candidates[: self.options.size]

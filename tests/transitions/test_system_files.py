@@ -462,6 +462,11 @@ def test_training_abandons_a_sentence_at_a_dead_end_and_goes_on(trainer):
             if w.category is DeadEndWarning] == ([True] if dead else [])
     if trainer in ("perceptron", "rda"):  # exploration follows only viable moves
         assert dead == 0
+    if trainer == "beam-maxv":  # the beam dies only after the gold path fell off it
+        restarted = Trainer(system=str(DEAD_END), epochs=2, progress=False,
+                            options=options_for(trainer, beam=2, restart="none"))
+        restarted.run(trees)
+        assert restarted.dead_ends == 0  # the max-violation update was lost with the sentence
     for tree in trees:
         heads, labels, _ = model.parse(tree)
         assert is_tree(heads) and None not in labels[1:]
