@@ -20,7 +20,7 @@ FINAL_STACKS = ("any", "root", "one")
 _REQUIRE = re.compile(r"^\s*(\w+)\s*(?:(!=)\s*root|(==)\s*root|(has head)|(has no head))\s*$")
 _REQUIRE_BUFFER_EMPTY = re.compile(r"^\s*buffer\s+empty\s*$")
 _REQUIRE_STACK_EMPTY = re.compile(r"^\s*stack\s+empty\s*$")
-_REQUIRE_STACK_SIZE = re.compile(r"^\s*stack\s+size\s*(>=|<=|==)\s*(\d+)\s*$")
+_REQUIRE_STACK_SIZE = re.compile(r"^\s*stack\s+size\s*(>=|<=|==)\s*([0-9]+)\s*$")
 _REQUIRE_FORMS = ("'X != root', 'X == root', 'X has head', 'X has no head', 'buffer empty', "
                   "'stack empty' or 'stack size >= K' (also <= K, == K)")
 _EDGE = re.compile(r"^\s*(\w+)\s*->\s*(\w+)\s*$")
@@ -111,6 +111,8 @@ def compile_transition(r, index, root, fail_at):
     names = named + buffer[:-1]
     if len(set(names)) != len(names) or not all(x.isidentifier() for x in names):
         fail(f"pattern names {names} must be distinct identifiers", "stack")
+    if "root" in names:  # "x != root" would read as the node, not the root
+        fail("pattern name 'root' is reserved: requirements name the root so", "stack")
     rule = Rule(name, len(named), len(buffer) - 1, names)
     if whole:
         rule.stack_max = rule.ns

@@ -162,6 +162,18 @@ def test_a_bad_requirement_lists_every_form(tmp_path):
         load_system(path)
 
 
+@pytest.mark.parametrize("old, new, message", [
+    ('"s1 != root"]', '"s1 != root", "stack size >= \u0663"]', "bad require 'stack size >= \u0663'"),
+    ('"s1", "s0"]', '"root", "s0"]', "pattern name 'root' is reserved"),
+])
+def test_requirements_read_ascii_sizes_and_no_pattern_named_root(tmp_path, old, new, message):
+    """An Arabic-Indic digit was read as a size, and a pattern name 'root'
+    made "root != root" a requirement on that node."""
+    path = _system_file(tmp_path, _without_skip().replace(old, new, 1))
+    with pytest.raises(SystemFileError, match=rf":\d+: transition left_arc: {message}"):
+        load_system(path)
+
+
 def test_a_transition_that_changes_nothing_is_refused(tmp_path):
     text = _without_skip().replace('[strategy.none]', '''[[transition]]
 name = "wait"
