@@ -456,7 +456,8 @@ class _Block:
             if self.partial:
                 self.unknown.add(token_id)
             else:
-                self._error(number, f"HEAD of word {token_id} is '_' (no basic tree)")
+                self._error(number, f"HEAD of word {token_id} is '_' (no basic tree; an "
+                                    f"unknown head needs partial trees: --partial, partial=True)")
 
     def _error(self, number, reason):
         self.errors.append(ConlluError(self.name, number, reason))

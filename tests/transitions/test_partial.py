@@ -201,7 +201,9 @@ def test_conllu_reader_takes_underscore_heads_only_with_partial(tmp_path):
     (sentence,) = read_conllu(str(path), partial=True)
     assert sentence.heads == [-1, 3, -1, 0, 2, 1] and not sentence.errors
     (sentence,) = read_conllu(str(path))
-    assert [str(e) for e in sentence.errors] == [f"{path}:3: HEAD of word 2 is '_' (no basic tree)"]
+    assert [str(e) for e in sentence.errors] == [
+        f"{path}:3: HEAD of word 2 is '_' (no basic tree; an unknown head needs partial trees: "
+        f"--partial, partial=True)"]
     path.write_text(PARTIAL.replace("\t2\tdep", "\t-1\tdep"))
     (sentence,) = read_conllu(str(path), partial=True)
     assert [str(e) for e in sentence.errors] == [f"{path}:5: HEAD -1 of word 4 is out of range 0..5"]
@@ -218,7 +220,8 @@ def test_commands_refuse_underscore_heads_without_partial(tmp_path, capsys, comm
     path = tmp_path / "p.conllu"
     path.write_text(PARTIAL)
     assert main(command + [str(path)]) == 2
-    assert f"{path}:3: HEAD of word 2 is '_' (no basic tree)" in capsys.readouterr().err
+    assert (f"{path}:3: HEAD of word 2 is '_' (no basic tree; an unknown head needs partial trees: "
+            f"--partial, partial=True)") in capsys.readouterr().err
 
 
 def test_projectivize_partial_keeps_underscore_for_unknown_heads(tmp_path):
@@ -256,7 +259,8 @@ def test_read_trees_takes_partial_trees_only_with_partial(tmp_path):
     path.write_text(PARTIAL)
     (tree,) = read_trees(str(path), partial=True)
     assert tree.heads == [-1, 3, -1, 0, 2, 1]
-    with pytest.raises(ValueError, match=r"p\.conllu:3: HEAD of word 2 is '_' \(no basic tree\)"):
+    with pytest.raises(ValueError,
+                       match=r"p\.conllu:3: HEAD of word 2 is '_' \(no basic tree; .*--partial"):
         read_trees(str(path))
 
 
