@@ -14,6 +14,7 @@ import pkgutil
 import signal
 import sys
 import threading
+import warnings
 
 from semiparse import __version__
 
@@ -140,7 +141,11 @@ def main(argv=None):
             parser = build_parser()
         args = parser.parse_args(argv)
         name = " ".join(["semiparse", args.command] + ([args.benchmark] if args.command == "bench" else []))
-        return args.func(args) or 0
+        with warnings.catch_warnings():
+            # a warning is one line, as errors are: not Python's file, line and source
+            warnings.showwarning = lambda message, *_, **__: print(f"{name}: warning: {message}",
+                                                                   file=sys.stderr)
+            return args.func(args) or 0
     except (UserError, ValueError, OSError) as exc:
         if isinstance(exc, BrokenPipeError):
             return _reader_gone()

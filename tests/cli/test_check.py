@@ -48,6 +48,18 @@ def test_check_bad_input_exits_2(tmp_path, capsys):
     assert "max_n <= 500" in capsys.readouterr().err
 
 
+def test_warnings_are_one_line_each(tmp_path, capsys):
+    """A grammar warning came out as Python prints one: the library's file
+    and line, then a line of its source."""
+    grammar = tmp_path / "dead.grammar"
+    grammar.write_text("start P\n(N, R0) -> p\nP -> (N, R0)\nP -> (N, R1)\nS -> (L, R1)\n"
+                       "(L, _) -> P (L, _)\n(L, _) -> S (L, _)\n(_, R1) -> (_, R0) P\n")
+    assert main(["check", "arc_hybrid", "--grammar", str(grammar), "--examples", "5"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"semiparse check: warning: {grammar}:5:1: constituent 'S' derives no tree"
+    assert [line for line in lines if not line.startswith("semiparse check: ")] == []
+
+
 @settings(max_examples=200)
 @given(st.data())
 def test_gold_tree_strategies(data):
