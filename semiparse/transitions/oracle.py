@@ -294,6 +294,7 @@ class Oracle(DynamicOracle):
         column = self._column
         used = []      # the _Kept of each gold object, in order
         taken = []     # those this call took from what the oracle keeps (see _take)
+        fresh = []     # those of lists, made for this call only
 
         def prepare(heads, i):
             try:
@@ -302,6 +303,7 @@ class Oracle(DynamicOracle):
                     taken.append(kept)
                 else:   # a list may change: checked, and its kernel's data made, anew
                     kept = _Kept(heads, Gold(heads, partial))
+                    fresh.append(kept)
             except ValueError as exc:
                 raise ValueError(f"golds[{i}]: {exc}") from None
             used.append(kept)
@@ -317,7 +319,7 @@ class Oracle(DynamicOracle):
             rows = fill_rows(configs, golds, machine_for(self.system), prepare, check, out, n_jobs)
         finally:
             short = self._give_back(taken, partial)
-        _check_memory(short)
+        _check_memory(short or next((k.watch for k in fresh if _out_of_memory(k.watch)), None))
         if not rows:
             return out
         checked = {id(kept.heads): kept.gold for kept in used}

@@ -258,7 +258,8 @@ oracle.scores(system.initial(3), (-1, 0, 1, 2))
 with open("/proc/self/status") as f:
     vm = next(int(line.split()[1]) for line in f if line.startswith("VmSize")) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (vm + (4 << 20), resource.RLIM_INFINITY))
-for call in (lambda: oracle.scores(config, heads), lambda: oracle.scores_batch([config], [heads])):
+for call in (lambda: oracle.scores(config, heads), lambda: oracle.scores_batch([config], [heads]),
+             lambda: oracle.scores_batch([config], [list(heads)])):
     try:
         call()
         print("no error")
@@ -271,10 +272,11 @@ for call in (lambda: oracle.scores(config, heads), lambda: oracle.scores_batch([
 def test_a_chart_that_does_not_fit_in_memory_is_a_memory_error_not_a_wrong_row(tmp_path):
     """Under an address-space limit (this process's own, in a child) the
     chart of a long string cannot be allocated: single calls and batches
-    raise MemoryError instead of scoring the transition -inf."""
+    raise MemoryError instead of scoring the transition -inf (a batch
+    whose gold tree is a list once did)."""
     done = subprocess.run([sys.executable, "-c", OUT_OF_MEMORY], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path)  # not the checkout: the installed package
-    assert done.stdout.splitlines() == ["MemoryError: the oracle's chart does not fit in memory"] * 2, (
+    assert done.stdout.splitlines() == ["MemoryError: the oracle's chart does not fit in memory"] * 3, (
         done.stdout + done.stderr)
 
 
