@@ -27,7 +27,8 @@ import zipfile
 
 from semiparse.transitions.loading import definition_sha256
 from semiparse.treebank.outputs import open_output
-from semiparse.train.model import ModelError, check_same_system, recorded_system, system_record
+from semiparse.train.model import (SYSTEM_KEYS, ModelError, check_same_system, recorded_system,
+                                   system_record)
 
 FORMAT = "semiparse-neural-model"
 CHECKPOINT = "semiparse-neural-checkpoint"
@@ -150,8 +151,7 @@ def _build(path, payload, meta, system=None):
     recorded = recorded_system(path, meta)
     if system is not None:
         check_same_system(path, recorded, system)
-    reserved = ("system", "system_definition", "system_sha256", "system_grammar", "transitions",
-                "positions", "vocab", "options")
+    reserved = SYSTEM_KEYS + ("transitions", "positions", "vocab", "options")
     try:
         options = Options.from_dict(meta["options"])
         model = NeuralModel(recorded, Vocab.from_dict(meta["vocab"]), options,

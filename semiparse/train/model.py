@@ -9,6 +9,7 @@ described in ``docs/training.md``: a NumPy ``.npz`` archive (no pickles) with
 a JSON header ``meta``, the sorted feature keys ``keys`` (uint64) and the
 weight rows ``weights`` (float32, one column per class).
 """
+import hashlib
 import json
 import os
 import zipfile
@@ -31,7 +32,8 @@ SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")  # the shipped
 # than :func:`system_classes`'s rule); kept so that those models load unchanged.
 _LEGACY_MOVES = {"arc_eager": ("left_arc", "right_arc", "reduce")}
 # Meta keys that record the system (not passed on as the model's free meta).
-SYSTEM_KEYS = ("system", "system_definition", "system_sha256", "system_grammar")
+SYSTEM_KEYS = ("system", "system_definition", "system_sha256", "system_grammar",
+               "system_grammar_sha256")
 
 
 def system_classes(system, labels):
@@ -56,14 +58,20 @@ class ModelError(ValueError):
 def system_record(system):
     """The meta entries that record a system: its name and, for a declared
     system, its TOML text, :func:`definition_sha256` and the text of its
-    completion grammar (so that the model alone rebuilds the system)."""
+    completion grammar with its sha256 (so that the model alone rebuilds the
+    system, and an edit of either is seen)."""
     digest = definition_sha256(system)
     if digest is None:
         return {"system": system.name}
     record = {"system": system.name, "system_definition": system.text, "system_sha256": digest}
     if system.grammar is not None:
         record["system_grammar"] = system.grammar_text
+        record["system_grammar_sha256"] = _sha256(system.grammar_text)
     return record
+
+
+def _sha256(text):
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def recorded_system(path, meta):
@@ -80,6 +88,10 @@ def recorded_system(path, meta):
         raise ModelError(f"{path}: the recorded system definition is not TOML text")
     if name in SYSTEMS and definition_sha256(load_system(name)) == meta.get("system_sha256"):
         return load_system(name)  # the shipped definition: share its object (and machine)
+    recorded_sha = meta.get("system_grammar_sha256")  # absent from older files
+    if grammar is not None and recorded_sha is not None and recorded_sha != _sha256(grammar):
+        raise ModelError(f"{path}: the recorded completion grammar does not match its sha256 "
+                         f"(damaged model file)")
     try:
         system = system_from_text(text, f"{path} (recorded system {name})", grammar)
     except ValueError as exc:
@@ -303,6 +315,7 @@ class Model:
             **system_record(self.transition_system),
             "labels": self.labels,
             "templates": self.template_strings,
+            "templates_sha256": _sha256(json.dumps(self.template_strings)),
             "classes": [self.class_name(i) for i in range(len(self.classes))],
             "beam": self.beam,
             "n_nonzero": int(np.count_nonzero(weights)),
@@ -363,7 +376,11 @@ class Model:
         try:
             model = cls(recorded, meta["labels"], meta["templates"], beam=int(meta.get("beam", 1)),
                         meta={k: v for k, v in meta.items()
-                              if k not in SYSTEM_KEYS + ("labels", "templates", "classes", "beam")})
+                              if k not in SYSTEM_KEYS + ("labels", "templates", "templates_sha256",
+                                                         "classes", "beam")})
+            recorded_sha = meta.get("templates_sha256")  # absent from older files
+            if recorded_sha is not None and recorded_sha != _sha256(json.dumps(meta["templates"])):
+                raise ValueError("its feature templates do not match their sha256 (edited)")
             if meta.get("classes") != [model.class_name(i) for i in range(len(model.classes))]:
                 raise ValueError("its class list does not match its system and labels")
             if keys.dtype != np.uint64 or weights.ndim != 2 or len(keys) != len(weights):

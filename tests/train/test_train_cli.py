@@ -26,7 +26,7 @@ from semiparse.train.evaluate import calibration
 from semiparse.transitions import load_system
 from semiparse.treebank.projectivity import is_projective
 
-from support import cli_error
+from support import SYSTEMS, cli_error
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +144,23 @@ def test_bad_model_files(greek, small_model, tmp_path, capsys):
         np.savez(tampered, meta=np.array(json.dumps(meta)), keys=archive["keys"],
                  weights=archive["weights"])
     assert "inconsistent model" in cli_error(capsys, ["parse", str(tampered), dev, "--quiet"])
+    # templates reordered (parses lost most of their accuracy), a user system's recorded
+    # grammar edited (a shipped system's is not read)
+    user = tmp_path / "user.npz"
+    Model(str(SYSTEMS / "arc_standard_root_end.toml"), ["root", "dep"]).save(user)
+    for key, model, edit, message in (
+            ("templates", path, lambda meta: meta["templates"].reverse(),
+             "inconsistent model: its feature templates do not match their sha256"),
+            ("system_grammar", user,
+             lambda meta: meta.update(system_grammar=meta["system_grammar"] + "#"),
+             "the recorded completion grammar does not match its sha256")):
+        edited = tmp_path / f"{key}.npz"
+        with np.load(model) as archive:
+            meta = json.loads(str(archive["meta"]))
+            edit(meta)
+            np.savez(edited, meta=np.array(json.dumps(meta)), keys=archive["keys"],
+                     weights=archive["weights"])
+        assert message in cli_error(capsys, ["parse", str(edited), dev, "--quiet"])
 
 
 def test_unseen_labels(greek, small_model, tmp_path, capsys):
