@@ -45,6 +45,7 @@ ENCODE_TIE_BREAK = "closest"
 
 _FIELD = re.compile(r"([^^#]*)(?:\^([0-9]+))?(?:#([0-9]+))?")
 _RESERVED = ("^", "#")
+_EDGE = SEPARATOR[0]  # 'a|' + '||x' would read as 'a' + '||' + '|x'
 
 
 class EncodingError(ValueError):
@@ -83,7 +84,8 @@ def encode(gold, heads, labels, encoding):
 
     ``labels[d]`` is the gold DEPREL of word ``d``.  EncodingError if a label
     already holds the separator (an encoded file) or cannot be written in a
-    field (empty, ``*``, or holding ``^`` or ``#``)."""
+    field (empty, ``*``, holding ``^`` or ``#``, or ending in ``|``, which
+    would read as a separator followed by ``|``)."""
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, not {encoding!r}")
     gold, heads = check_tree(gold), check_tree(heads)
@@ -95,9 +97,9 @@ def encode(gold, heads, labels, encoding):
         if SEPARATOR in label:
             raise EncodingError(d, f"DEPREL {label!r} of word {d} already contains {SEPARATOR!r}: "
                                 f"the file is encoded already (decode it with semiparse deprojectivize)")
-        if label in ("", PATH_MARK) or any(c in label for c in _RESERVED):
-            raise EncodingError(d, f"DEPREL {label!r} of word {d} cannot be encoded "
-                                f"(empty, {PATH_MARK!r} or containing '^' or '#')")
+        if label in ("", PATH_MARK) or any(c in label for c in _RESERVED) or label.endswith(_EDGE):
+            raise EncodingError(d, f"DEPREL {label!r} of word {d} cannot be encoded (empty, "
+                                f"{PATH_MARK!r}, containing '^' or '#', or ending in {_EDGE!r})")
     out = list(labels)
     marked = set()
     moved = [d for d in range(1, len(heads)) if gold[d] != heads[d]]

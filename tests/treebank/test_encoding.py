@@ -2,6 +2,7 @@
 (semiparse.treebank.encoding, projectivize --encode, deprojectivize, compare-pseudo --round-trip)."""
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -105,6 +106,19 @@ def test_bad_labels_raise_or_are_listed():
         encode([-1, 0, 1], [-1, 0, 1], [None, "a", "b||c"], "head")
     with pytest.raises(ValueError, match="encoding must be one of head, path, head\\+path"):
         encode([-1, 0, 1], [-1, 0, 1], [None, "a", "b"], "lift")
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_a_label_ending_in_a_bar_is_refused_and_other_bars_round_trip(encoding):
+    """'nmod|' + '||x' would read back as 'nmod' + '||' + '|x': refused; a bar
+    elsewhere in a label is no separator and comes back exactly."""
+    gold, new = [-1, 3, 4, 0, 3], [-1, 3, 3, 0, 3]
+    for label in ("aux|", "|"):
+        with pytest.raises(EncodingError, match=f"DEPREL '{re.escape(label)}' of word 4 cannot be encoded"):
+            encode(gold, new, [None, "nsubj", "obj", "root", label], encoding)
+    labels = [None, "nsubj", "o|bj", "root", "|aux"]
+    decoded = decode(new, encode(gold, new, labels, encoding))
+    assert decoded.labels == labels and (decoded.heads == gold or encoding == "head")
 
 
 def test_documented_example():
@@ -212,6 +226,16 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys):
     garbled.write_bytes(encoded.read_bytes().replace(b"obj||aux", b"obj||aux^x"))
     assert main(["deprojectivize", str(garbled)]) == 2
     assert f"{garbled}:5: word 2: DEPREL 'obj||aux^x': field 'aux^x'" in one_line_error(capsys, "deprojectivize")
+
+
+def test_cli_refuses_a_label_ending_in_a_bar_at_its_line(tmp_path, capsys):
+    source = tmp_path / "in.conllu"
+    source.write_bytes(DOC.replace("\taux\t", "\taux|\t").encode())
+    assert main(["projectivize", "--encode", "head+path", str(source)]) == 2
+    err = one_line_error(capsys, "projectivize")
+    assert f"{source}:8: DEPREL 'aux|' of word 4 cannot be encoded" in err
+    assert main(["projectivize", "--encode", "head+path", "--on-error", "skip", str(source)]) == 0
+    assert capsys.readouterr().out == "# sent_id = b\n1\tE\te\tX\t_\t_\t0\troot\t_\t_\n\n"
 
 
 def test_cli_on_error_keep_leaves_the_arc_and_counts_it(tmp_path, capsys):
