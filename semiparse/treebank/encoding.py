@@ -220,9 +220,9 @@ def decode(heads, labels, strict=True):
     label no word fits is left where it is, and if the heads found close a
     cycle, the arcs of the cycle are left one by one (the rightmost word
     first) until none remains, so the result is always a tree.  A label
-    that does not parse, or whose steps up go above the root, raises
-    EncodingError when ``strict``; otherwise it is left as it was and listed
-    in ``bad``."""
+    that does not parse, whose steps up go above the root or whose ``#k``
+    goes beyond the other words of the sentence raises EncodingError when
+    ``strict``; otherwise it is left as it was and listed in ``bad``."""
     heads = check_tree(heads)
     if len(labels) != len(heads):
         raise ValueError(f"heads and labels must have the same length, got {len(heads)} and {len(labels)}")
@@ -239,6 +239,10 @@ def decode(heads, labels, strict=True):
             depth = len(_ancestors(heads, heads[d])) - 1
             bad.append((d, f"word {d}: DEPREL {labels[d]!r} goes {up} steps up from word "
                            f"{heads[d]}, which is {depth} below the root"))
+            parsed[d] = None
+        elif 0 < parsed[d].index >= n - 1:  # the candidates are the other words, at most n - 1
+            bad.append((d, f"word {d}: DEPREL {labels[d]!r} asks for word #{parsed[d].index} so "
+                           f"labelled, but the sentence has {n - 1} other words"))
             parsed[d] = None
     if strict and bad:
         raise EncodingError(*min(bad))

@@ -121,6 +121,17 @@ def test_a_label_ending_in_a_bar_is_refused_and_other_bars_round_trip(encoding):
     assert decoded.labels == labels and (decoded.heads == gold or encoding == "head")
 
 
+def test_an_index_beyond_the_words_is_a_bad_label():
+    """No sentence has that many candidates; a huge #k used to stop islice."""
+    heads, labels = [-1, 0, 1, 1], [None, "a", "b", "c||a^0#{}"]
+    for k in (2, 10 ** 20):
+        decoded = decode(heads, labels[:3] + [labels[3].format(k)], strict=False)
+        assert decoded.bad == [(3, f"word 3: DEPREL 'c||a^0#{k}' asks for word #{k} so labelled, "
+                                   f"but the sentence has 2 other words")]
+        assert decoded.heads == heads and decoded.labels[3] == f"c||a^0#{k}"
+    assert decode(heads, labels[:3] + ["c||b#1"]).left == [3]  # within the words: fits none
+
+
 def test_documented_example():
     gold, labels = [-1, 3, 4, 0, 3], [None, "nsubj", "obj", "root", "aux"]
     new = projectivize(gold)
@@ -235,6 +246,16 @@ def test_cli_refuses_a_label_ending_in_a_bar_at_its_line(tmp_path, capsys):
     err = one_line_error(capsys, "projectivize")
     assert f"{source}:8: DEPREL 'aux|' of word 4 cannot be encoded" in err
     assert main(["projectivize", "--encode", "head+path", "--on-error", "skip", str(source)]) == 0
+    assert capsys.readouterr().out == "# sent_id = b\n1\tE\te\tX\t_\t_\t0\troot\t_\t_\n\n"
+
+
+def test_cli_huge_index_is_an_error_at_its_line(tmp_path, capsys):
+    source = tmp_path / "in.conllu"
+    source.write_bytes(DOC.replace("\tobj\t", "\tobj||aux^0#99999999999999999999\t").encode())
+    assert main(["deprojectivize", str(source)]) == 2
+    assert f"{source}:5: word 2: DEPREL 'obj||aux^0#99999999999999999999' asks for" in one_line_error(
+        capsys, "deprojectivize")
+    assert main(["deprojectivize", "--on-error", "skip", str(source)]) == 0
     assert capsys.readouterr().out == "# sent_id = b\n1\tE\te\tX\t_\t_\t0\troot\t_\t_\n\n"
 
 
