@@ -7,6 +7,7 @@ byte.  The decoding itself is :func:`semiparse.treebank.encoding.decode`.
 """
 import sys
 
+from semiparse.heads import tree_problems
 from semiparse.treebank.conllu import ConlluError, _tolerated
 from semiparse.treebank.encoding import EncodingError, decode, encode
 from semiparse.treebank.outputs import check_output, open_output
@@ -40,12 +41,13 @@ def encode_sentence(sentence, heads, encoding, on_error):
     return sentence.relabeled(heads, labels)
 
 
-def decode_sentence(sentence, on_error):
+def decode_sentence(sentence, on_error, multiple_roots="error"):
     """``(bytes, decoded)`` for one usable sentence: labels that do not parse
     or point nowhere are errors under ``on_error`` (``fail`` raises the
     first, ``skip`` gives ``(b"", None)``, ``keep`` leaves those arcs as
-    they are)."""
-    decoded = decode(sentence.heads, sentence.deprels(), strict=False)
+    they are); so are labels that attach a second word to the root, unless
+    ``multiple_roots`` is ``warn`` (then a warning)."""
+    decoded = decode(sentence.heads, sentence.deprels(), strict=False, single_root=multiple_roots == "error")
     if decoded.bad:
         problems = [ConlluError(sentence.file, sentence.line_of(d), reason) for d, reason in decoded.bad]
         if on_error == "keep":
@@ -53,6 +55,10 @@ def decode_sentence(sentence, on_error):
                 print(f"{problem} (arc left as it is)", file=sys.stderr)
         elif not _tolerated(problems, on_error):
             return b"", None
+    roots = [d for d in decoded.moved if decoded.heads[d] == 0]
+    if roots and decoded.heads.count(0) > 1:  # only with --multiple-roots warn
+        reason = next(r for _, r, roots_only in tree_problems(decoded.heads) if roots_only)
+        print(f"{sentence.file}:{sentence.line_of(roots[0])}: warning: after decoding: {reason}", file=sys.stderr)
     return sentence.relabeled(decoded.heads, decoded.labels), decoded
 
 
@@ -64,7 +70,7 @@ def run(args):
             if not usable:
                 out.write(sentence.raw)
             else:
-                text, decoded = decode_sentence(sentence, args.on_error)
+                text, decoded = decode_sentence(sentence, args.on_error, args.multiple_roots)
                 out.write(text)
                 if decoded is not None:
                     moved += len(decoded.moved)

@@ -212,7 +212,7 @@ class _View:
                 queue.extend(self.children[x])
 
 
-def decode(heads, labels, strict=True):
+def decode(heads, labels, strict=True, single_root=False):
     """Undo :func:`encode` on ``heads`` (gold or parser output, any tree):
     a :class:`Decoded` with plain labels and the heads found.
 
@@ -222,7 +222,9 @@ def decode(heads, labels, strict=True):
     first) until none remains, so the result is always a tree.  A label
     that does not parse, whose steps up go above the root or whose ``#k``
     goes beyond the other words of the sentence raises EncodingError when
-    ``strict``; otherwise it is left as it was and listed in ``bad``."""
+    ``strict``; otherwise it is left as it was and listed in ``bad``.  With
+    ``single_root`` (UD), so is a label that attaches its word to the root
+    when the decoded tree would then have several words there."""
     heads = check_tree(heads)
     if len(labels) != len(heads):
         raise ValueError(f"heads and labels must have the same length, got {len(heads)} and {len(labels)}")
@@ -247,23 +249,38 @@ def decode(heads, labels, strict=True):
     if strict and bad:
         raise EncodingError(*min(bad))
     view = _View(heads, parsed)
-    result, left = list(heads), []
-    for d in range(1, n + 1):
-        label = parsed[d]
-        if label is None or (label.head_label is None and label.up is None):
-            continue
-        g = view.find(d)
-        if g is None:
-            left.append(d)
-        else:
+    found = {d: view.find(d) for d in range(1, n + 1)
+             if parsed[d] is not None and not (parsed[d].head_label is None and parsed[d].up is None)}
+    result, left = _settled(heads, found)
+    roots = [d for d in range(1, n + 1) if result[d] == 0]
+    if single_root and len(roots) > 1 and any(heads[d] for d in roots):
+        listed = ", ".join(map(str, roots))
+        for d in (d for d in roots if heads[d]):
+            bad.append((d, f"word {d}: DEPREL {labels[d]!r} attaches word {d} to the root: "
+                           f"{len(roots)} words attached to 0 (words {listed}); UD allows one"))
+            del found[d]
+        if strict:
+            raise EncodingError(*min(bad))
+        result, left = _settled(heads, found)
+    unread = {d for d, _ in bad}
+    out_labels = [labels[0]] + [labels[d] if d in unread else parsed[d].base for d in range(1, n + 1)]
+    moved = [d for d in range(1, n + 1) if result[d] != heads[d]]
+    return Decoded(result, out_labels, moved, sorted(left), sorted(bad))
+
+
+def _settled(heads, found):
+    """``(result, left)``: ``heads`` with each word of ``found`` given its
+    head found (None: left where it is), then the arcs of each cycle left
+    one by one, the rightmost word first."""
+    result, left = list(heads), [d for d, g in found.items() if g is None]
+    for d, g in found.items():
+        if g is not None:
             result[d] = g
     while (cycle := find_cycle(result)) is not None:
         d = max(x for x in cycle if result[x] != heads[x])
         result[d] = heads[d]
         left.append(d)
-    out_labels = [labels[0]] + [labels[d] if parsed[d] is None else parsed[d].base for d in range(1, n + 1)]
-    moved = [d for d in range(1, n + 1) if result[d] != heads[d]]
-    return Decoded(result, out_labels, moved, sorted(left), sorted(bad))
+    return result, left
 
 
 def round_trip(gold, heads, labels, encoding):

@@ -132,6 +132,18 @@ def test_an_index_beyond_the_words_is_a_bad_label():
     assert decode(heads, labels[:3] + ["c||b#1"]).left == [3]  # within the words: fits none
 
 
+def test_single_root_refuses_a_label_that_adds_a_root_word():
+    heads, labels = [-1, 0, 1, 1], [None, "root", "dep||", "x||a"]
+    assert decode(heads, labels).heads == [-1, 0, 0, 1]  # any number of root words, as the API's default
+    reason = "word 2: DEPREL 'dep||' attaches word 2 to the root: 2 words attached to 0 (words 1, 2); UD allows one"
+    with pytest.raises(EncodingError, match=re.escape(reason)):
+        decode(heads, labels, single_root=True)
+    decoded = decode(heads, labels, strict=False, single_root=True)
+    assert decoded.bad == [(2, reason)] and decoded.heads == heads and decoded.labels == [None, "root", "dep||", "x"]
+    # the root word moved away and another took its place: one root, nothing refused
+    assert decode([-1, 0, 1], [None, "root||b", "b||"], single_root=True).heads == [-1, 2, 0]
+
+
 def test_documented_example():
     gold, labels = [-1, 3, 4, 0, 3], [None, "nsubj", "obj", "root", "aux"]
     new = projectivize(gold)
@@ -257,6 +269,20 @@ def test_cli_huge_index_is_an_error_at_its_line(tmp_path, capsys):
         capsys, "deprojectivize")
     assert main(["deprojectivize", "--on-error", "skip", str(source)]) == 0
     assert capsys.readouterr().out == "# sent_id = b\n1\tE\te\tX\t_\t_\t0\troot\t_\t_\n\n"
+
+
+def test_cli_a_second_root_word_follows_multiple_roots(tmp_path, capsys):
+    source = tmp_path / "in.conllu"
+    source.write_bytes(DOC.replace("\t4\tobj\t", "\t4\tobj||\t").encode())
+    assert main(["deprojectivize", str(source)]) == 2
+    err = one_line_error(capsys, "deprojectivize")
+    assert f"{source}:5: word 2: DEPREL 'obj||' attaches word 2 to the root: 2 words attached to 0" in err
+    assert main(["deprojectivize", "--on-error", "keep", str(source)]) == 0
+    assert "\t4\tobj||\t" in capsys.readouterr().out
+    assert main(["deprojectivize", "--multiple-roots", "warn", str(source)]) == 0
+    out, err = capsys.readouterr()
+    assert "2\tB\tb\tX\t_\t_\t0\tobj\t_\t_" in out
+    assert err == f"{source}:5: warning: after decoding: 2 words attached to 0 (words 2, 3); UD allows one\n"
 
 
 def test_cli_on_error_keep_leaves_the_arc_and_counts_it(tmp_path, capsys):
