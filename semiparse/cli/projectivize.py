@@ -113,7 +113,8 @@ def run(args):
     with open_output(args.output, binary=True) as out, progress(args.input) as bar:
         if args.unmark:
             for sentence, usable in sentences(args.input, args):
-                text = sentence.unmarked(args.on_error, partial=args.partial)[0] if usable else None
+                text = sentence.unmarked(args.on_error, partial=args.partial,
+                                         multiple_roots=args.multiple_roots)[0] if usable else None
                 out.write(text.encode("utf-8", "surrogateescape") if usable else sentence.raw)
                 bar.update()
             return 0

@@ -220,7 +220,7 @@ class Sentence:
             changed[d] = cols
         return self._with_columns(changed)
 
-    def unmarked(self, on_error="fail", warn=None, partial=False):
+    def unmarked(self, on_error="fail", warn=None, partial=False, multiple_roots="error"):
         """``(text, heads)``: every word with ``OrigHead=H`` in MISC gets HEAD
         ``H`` back and loses that entry (MISC becomes ``_`` when that was its
         only entry; an empty MISC, marked as ``|OrigHead=H``, becomes empty again).
@@ -228,8 +228,10 @@ class Sentence:
         A bad ``OrigHead`` value, or restored heads that are not a tree
         (cycle, self-loop), is an error of this sentence under ``on_error``
         as in :func:`apply_policy`: ``fail`` raises it, ``keep`` gives the
-        sentence unchanged, ``skip`` gives ``("", None)``.  ``partial``: words
-        whose HEAD is ``_`` (``-1``) keep their unknown head, and the
+        sentence unchanged, ``skip`` gives ``("", None)``.  So is an
+        ``OrigHead`` given twice, and a word restored to the root beside
+        another (with ``multiple_roots="warn"``, a warning).  ``partial``:
+        words whose HEAD is ``_`` (``-1``) keep their unknown head, and the
         restored heads must form a partial tree."""
         heads = None if self.heads is None else list(self.heads)
         changed, errors = {}, []
@@ -238,10 +240,15 @@ class Sentence:
             if len(cols) != 10 or MARK_KEY not in cols[MISC]:
                 continue
             entries = cols[MISC].split("|")
-            kept = [e for e in entries if e.split("=", 1)[0] != MARK_KEY]
-            if len(kept) == len(entries):
+            marks = [e for e in entries if e.split("=", 1)[0] == MARK_KEY]
+            if not marks:
                 continue
-            value = [e for e in entries if e.split("=", 1)[0] == MARK_KEY][-1].split("=", 1)
+            if len(marks) > 1:
+                errors.append(ConlluError(self.file, self.line_of(d),
+                                          f"{MARK_KEY} given {len(marks)} times in MISC {cols[MISC]!r}"))
+                continue
+            kept = [e for e in entries if e not in marks]
+            value = marks[0].split("=", 1)
             try:
                 original = parse_int_value(value[1] if len(value) == 2 else "")
             except ParseException:
@@ -254,12 +261,17 @@ class Sentence:
             changed[d] = cols
             if heads is not None:
                 heads[d] = original
-        if not errors and heads is not None and (partial or not is_tree(heads)):
-            errors = [
-                ConlluError(self.file, self.line_of(word), f"after restoring {MARK_KEY}: {reason}")
+        # A word restored to the root: several there is an error with multiple_roots="error".
+        rooted = heads is not None and any(heads[d] == 0 != self.heads[d] for d in changed)
+        if not errors and heads is not None and (partial or rooted or not is_tree(heads)):
+            problems = [
+                (ConlluError(self.file, self.line_of(word), f"after restoring {MARK_KEY}: {reason}"), roots_only)
                 for word, reason, roots_only in (partial_problems if partial else tree_problems)(heads)
-                if not roots_only
+                if rooted or not roots_only
             ]
+            errors = [p for p, roots_only in problems if not roots_only or multiple_roots == "error"]
+            for problem in (p for p, roots_only in problems if roots_only and multiple_roots == "warn"):
+                (warn or _stderr)(f"{problem.file}:{problem.line}: warning: {problem.reason}")
         if errors and not _tolerated(errors, on_error, warn):
             return "", None
         if errors:

@@ -106,6 +106,11 @@ TAMPERED = [
      6, r"after restoring OrigHead: word 2 is headed by itself"),
     ("1\tA\ta\tX\t_\t_\t0\troot\t_\t_\n2\tB\tb\tX\t_\t_\t1\tdep\t_\tOrigHead=9\n\n",
      6, r"bad OrigHead value in MISC 'OrigHead=9'"),
+    ("1\tA\ta\tX\t_\t_\t0\troot\t_\t_\n2\tB\tb\tX\t_\t_\t1\tdep\t_\tOrigHead=1|OrigHead=1\n\n",
+     6, r"OrigHead given 2 times in MISC 'OrigHead=1\|OrigHead=1'"),
+    # a second word restored to the root (UD allows one)
+    ("1\tA\ta\tX\t_\t_\t0\troot\t_\t_\n2\tB\tb\tX\t_\t_\t1\tdep\t_\tSpaceAfter=No|OrigHead=0\n\n",
+     6, r"after restoring OrigHead: 2 words attached to 0 \(words 1, 2\); UD allows one"),
 ]
 
 
@@ -123,6 +128,15 @@ def test_unmark_checks_the_restored_tree_under_on_error(tmp_path, bad, line, rea
     status, _, err = run("projectivize", "--unmark", "--on-error", "skip", source, "-o", out)
     assert status == 0 and out.read_text() == GOOD + GOOD
     assert err.endswith("(sentence skipped)\n")
+
+
+def test_unmark_warns_of_a_second_root_with_multiple_roots_warn(tmp_path):
+    source, out = tmp_path / "marked.conllu", tmp_path / "out.conllu"
+    source.write_text(GOOD + TAMPERED[-1][0])
+    status, _, err = run("projectivize", "--unmark", "--multiple-roots", "warn", source, "-o", out)
+    restored = TAMPERED[-1][0].replace("\t1\tdep\t_\tSpaceAfter=No|OrigHead=0", "\t0\tdep\t_\tSpaceAfter=No")
+    assert status == 0 and out.read_text() == GOOD + restored
+    assert err == f"{source}:5: warning: after restoring OrigHead: 2 words attached to 0 (words 1, 2); UD allows one\n"
 
 
 def test_unmark_still_restores_good_marks(tmp_path):
