@@ -88,20 +88,20 @@ class Tree:
         return f"Tree({self.to_string()!r})"
 
     def to_string(self):
-        """One-line bracketed form, e.g. ``(S (NP (DT the) (NN dog)) (VP (VBD ran)))``."""
+        """One-line bracketed form, e.g. ``(S (NP (DT the) (NN dog)) (VP (VBD ran)))``;
+        an unlabelled node as PTB writes its outer bracket, ``( (S ...) )``."""
         parts = ["(" + self.label]
-        stack = [iter(self.children)]  # the children left to write, per open node
+        stack = [(self.label, iter(self.children))]  # the children left to write, per open node
         while stack:
-            for child in stack[-1]:
+            for child in stack[-1][1]:
                 if isinstance(child, str):
                     parts.append(" " + child)
                 else:
                     parts.append(" (" + child.label)
-                    stack.append(iter(child.children))
+                    stack.append((child.label, iter(child.children)))
                     break
             else:
-                stack.pop()
-                parts.append(")")
+                parts.append(")" if stack.pop()[0] else " )")
         return "".join(parts)
 
     __str__ = to_string
@@ -151,8 +151,10 @@ def clean(node, remove_traces=True, strip_tags=True, drop_outer=True):
 
     ``remove_traces``: delete ``-NONE-`` preterminals and the phrasal nodes
     left without children.  ``strip_tags``: :func:`strip_function_tags` on
-    phrasal labels (POS tags are kept).  ``drop_outer``: replace an unlabelled
-    root with a single phrasal child by that child (PTB's ``( (S ...) )``).
+    phrasal labels (POS tags are kept).  ``drop_outer``: an outer bracket
+    with a single phrasal child is replaced by that child (PTB's
+    ``( (S ...) )``).  One over a preterminal or several children stays: the
+    transition systems need a phrasal root, and several roots need it.
     """
     done = [[]]  # the cleaned children of each open node (None: removed)
     for t, entering in traverse(node):
@@ -369,10 +371,14 @@ def _parse(lines, name, on_error):
 
 def write_ptb(trees, path, outer=True):
     """Write trees one per line, atomically; ``outer`` wraps each in PTB's
-    unlabelled bracket ``( ... )`` (not added to an unlabelled root)."""
+    unlabelled bracket ``( ... )`` (an unlabelled root is that bracket
+    already); without ``outer`` an unlabelled root over one node is written
+    as that node (over several it stays: they would read as several trees)."""
     with open_output(path) as out:
         for t in trees:
             _check_atoms(t)
+            if t.label == "" and not outer and len(t.children) == 1:
+                t = t.children[0]
             text = t.to_string()
             out.write((f"( {text} )" if outer and t.label != "" else text) + "\n")
 

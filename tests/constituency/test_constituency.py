@@ -370,6 +370,27 @@ def test_commands(shared_data, tmp_path, capsys):
     assert "1 scored, 1 skipped" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("text, kept, options", [
+    ("(NN dog)", "( (NN dog) )", []),
+    ("( (-NONE- *) )", "( (-NONE- *) )", ["--keep-traces"]),
+    ("( (S (NN a)) (S (NN b)) )", "( (S (NN a)) (S (NN b)) )", []),
+])
+def test_ptb_convert_is_idempotent_on_an_outer_bracket_it_keeps(tmp_path, capsys, text, kept, options):
+    """The outer bracket stays over one word (the systems need a phrasal root) and over
+    several roots: written as PTB writes it, not counted by evalb, dropped by --no-outer
+    where it holds one node."""
+    source, once, twice = tmp_path / "in.mrg", tmp_path / "once.mrg", tmp_path / "twice.mrg"
+    source.write_text(text + "\n")
+    assert main(["ptb-convert", *options, str(source), "-o", str(once)]) == 0
+    assert main(["ptb-convert", *options, str(once), "-o", str(twice)]) == 0
+    assert once.read_text() == twice.read_text() == kept + "\n"
+    assert main(["ptb-convert", "--no-outer", *options, str(once)]) == 0
+    assert capsys.readouterr().out == (kept if text.count("(S") > 1 else kept[2:-2]) + "\n"
+    if not options:  # evalb removes traces
+        assert main(["evalb", str(source), str(once)]) == 0
+        assert "brackets: gold {0}, test {0}, matched {0}".format(text.count("(S")) in capsys.readouterr().out
+
+
 def test_tree_api_errors(tmp_path):
     leaves = [("T", "a"), ("T", "b"), ("T", "c")]
     with pytest.raises(ValueError, match="cross"):
