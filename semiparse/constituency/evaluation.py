@@ -5,9 +5,9 @@ Following evalb's ``COLLINS.prm``:
 * punctuation: words whose *gold* POS tag is one of ``,  :  ``  ''  .`` are
   deleted from both trees before spans are computed (spans are then counted
   over the remaining words); brackets left without words are dropped;
-* root: the unlabelled outer bracket (``TOP``) is not a bracket, whatever it
-  holds (one word, several roots); the real root, e.g. ``(S ...)``, is
-  counted like any other bracket;
+* root: the outer bracket, unlabelled or ``TOP`` (``DELETE_LABEL TOP``), is
+  not a bracket, whatever it holds (one word, several roots); the real root,
+  e.g. ``(S ...)``, is counted like any other bracket;
 * preterminals (POS tags) are not brackets; ``-NONE-`` traces are removed by
   the readers;
 * ``ADVP`` and ``PRT`` count as the same label;
@@ -18,7 +18,7 @@ Following evalb's ``COLLINS.prm``:
 from collections import Counter
 from typing import NamedTuple
 
-from semiparse.constituency.trees import traverse
+from semiparse.constituency.trees import OUTER_LABELS, traverse
 
 PUNCTUATION = frozenset([",", ":", "``", "''", "."])
 EQUAL_LABELS = {"PRT": "ADVP"}
@@ -49,8 +49,8 @@ class Scores(NamedTuple):
 
 def brackets(tree, keep=None, equal_labels=EQUAL_LABELS):
     """Counter of labelled brackets ``(label, l, r)`` over the kept words
-    (``keep``: one bool per word, default all); an unlabelled bracket (PTB's
-    outer one) is none."""
+    (``keep``: one bool per word, default all); an unlabelled or ``TOP``
+    bracket (the outer one) is none."""
     out = Counter()
     position = 0
     index = 0  # position among kept words
@@ -67,7 +67,7 @@ def brackets(tree, keep=None, equal_labels=EQUAL_LABELS):
             starts.append(index)
         else:
             start = starts.pop()
-            if index > start and node.label != "":
+            if index > start and node.label not in OUTER_LABELS:
                 out[(equal_labels.get(node.label, node.label), start, index)] += 1
     return out
 

@@ -20,6 +20,7 @@ from collections import Counter
 from semiparse.treebank.outputs import open_output
 
 ON_ERROR = ("fail", "skip")
+OUTER_LABELS = ("", "TOP")  # PTB's unlabelled outer bracket, and evalb's name for it
 
 
 class TreeError(ValueError):
@@ -151,9 +152,10 @@ def clean(node, remove_traces=True, strip_tags=True, drop_outer=True):
 
     ``remove_traces``: delete ``-NONE-`` preterminals and the phrasal nodes
     left without children.  ``strip_tags``: :func:`strip_function_tags` on
-    phrasal labels (POS tags are kept).  ``drop_outer``: an outer bracket
-    with a single phrasal child is replaced by that child (PTB's
-    ``( (S ...) )``).  One over a preterminal or several children stays: the
+    phrasal labels (POS tags are kept).  ``drop_outer``: a root labelled
+    ``TOP`` (evalb's name for it) is the outer bracket; an outer bracket with
+    a single phrasal child is replaced by that child (PTB's ``( (S ...) )``).
+    One over a preterminal or several children stays, unlabelled: the
     transition systems need a phrasal root, and several roots need it.
     """
     done = [[]]  # the cleaned children of each open node (None: removed)
@@ -173,9 +175,9 @@ def clean(node, remove_traces=True, strip_tags=True, drop_outer=True):
             label = strip_function_tags(t.label) if strip_tags else t.label
             done[-1].append(Tree(label, children, t.line) if children else None)
     out = done[0][0]
-    if (drop_outer and out is not None and out.label == "" and len(out.children) == 1
-            and not out.children[0].is_preterminal):
-        out = out.children[0]
+    if drop_outer and out is not None and out.label in OUTER_LABELS and not out.is_preterminal:
+        only = out.children[0] if len(out.children) == 1 else None
+        out = only if only is not None and not only.is_preterminal else Tree("", out.children, out.line)
     return out
 
 

@@ -391,6 +391,19 @@ def test_ptb_convert_is_idempotent_on_an_outer_bracket_it_keeps(tmp_path, capsys
         assert "brackets: gold {0}, test {0}, matched {0}".format(text.count("(S")) in capsys.readouterr().out
 
 
+def test_top_is_the_outer_bracket(tmp_path, capsys):
+    """COLLINS.prm has DELETE_LABEL TOP: evalb does not count it, ptb-convert reads it
+    as PTB's outer bracket."""
+    gold, test = tmp_path / "gold.mrg", tmp_path / "test.mrg"
+    gold.write_text("(TOP (S (NP (DT the) (NN dog)) (VP (VBD ran))))\n(TOP (NN dog))\n")
+    test.write_text("( (S (NP (DT the) (NN dog)) (VP (VBD ran))) )\n(NN dog)\n")
+    assert main(["evalb", str(gold), str(test)]) == 0
+    assert "brackets: gold 3, test 3, matched 3" in capsys.readouterr().out
+    assert main(["ptb-convert", str(gold)]) == 0
+    assert capsys.readouterr().out == "( (S (NP (DT the) (NN dog)) (VP (VBD ran))) )\n( (NN dog) )\n"
+    assert brackets(tree("(S (TOP (NN a)) (ROOT (NN b)))")) == Counter({("S", 0, 2): 1, ("ROOT", 1, 2): 1})
+
+
 def test_tree_api_errors(tmp_path):
     leaves = [("T", "a"), ("T", "b"), ("T", "c")]
     with pytest.raises(ValueError, match="cross"):
