@@ -147,12 +147,16 @@ def test_plot_over_an_input_is_refused(tmp_path, capsys):
     assert source.read_text() == TEXT
 
 
-def test_in_place_projectivize_stays_allowed(tmp_path):
+@pytest.mark.parametrize("command", [["projectivize"], ["projectivize", "--encode", "head"], ["deprojectivize"]])
+def test_in_place_projectivize_and_deprojectivize_stay_allowed(tmp_path, command):
+    """Both read their input to its end before the rename (docs/architecture.md, Errors)."""
     source = tmp_path / "in.conllu"
     source.write_text(TEXT)
+    if command == ["deprojectivize"]:
+        assert main(["projectivize", "--encode", "head", str(source), "-o", str(source)]) == 0
     expected = tmp_path / "expected.conllu"
-    assert main(["projectivize", str(source), "-o", str(expected)]) == 0
-    assert main(["projectivize", str(source), "-o", str(source)]) == 0
+    assert main([*command, str(source), "-o", str(expected)]) == 0
+    assert main([*command, str(source), "-o", str(source)]) == 0
     assert source.read_bytes() == expected.read_bytes()
 
 
