@@ -427,6 +427,9 @@ class _Block:
         """Line ``number`` (``text``, at byte ``start`` of the block): a word,
         multiword range or empty node."""
         body = text.rstrip(b"\r\n")
+        if body.startswith(BOM):  # invisible: name it (two files joined?)
+            return self._error(number, "the line starts with a byte-order mark (U+FEFF), which "
+                                       "only the first line of a file may have")
         cols = body.decode("utf-8", "surrogateescape").split("\t")
         if len(cols) != 10:
             return self._error(number, f"expected 10 tab-separated columns, found {len(cols)}")

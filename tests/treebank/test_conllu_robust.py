@@ -152,6 +152,16 @@ def test_unmark_still_restores_good_marks(tmp_path):
 BAD_UTF8 = GOOD.encode() + b"# c\n1\tA\xff\ta\tX\t_\t_\t0\troot\t_\t_\n\n" + GOOD.encode()
 
 
+def test_a_byte_order_mark_inside_a_file_is_named():
+    """Two files with a BOM joined: the second BOM used to give 'expected 10
+    tab-separated columns, found 1', naming nothing visible."""
+    part = b"\xef\xbb\xbf# c\n" + GOOD.encode()
+    first, second = read_conllu([part + part], name="x")
+    assert first.heads == [-1, 0, 1] and not first.errors
+    assert [str(e) for e in second.errors] == [
+        "x:5: the line starts with a byte-order mark (U+FEFF), which only the first line of a file may have"]
+
+
 def test_invalid_utf8_is_an_error_of_its_sentence():
     first, bad, last = read_conllu([BAD_UTF8], name="x")
     assert first.heads == last.heads == [-1, 0, 1] and bad.heads is None
