@@ -68,15 +68,13 @@ def expand_inputs(paths):
             files.extend(str(p) for p in found)
         else:
             files.append(name)
-    seen = {}
+    seen = set()
     for name in files:
-        if name == "-":
-            continue
-        key = os.path.realpath(name)
+        key = name if name == "-" else os.path.realpath(name)
         if key in seen:
-            raise ValueError(f"{name}: named twice (directly or through a directory): each "
-                             f"file is read once")
-        seen[key] = name
+            raise ValueError("-: standard input named twice: it can be read only once" if name == "-" else
+                             f"{name}: named twice (directly or through a directory): each file is read once")
+        seen.add(key)
     return files
 
 

@@ -398,6 +398,9 @@ def test_a_file_named_twice_is_refused(tmp_path, capsys):
     for argv in ([str(source), str(source)], [str(tmp_path), str(source)]):
         assert main(["count", *argv]) == 2
         assert "named twice (directly or through a directory)" in capsys.readouterr().err
+    for command in (["count"], ["compare-pseudo", "--round-trip"]):  # stdin was read twice, the second time empty
+        assert main([*command, "-", str(source), "-"]) == 2
+        assert "-: standard input named twice: it can be read only once" in capsys.readouterr().err
 
 
 def test_treebanks_of_one_file_name_in_two_folders_keep_their_own_rows():
