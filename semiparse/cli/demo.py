@@ -85,6 +85,9 @@ def run(args):
 
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = args.out_dir or Path(tmp)
+        if out_dir.exists() and not out_dir.is_dir():  # mkdir would say only "File exists"
+            raise UserError(f"{out_dir}: not a directory: -o names the directory to write "
+                            "sample.conllu and its projectivization in")
         out_dir.mkdir(parents=True, exist_ok=True)
         sample = out_dir / "sample.conllu"
         projective = out_dir / "sample.projective.conllu"

@@ -48,3 +48,13 @@ def test_demo_refuses_an_output_that_is_not_a_regular_file(tmp_path, capsys, nam
     err = capsys.readouterr().err
     assert name in err and "not a regular file" in err
     assert not (tmp_path / "sample.conllu").is_file()
+
+
+def test_demo_says_when_its_output_directory_is_a_file(tmp_path, capsys):
+    """mkdir's 'File exists' did not say what was wrong."""
+    target = tmp_path / "out"
+    target.write_text("kept\n")
+    assert main(["demo", "--sentences", "3", "-o", str(target)]) == 2
+    assert capsys.readouterr().err == (f"semiparse demo: error: {target}: not a directory: -o names the "
+                                       "directory to write sample.conllu and its projectivization in\n")
+    assert target.read_text() == "kept\n"
