@@ -46,6 +46,9 @@ def _warn(message):
 def run_evalb(args):
     gold = list(iter_ptb(args.gold, on_error=args.on_error))
     test = list(iter_ptb(args.test, on_error=args.on_error))
+    for trees, name in ((gold, args.gold), (test, args.test)):
+        if not trees:  # scores of 0 would read as a parser that got everything wrong
+            raise ValueError(f"{name}:1: no trees")
     if len(gold) != len(test):
         # name the first tree without a partner
         more, name = (gold, args.gold) if len(gold) > len(test) else (test, args.test)

@@ -404,6 +404,17 @@ def test_top_is_the_outer_bracket(tmp_path, capsys):
     assert brackets(tree("(S (TOP (NN a)) (ROOT (NN b)))")) == Counter({("S", 0, 2): 1, ("ROOT", 1, 2): 1})
 
 
+def test_evalb_refuses_a_file_without_trees(tmp_path, capsys):
+    """Two empty files scored 0 with exit status 0."""
+    empty, one = tmp_path / "empty.mrg", tmp_path / "one.mrg"
+    empty.write_text("\n")
+    one.write_text("(S (NN a))\n")
+    for gold, test in ((empty, empty), (one, empty), (empty, one)):
+        assert main(["evalb", str(gold), str(test)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"semiparse evalb: error: {empty}:1: no trees\n"
+
+
 def test_tree_api_errors(tmp_path):
     leaves = [("T", "a"), ("T", "b"), ("T", "c")]
     with pytest.raises(ValueError, match="cross"):
