@@ -72,8 +72,9 @@ def expand_inputs(paths):
     for name in files:
         key = name if name == "-" else os.path.realpath(name)
         if key in seen:
-            raise ValueError("-: standard input named twice: it can be read only once" if name == "-" else
-                             f"{name}: named twice (directly or through a directory): each file is read once")
+            raise ValueError("-: standard input named twice: it can be read only once"
+                             if name == "-" else f"{name}: named twice (directly or through a "
+                             f"directory): each file is read once")
         seen.add(key)
     return files
 

@@ -47,7 +47,8 @@ def decode_sentence(sentence, on_error, multiple_roots="error"):
     first, ``skip`` gives ``(b"", None)``, ``keep`` leaves those arcs as
     they are); so are labels that attach a second word to the root, unless
     ``multiple_roots`` is ``warn`` (then a warning)."""
-    decoded = decode(sentence.heads, sentence.deprels(), strict=False, single_root=multiple_roots == "error")
+    decoded = decode(sentence.heads, sentence.deprels(), strict=False,
+                     single_root=multiple_roots == "error")
     if decoded.bad:
         problems = [ConlluError(sentence.file, sentence.line_of(d), reason) for d, reason in decoded.bad]
         if on_error == "keep":
@@ -58,7 +59,8 @@ def decode_sentence(sentence, on_error, multiple_roots="error"):
     roots = [d for d in decoded.moved if decoded.heads[d] == 0]
     if roots and decoded.heads.count(0) > 1:  # only with --multiple-roots warn
         reason = next(r for _, r, roots_only in tree_problems(decoded.heads) if roots_only)
-        print(f"{sentence.file}:{sentence.line_of(roots[0])}: warning: after decoding: {reason}", file=sys.stderr)
+        print(f"{sentence.file}:{sentence.line_of(roots[0])}: warning: after decoding: {reason}",
+              file=sys.stderr)
     return sentence.relabeled(decoded.heads, decoded.labels), decoded
 
 

@@ -265,7 +265,8 @@ class Sentence:
         rooted = heads is not None and any(heads[d] == 0 != self.heads[d] for d in changed)
         if not errors and heads is not None and (partial or rooted or not is_tree(heads)):
             problems = [
-                (ConlluError(self.file, self.line_of(word), f"after restoring {MARK_KEY}: {reason}"), roots_only)
+                (ConlluError(self.file, self.line_of(word), f"after restoring {MARK_KEY}: {reason}"),
+                 roots_only)
                 for word, reason, roots_only in (partial_problems if partial else tree_problems)(heads)
                 if rooted or not roots_only
             ]
