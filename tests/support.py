@@ -264,3 +264,22 @@ require = ["s0 != root"]
 stack_after = ["*"]
 buffer_after = ["s0", "*"]
 '''
+
+
+def late_loop(folder):
+    """A system file in ``folder``: arc-standard with an unshift that needs 6
+    stack nodes, so that shift and unshift undo each other only on sentences
+    of 5 words or more, beyond the loader's search for cycles: it loads."""
+    from semiparse.resources import data_dir
+
+    text = (data_dir("systems") / "arc_standard.toml").read_text()
+    text = text.replace('static_order = ["left_arc", "right_arc", "shift"]',
+                        'static_order = ["left_arc", "right_arc", "shift", "unshift"]')
+    text = text.replace("[completion]", UNSHIFT.replace(
+        'require = ["s0 != root"]', 'require = ["stack size >= 6", "s0 != root"]') + "\n[completion]")
+    (folder / "arc_standard.grammar").write_text(
+        (data_dir("grammars") / "arc_standard.grammar").read_text())
+    path = folder / "late_loop.toml"
+    path.write_text(text)
+    load_system(str(path))
+    return path

@@ -8,10 +8,9 @@ pytest.importorskip("torch")
 
 import semiparse.neural as neural  # noqa: E402
 from semiparse.heads import is_tree  # noqa: E402
-from semiparse.resources import data_dir  # noqa: E402
 from semiparse.train import Tree  # noqa: E402
 
-from support import cli_error  # noqa: E402
+from support import cli_error, late_loop  # noqa: E402
 
 SMALL = dict(epochs=1, word_dim=4, char_dim=0, upos_dim=2, lstm_dim=4, lstm_layers=1, hidden_dim=4,
              label_hidden_dim=4)
@@ -119,18 +118,10 @@ def test_training_and_parsing_a_system_whose_moves_loop(tmp_path, monkeypatch):
     so that every sentence runs into it) as at a dead end."""
     from semiparse.neural import lockstep
 
-    unshift = (data_dir("systems") / "arc_standard.toml").read_text().replace(
-        'static_order = ["left_arc", "right_arc", "shift"]',
-        'static_order = ["left_arc", "right_arc", "shift", "unshift"]').replace(
-        "[completion]", '[[transition]]\nname = "unshift"\nstack = ["*", "s0"]\n'
-        'require = ["stack size >= 6", "s0 != root"]\nstack_after = ["*"]\n'
-        'buffer_after = ["s0", "*"]\n\n[completion]')
-    (tmp_path / "arc_standard.grammar").write_text(
-        (data_dir("grammars") / "arc_standard.grammar").read_text())
-    (tmp_path / "late_loop.toml").write_text(unshift)
+    system = late_loop(tmp_path)
     chain = _tree(list(range(0, 8)), ["root"] + ["dep"] * 7)  # all on the stack at once
     with pytest.raises(ValueError, match="400 transitions on a sentence of 8 words .* can loop"):
-        neural.train([chain], system=str(tmp_path / "late_loop.toml"), oracle="nondet", **SMALL)
+        neural.train([chain], system=str(system), oracle="nondet", **SMALL)
     model = neural.train([chain], **SMALL)
     monkeypatch.setattr(lockstep, "max_steps", lambda n: 2)
     [(heads, labels, dead_end)] = neural.parse_sentences(model, [chain], with_dead_ends=True)

@@ -23,13 +23,12 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.cli import main
-from semiparse.resources import data_dir
 from semiparse.testing import gold_trees
 from semiparse.transitions import load_system, loops
 from semiparse.transitions.loading import system_from_text
 from semiparse.transitions.system_file import SystemFileError
 
-from support import ARC_STANDARD, SHIFT, UNSHIFT
+from support import ARC_STANDARD, SHIFT, UNSHIFT, late_loop
 
 
 def _line(text, name):
@@ -253,23 +252,6 @@ def test_random_systems_agree_with_a_brute_force_search(text):
     assert config == start
 
 
-def _late_loop(tmp_path):
-    """Arc-standard with an unshift that needs 6 nodes on the stack: shift
-    and unshift undo each other only on sentences of 5 words or more, beyond
-    the loader's search, so the file loads."""
-    text = (data_dir("systems") / "arc_standard.toml").read_text()
-    text = text.replace('static_order = ["left_arc", "right_arc", "shift"]',
-                        'static_order = ["left_arc", "right_arc", "shift", "unshift"]')
-    text = text.replace("[completion]", UNSHIFT.replace(
-        'require = ["s0 != root"]', 'require = ["stack size >= 6", "s0 != root"]') + "\n[completion]")
-    (tmp_path / "arc_standard.grammar").write_text(
-        (data_dir("grammars") / "arc_standard.grammar").read_text())
-    path = tmp_path / "late_loop.toml"
-    path.write_text(text)
-    load_system(str(path))
-    return path
-
-
 def _chains(path, count=4, n=8):
     """A CoNLL-U file of ``count`` sentences of ``n`` words, each headed by
     the one before (arc-standard holds them all on its stack)."""
@@ -283,7 +265,7 @@ def _chains(path, count=4, n=8):
 def test_training_on_a_loop_the_loader_misses_stops_with_an_error(tmp_path, capsys, oracle):
     """Such a system used to train forever: the oracle finds shift and
     unshift both optimal, and the trainer went back and forth."""
-    system, treebank = _late_loop(tmp_path), _chains(tmp_path / "t.conllu")
+    system, treebank = late_loop(tmp_path), _chains(tmp_path / "t.conllu")
     assert main(["train", str(treebank), "--system", str(system), "--oracle", oracle, "--epochs", "1",
                  "-o", str(tmp_path / "m.npz"), "--quiet"]) == 2
     err = capsys.readouterr().err
@@ -323,7 +305,7 @@ buffer_after = ["s0", "*"]
 edge = "s1 -> s0"
 '''
     return [system_from_text(ARC_STANDARD + unshift, "x.toml"),
-            load_system(str(_late_loop(tmp_path_factory.mktemp("late"))))]
+            load_system(str(late_loop(tmp_path_factory.mktemp("late"))))]
 
 
 @settings(max_examples=60, deadline=None)
