@@ -15,6 +15,8 @@ for them, and so is a registered method whose ``fn`` has the attribute
 and the other methods refuse such trees.
 """
 
+import threading
+
 import numpy as np
 
 from semiparse._threads import pool
@@ -54,6 +56,9 @@ class Oracle(DynamicOracle):
         self.method = method
         self._registered = registered
         self._gold = self._fn = self._search = None
+        # scores keeps its gold tree, function and C work between calls: calls
+        # from several threads take turns (they would corrupt the C work)
+        self._lock = threading.RLock()
         self._kept_trees = {False: {}, True: {}}   # partial -> id of a tuple of heads -> _Kept
         self._kernels = {}      # (projective, partial) of a gold tree -> its C kernel, see _kernel
         self._column = {t: i for i, t in enumerate(self.transitions)}
@@ -127,10 +132,11 @@ class Oracle(DynamicOracle):
         the C kernels' data and the configuration values their memos hold.
         Scores do not change; the next calls start cold (benchmarks time
         them so) and the memory is freed."""
-        for kept_trees in self._kept_trees.values():
-            kept_trees.clear()
-        self._kernels.clear()
-        self._gold = self._fn = self._search = None
+        with self._lock:
+            for kept_trees in self._kept_trees.values():
+                kept_trees.clear()
+            self._kernels.clear()
+            self._gold = self._fn = self._search = None
 
     def _choose(self, gold):
         """Name of the method used for this gold tree."""
@@ -237,11 +243,12 @@ class Oracle(DynamicOracle):
                              f"semiparse.system(name).initial(n)), got {stack!r:.60} "
                              f"({type(stack).__name__}); or give stack, buffer and the gold "
                              f"heads: scores(stack, buffer, heads[, arcs])")
-        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial_flag(partial),
-                                                  words)
-        if self._fn is None:
-            self._fn = self._resolve(gold)
-        return self._fn(stack, buffer, gold, arcs)
+        partial = partial_flag(partial)
+        with self._lock:
+            gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial, words)
+            if self._fn is None:
+                self._fn = self._resolve(gold)
+            return self._fn(stack, buffer, gold, arcs)
 
     def optimal(self, stack, buffer, heads=None, arcs=None, partial=False):
         """The set of transitions with maximal sigma (arguments as :meth:`scores`)."""
@@ -390,8 +397,10 @@ class Oracle(DynamicOracle):
 
     def scores_exhaustive(self, stack, buffer, heads, arcs=None, partial=False):
         """The same scores by exhaustive search over all computations (small n only)."""
-        gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial_flag(partial))
-        return self._exhaustive(gold).scores(stack, buffer, arcs)
+        partial = partial_flag(partial)
+        with self._lock:
+            gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial)
+            return self._exhaustive(gold).scores(stack, buffer, arcs)
 
     def method_for(self, heads, partial=False):
         """Name of the method :meth:`scores` uses for the gold tree ``heads``

@@ -310,3 +310,46 @@ def test_threads_work_in_a_forked_child():
         if child.is_alive():
             child.kill()
     assert child.exitcode == 0
+
+
+ONE_ORACLE_ON_THREADS = """
+import random, sys, threading
+import semiparse
+name = sys.argv[1]
+system, oracle = semiparse.system(name), semiparse.oracle(name)
+rng, work = random.Random(1), []
+for _ in range(12):
+    n = rng.randrange(2, 10)
+    heads, placed = [-1] + [0] * n, [0]
+    for w in rng.sample(range(1, n + 1), n):
+        heads[w] = rng.choice(placed)
+        placed.append(w)
+    config = system.initial(n)
+    while not config.is_final():
+        work.append((config, tuple(heads)))
+        config = config.apply(rng.choice(config.legal()))
+expected = [semiparse.oracle(name).scores(c, g) for c, g in work]
+wrong = []
+def calls(k):
+    r = random.Random(k)
+    for _ in range(1500):
+        i = r.randrange(len(work))
+        if oracle.scores(*work[i]) != expected[i]:
+            wrong.append(i)
+threads = [threading.Thread(target=calls, args=(k,)) for k in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("wrong", len(wrong))
+"""
+
+
+@pytest.mark.parametrize("name", ["arc_swift2", "arc_hybrid"])
+def test_one_oracle_called_from_threads_answers_right(tmp_path, name):
+    """scores keeps its gold tree and the C kernel's work between calls:
+    calls on four threads with different gold trees got each other's
+    answers, then corrupted the heap (a crash), where they now take turns."""
+    done = subprocess.run([sys.executable, "-c", ONE_ORACLE_ON_THREADS, name], capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.split() == ["wrong", "0"], done.stdout + done.stderr
