@@ -70,6 +70,14 @@ def system_record(system):
     return record
 
 
+def _plain(value):
+    """A numpy scalar in the meta data as the Python number JSON writes."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise ValueError(f"a model's meta data must be JSON: {value!r:.60} ({type(value).__name__}) "
+                     f"is not")
+
+
 def _sha256(text):
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -127,8 +135,9 @@ class Model:
     """A labelled transition-based parser: system, labels, templates, weights."""
 
     def __init__(self, system, labels, templates=ZHANG_NIVRE, rda=False, beam=1, meta=None):
-        labels = list(labels)
-        if not labels or len(set(labels)) != len(labels) or None in labels:
+        labels = [] if isinstance(labels, str) else list(labels)  # a string is no list of labels
+        if (not labels or len(set(labels)) != len(labels)
+                or not all(isinstance(label, str) for label in labels)):
             raise ValueError("labels must be a non-empty list of distinct strings")
         check_beam(beam)
         self.transition_system = load_system(system)
@@ -138,7 +147,7 @@ class Model:
         self.label_index = {label: i for i, label in enumerate(labels)}
         self.template_strings = list(templates)
         self.templates = compile_templates(self.template_strings)
-        self.beam = beam
+        self.beam = int(beam)
         self.meta = dict(meta or {})
         self.root_label = self.meta.get("root_label", labels[0])
         if self.root_label not in self.label_index:
@@ -324,7 +333,7 @@ class Model:
         with open_output(path, binary=True) as stream:
             np.savez_compressed(
                 stream,
-                meta=np.array(json.dumps(meta)),
+                meta=np.array(json.dumps(meta, default=_plain)),
                 keys=keys,
                 weights=weights.astype(np.float32),
             )

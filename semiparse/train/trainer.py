@@ -277,7 +277,7 @@ class Trainer:
         check_settings(epochs=epochs, seed=seed)
         self.system, self.spine = system, spine
         self.oracle_name, self.options = oracle, options
-        self.epochs, self.seed = epochs, seed
+        self.epochs, self.seed = int(epochs), int(seed)  # numpy's ints too, as JSON keeps them
         self.progress, self.log = progress, log or (lambda message: None)
         self._log_given = log is not None
         self.rng = seeded(seed)

@@ -1,6 +1,7 @@
 """Training data the trainers cannot use as it is: a fallback where one is
 sensible, else a ValueError naming the sentence (exit status 2 on the
 command line)."""
+import numpy as np
 import pytest
 
 from semiparse.cli import main
@@ -82,3 +83,22 @@ def test_an_unknown_heads_deprel_is_no_label(tmp_path, capsys):
     assert main(["train", str(unknown), "--partial", "-o", str(model), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "no word of the training trees has a known head or label: nothing to learn" in err
+
+
+def test_numpy_numbers_are_numbers_and_labels_a_list_of_strings(tmp_path):
+    """numpy ints passed the checks, then failed: the seed in random's
+    TypeError, the beam and a numpy meta value only at save, after the
+    training (JSON knows no numpy); a string was taken as its letters."""
+    trees = [_tree([2, 0], ["det", "root"])]
+    model = Trainer(seed=np.int64(3), epochs=np.int64(1), progress=False).run(trees)
+    model.meta["score"] = np.float32(0.5)
+    model.save(tmp_path / "m.npz")
+    loaded = Model.load(tmp_path / "m.npz")
+    assert loaded.meta["seed"] == 3 and loaded.meta["score"] == 0.5
+    Model("arc_standard", ["a"], beam=np.int64(2)).save(tmp_path / "b.npz")
+    assert Model.load(tmp_path / "b.npz").beam == 2
+    with pytest.raises(ValueError, match="meta data must be JSON"):
+        Model("arc_standard", ["a"], meta={"x": object()}).save(tmp_path / "x.npz")
+    for labels in ("abc", ["a", None], ["a", 1]):
+        with pytest.raises(ValueError, match="labels must be a non-empty list of distinct strings"):
+            Model("arc_standard", labels)
