@@ -49,6 +49,11 @@ class NeuralModel:
     unseen_labels = Model.unseen_labels
 
     def to(self, device):
+        """Put the network on ``device`` (``cpu`` or ``cuda[:N]``; ValueError
+        for one torch does not find)."""
+        from semiparse.neural import check_device
+
+        check_device(str(device))
         self.net.to(torch.device(device))
         return self
 
@@ -66,6 +71,9 @@ class NeuralModel:
         its labels (``semiparse.treebank.encoding``)."""
         from semiparse.treebank.encoding import decode
 
+        if (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
+                or batch_size < 1):
+            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
         out = []
         for first in range(0, len(trees), batch_size):
             chunk = trees[first:first + batch_size]

@@ -128,3 +128,18 @@ def test_training_and_parsing_a_system_whose_moves_loop(tmp_path, monkeypatch):
     assert dead_end and model.dead_ends == 1
     assert is_tree(heads) and heads.count(0) >= 6  # the unfinished words on the root
 
+
+
+def test_parse_and_load_check_batch_size_and_device(tmp_path):
+    """batch_size=-1 parsed nothing, 0 or 1.5 raised from range(); a device
+    torch does not have gave torch's RuntimeError or AssertionError."""
+    trees = [_tree([2, 0], ["det", "root"])]
+    model = neural.train(trees, **SMALL)
+    for size in (-1, 0, 1.5, None, True):
+        with pytest.raises(ValueError, match="batch_size must be an integer >= 1"):
+            neural.parse_sentences(model, trees, batch_size=size)
+    path = tmp_path / "m.pt"
+    neural.io.save(model, path)
+    for device in ("gpu", "cuda:99"):
+        with pytest.raises(ValueError, match="device"):
+            neural.load(path, device=device)
