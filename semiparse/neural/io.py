@@ -27,8 +27,8 @@ import zipfile
 
 from semiparse.transitions.loading import definition_sha256
 from semiparse.treebank.outputs import open_output
-from semiparse.train.model import (SYSTEM_KEYS, ModelError, check_same_system, recorded_system,
-                                   system_record)
+from semiparse.train.model import (SYSTEM_KEYS, ModelError, check_same_system, model_path,
+                                   recorded_system, system_record)
 
 FORMAT = "semiparse-neural-model"
 CHECKPOINT = "semiparse-neural-checkpoint"
@@ -94,6 +94,7 @@ def _payload(model, fmt):
 def _write(payload, path):
     import torch
 
+    path = model_path(path)
     buffer = io.BytesIO()
     torch.save(payload, buffer)
     with open_output(path, binary=True) as stream:
@@ -110,7 +111,7 @@ def _read(path, fmt):
 
     import torch
 
-    path = str(path)
+    path = model_path(path)
     if os.path.isdir(path):
         raise ModelError(f"{path}: is a directory, not a model file")
     if not os.path.exists(path):

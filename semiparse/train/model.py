@@ -70,6 +70,16 @@ def system_record(system):
     return record
 
 
+def model_path(path):
+    """``path`` of a model file as a str (given as str, bytes or a path
+    object); ValueError for anything else, None included (which open_output
+    would take for standard output)."""
+    try:
+        return os.fsdecode(os.fspath(path))
+    except TypeError:
+        raise ValueError(f"a model file's path must be a str or path object, got {path!r:.60}") from None
+
+
 def _plain(value):
     """A numpy scalar in the meta data as the Python number JSON writes."""
     if isinstance(value, np.generic):
@@ -317,6 +327,7 @@ class Model:
 
     def save(self, path):
         """Write the model (atomically, see :func:`semiparse.treebank.outputs.open_output`)."""
+        path = model_path(path)
         keys, weights = self.weights.export()
         meta = {
             "format": FORMAT,
@@ -347,7 +358,7 @@ class Model:
         Any problem (missing, truncated or foreign file, other system) is a
         :class:`ModelError` naming the file and the reason.
         """
-        path = str(path)
+        path = model_path(path)
         if os.path.isdir(path):
             raise ModelError(f"{path}: is a directory, not a model file")
         try:

@@ -130,7 +130,7 @@ def test_training_and_parsing_a_system_whose_moves_loop(tmp_path, monkeypatch):
 
 
 
-def test_parse_and_load_check_batch_size_and_device(tmp_path):
+def test_parse_save_and_load_check_batch_size_path_and_device(tmp_path):
     """batch_size=-1 parsed nothing, 0 or 1.5 raised from range(); a device
     torch does not have gave torch's RuntimeError or AssertionError."""
     trees = [_tree([2, 0], ["det", "root"])]
@@ -143,3 +143,5 @@ def test_parse_and_load_check_batch_size_and_device(tmp_path):
     for device in ("gpu", "cuda:99"):
         with pytest.raises(ValueError, match="device"):
             neural.load(path, device=device)
+    with pytest.raises(ValueError, match="a model file's path must be a str or path object"):
+        neural.io.save(model, None)  # it wrote the archive to standard output

@@ -102,3 +102,16 @@ def test_numpy_numbers_are_numbers_and_labels_a_list_of_strings(tmp_path):
     for labels in ("abc", ["a", None], ["a", 1]):
         with pytest.raises(ValueError, match="labels must be a non-empty list of distinct strings"):
             Model("arc_standard", labels)
+
+
+def test_a_model_file_needs_a_path(tmp_path):
+    """save(None) wrote the zip archive to standard output; a bytes path was
+    refused by the wrong part (a regular expression), and load said "not found"."""
+    model = Model("arc_standard", ["a"])
+    for path in (None, 3.5):
+        with pytest.raises(ValueError, match="a model file's path must be a str or path object"):
+            model.save(path)
+        with pytest.raises(ValueError, match="a model file's path must be a str or path object"):
+            Model.load(path)
+    model.save(bytes(tmp_path / "m.npz"))
+    assert Model.load(bytes(tmp_path / "m.npz")).labels == ["a"]
