@@ -84,6 +84,16 @@ cdef class Configuration:
         state_copy(other.c, self.c)
         return other
 
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        raise TypeError("a Configuration does not pickle: pickle its system (semiparse.system "
+                        "objects do) and the transitions that led to it from the initial one")
+
     @property
     def system(self):
         """The transition system (definition) this configuration belongs to."""

@@ -17,7 +17,7 @@ class Declaration:
     ``root`` (and its C code ``root_code``), ``final_stack``, ``rules`` (one
     compiled :class:`~semiparse.transitions.rules.Rule` per transition),
     ``transitions``, ``static_order``, ``not_split``, ``needs_arcs``,
-    ``pops_headed``, ``stack_heads``, ``buffer_suffix``, ``completion`` (a
+    ``pops_headed``, ``stack_heads``, ``in_order``, ``buffer_suffix``, ``completion`` (a
     :class:`~semiparse.transitions.completion.Completion` or None), and the
     strategies (``strategies``, ``strategy_descriptions``, ``roles`` and
     ``forbid`` by strategy).  ``path``, ``text`` and ``data`` are the file,
@@ -98,11 +98,14 @@ class Declaration:
             i in r.headed or (r.edge is not None and r.edge[1] == i)
             for r in self.rules
             for i in set(range(len(r.names))) - set(r.stack_after + r.buffer_after))
-        # Whether the buffer stays the consecutive positions up to the end:
+        # Whether the stack and buffer stay in sentence order: every transition
+        # keeps its named nodes in pattern order (stack, then buffer).  And
+        # whether the buffer stays the consecutive positions up to the end:
         # no transition moves a stack node into it (an unshift) or keeps any
-        # but its last named nodes.  Else a configuration's buffer is only in
-        # sentence order, and its nodes may have heads (validate_slowly).
-        self.buffer_suffix = all(
+        # but its last named nodes.  What validate_slowly checks depends on both.
+        self.in_order = all(list(r.stack_after + r.buffer_after)
+                            == sorted(r.stack_after + r.buffer_after) for r in self.rules)
+        self.buffer_suffix = self.in_order and all(
             not any(i < r.ns for i in r.buffer_after)
             and list(r.buffer_after) == list(range(r.ns + r.nb - len(r.buffer_after), r.ns + r.nb))
             for r in self.rules)

@@ -4,10 +4,13 @@ docs/oracles.md): :class:`RewriteSystem`, the interface of
 :mod:`semiparse.transitions.declaration` (its compiled rules, completion and
 strategies).  Load one with :func:`semiparse.transitions.loading.load_system`.
 """
+import numpy as np
+
 from semiparse.heads import find_cycle
 from semiparse.transitions import _validation
 from semiparse.transitions.declaration import Declaration
 from semiparse.transitions.interface import TransitionSystem, int_configuration
+from semiparse.transitions.limits import MAX_WORDS
 from semiparse.transitions.loops import find_loop
 from semiparse.transitions.registry import lookup_system
 
@@ -19,9 +22,12 @@ class RewriteSystem(TransitionSystem):
     the stack are in sentence order and the buffer holds the positions after
     them up to the end (the root last with ``initial.root = "buffer_end"``;
     checked by :meth:`validate`), as in every system whose transitions only
-    push the buffer front, pop and attach.  Unknown keys and values of the
-    wrong type are errors (:data:`~semiparse.transitions.system_file.SCHEMA`), so
-    that a misspelt key is not ignored.
+    push the buffer front, pop and attach (where a transition moves stack
+    nodes back into the buffer, the buffer is only in sentence order).
+    Unknown keys and values of the wrong type are errors
+    (:data:`~semiparse.transitions.system_file.SCHEMA`), so that a misspelt
+    key is not ignored.  A system pickles and deep-copies as its definition
+    (``loading``).
     """
 
     compiled_moves = "rewrite"  # the compiled machine runs its rules (_machine.pxd)
@@ -41,7 +47,7 @@ class RewriteSystem(TransitionSystem):
                                                                d.not_split)
         self.needs_arcs, self.pops_headed, self.stack_heads = (d.needs_arcs, d.pops_headed,
                                                                d.stack_heads)
-        self.buffer_suffix = d.buffer_suffix
+        self.buffer_suffix, self.in_order = d.buffer_suffix, d.in_order
         self.strategies, self.strategy_descriptions = d.strategies, d.strategy_descriptions
         self._data = d.data  # the parsed TOML
         self._rules = d.rules
@@ -57,6 +63,11 @@ class RewriteSystem(TransitionSystem):
                    f"from stack {list(stack)} buffer {list(buffer)} arcs {list(arcs)} "
                    f"{'they come' if many else 'it comes'} back to the same configuration",
                    "transition", self.transitions.index(names[0]), "name")
+
+    def __copy__(self):  # as for any object (pickling, in loading, rebuilds it)
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
 
     def set_completion(self, completion):
         """Use ``completion`` (a :class:`~semiparse.transitions.completion.Completion`,
@@ -100,6 +111,10 @@ class RewriteSystem(TransitionSystem):
     # -- the interface ------------------------------------------------------------
 
     def initial(self, n):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= MAX_WORDS:
+            raise ValueError(f"a sentence's number of words n must be an integer from 0 to "
+                             f"{MAX_WORDS}, got {n!r}")
+        n = int(n)
         words = tuple(range(1, n + 1))
         if self.root == "stack_bottom":
             return (0,), words, (-1,) * (n + 1)
@@ -123,6 +138,11 @@ class RewriteSystem(TransitionSystem):
         stack, buffer, arcs = int_configuration(stack, buffer, arcs)
         if arcs is None and self.needs_arcs:
             raise ValueError(f"{self.name} needs arcs (the head of each position or -1)")
+        # the positions (the arcs are the oracle's to check: a declared system
+        # may build what validate refuses, e.g. a cycle); n from arcs, else the
+        # last position named
+        n = len(arcs) - 1 if arcs is not None else max(stack + buffer, default=0)
+        self._check_positions(stack, buffer, n)
         if not r.test(stack, buffer, arcs):
             raise ValueError(f"transition {t} is not legal in configuration "
                              f"stack={list(stack)} buffer={list(buffer)}")
@@ -207,7 +227,8 @@ class RewriteSystem(TransitionSystem):
         the positions after them up to the end (the root last when it is
         ``"buffer_end"``; where a transition moves stack nodes back into the
         buffer, positions after them in sentence order); nothing but words
-        when it is ``"none"``."""
+        when it is ``"none"``.  Where a transition reorders nodes, only that
+        each position is in one place once."""
         if self.root == "stack_bottom" and (not stack or stack[0] != 0):
             raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
         bad = [x for x in stack + buffer if not 0 <= x <= n]
@@ -218,6 +239,14 @@ class RewriteSystem(TransitionSystem):
         if self.root == "none" and 0 in stack + buffer:
             raise ValueError(f"stack {list(stack)} buffer {list(buffer)}: the root 0 is not a "
                              f"node of {self.name}'s configurations (initial.root = \"none\")")
+        if not self.in_order:  # a transition reorders nodes: each is in one place once
+            seen = set()
+            for x in stack + buffer:
+                if x in seen:
+                    raise ValueError(f"stack {list(stack)} buffer {list(buffer)}: position {x} "
+                                     f"is there twice")
+                seen.add(x)
+            return
         ranks = [self._rank(x, n) for x in stack]
         for i in range(1, len(stack)):
             if ranks[i - 1] >= ranks[i]:
@@ -280,3 +309,4 @@ class RewriteSystem(TransitionSystem):
             else:
                 out.append((env[node], side))
         return out
+

@@ -3,6 +3,7 @@
 :class:`~semiparse.transitions.declared.RewriteSystem`), or ``module:attr``;
 the definitions' fingerprints, and the oracle methods bound to shipped
 definitions."""
+import copyreg
 import re
 from pathlib import Path
 
@@ -15,6 +16,16 @@ from semiparse.transitions.system_file import is_file, parse_text, read_system_f
 
 
 _SYSTEM_CACHE = {}
+
+
+def _reduced(system):
+    """A declared system pickles (and deep-copies) as its definition: the
+    rules it compiled to functions do not pickle.  It comes back a new
+    system, the shipped one's twin where it is the shipped definition."""
+    return system_from_text, (system.text, system.path, system.grammar_text)
+
+
+copyreg.pickle(RewriteSystem, _reduced)
 
 
 def _shipped(name):

@@ -66,6 +66,9 @@ class Oracle(DynamicOracle):
     def __repr__(self):
         return f"<Oracle {self.system.name} strategy={self.strategy} method={self.method}>"
 
+    def __reduce__(self):  # a fresh oracle: what one keeps between calls is a cache
+        return Oracle, (self.system, self.strategy, self.method)
+
     # -- gold trees are checked once and cached --------------------------------
 
     def _prepare(self, stack, buffer, heads, arcs, partial, words=None):

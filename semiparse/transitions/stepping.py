@@ -47,6 +47,9 @@ class System:
     def __repr__(self):
         return f"<System {self.name}: {', '.join(self.transitions)}>"
 
+    def __reduce__(self):  # the machine is made again from the definition
+        return System, (self.definition,)
+
 
 def system(name_or_path):
     """A :class:`System`: a shipped or registered name, a TOML file, ``module:attr``

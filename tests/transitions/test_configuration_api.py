@@ -1,7 +1,9 @@
 """The configuration API for users' own training loops: ``semiparse.system``,
 ``Configuration`` and ``Oracle.scores_batch``."""
+import copy
 import importlib
 import math
+import pickle
 import random
 
 import numpy as np
@@ -13,7 +15,7 @@ import semiparse
 from semiparse.testing import gold_trees
 from semiparse.transitions import load_system
 
-from support import walk
+from support import SYSTEMS as SYSTEMS_DIR, walk
 
 SHIPPED = ["arc_standard", "arc_hybrid", "arc_eager", "lr_spine"]
 
@@ -260,3 +262,26 @@ def test_lr_spine_names_one_move_each_in_ascii_and_in_range(name):
     with pytest.raises(ValueError, match=r"unknown transition .* \(K = 1, 2, \.\.\. in ASCII digits\)"):
         config.apply(name)
     assert config.apply("left_arc_1").stack == (0, 2)
+
+
+@pytest.mark.parametrize("spec", ["arc_hybrid", str(SYSTEMS_DIR / "arc_standard_root_end.toml")])
+def test_systems_and_oracles_pickle_and_copy_as_their_definitions(spec):
+    """They failed on the functions the rules compile to (PicklingError:
+    attribute lookup test on __main__), deepcopy on the machine; now each is
+    rebuilt from its definition: an oracle answers as the original.
+    Configurations copy, and say why they do not pickle."""
+    system, heads = semiparse.system(spec), (-1, 2, 0, 2)
+    oracle = system.oracle()
+    config = system.initial(3).apply(system.initial(3).legal()[0])
+    for again in (copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
+        other = again(system)
+        assert other.definition.transitions == system.definition.transitions
+        assert again(oracle).scores(config, heads) == oracle.scores(config, heads)
+        twin = again(system.definition)  # a new system: changing it leaves the original
+        assert twin is not system.definition and twin.name == system.definition.name
+    for again in (copy.copy, copy.deepcopy):
+        twin = again(config)
+        assert twin is not config and (twin.stack, twin.buffer, twin.arcs) == (
+            config.stack, config.buffer, config.arcs)
+    with pytest.raises(TypeError, match="a Configuration does not pickle: pickle its system"):
+        pickle.dumps(config)

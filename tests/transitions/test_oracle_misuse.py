@@ -105,6 +105,22 @@ def test_apply_rejects_positions_that_are_not_integers(name):
         system.apply([0, 1], [2], [-1, -1, 0.5], "shift")
 
 
+@pytest.mark.parametrize("name", ["arc_standard", "arc_hybrid", "arc_eager"])
+def test_apply_and_initial_reject_what_is_no_configuration(name):
+    """apply checked only types: it built an edge to a word beyond the
+    sentence (arcs grew) and a self-loop from a stack holding a word twice;
+    initial(-1) gave a sentence of no words, initial(True) one of one."""
+    system = load_system(name)
+    with pytest.raises(ValueError, match="out of range"):
+        system.apply((0, 5), (1,), (-1, -1), system.transitions[-1])
+    with pytest.raises(ValueError, match="duplicate position"):
+        system.apply((0, 1, 1), (), (-1, -1), system.transitions[-1])
+    for n in (-1, True, 2.0, "3"):
+        with pytest.raises(ValueError, match="number of words n must be an integer"):
+            system.initial(n)
+    assert system.initial(np.int64(2))[1] == (1, 2)
+
+
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_arcs_with_a_cycle_among_reduced_words_are_rejected(name):
     # words 1 and 2 are off the stack and buffer, each the other's head
