@@ -33,10 +33,11 @@ import sys
 from dataclasses import dataclass, field
 
 import conllu
+import numpy as np
 from conllu.parser import ParseException, parse_id_value, parse_int_value
 
 from semiparse.treebank._conllu import NOT_SINGLE_TREE, PROJECTIVE, BlockScanner, parse_words
-from semiparse.heads import is_tree, tree_problems
+from semiparse.heads import int_tuple, is_tree, tree_problems
 from semiparse.treebank.partial import partial_problems
 from semiparse.treebank.outputs import open_output as atomic_output  # the name documented before outputs.py existed
 from semiparse.treebank.columns import COLUMN_NAMES, DEPREL, DEPS, HEAD, MISC, moved_deps
@@ -96,7 +97,15 @@ class Sentence:
 
     def line_of(self, word):
         """1-based line number in the file of word ``word`` (1..n)."""
-        return self.first_line + self.word_lines[word - 1]
+        return self.first_line + self.word_lines[self._index(word)]
+
+    def _index(self, word):
+        """``word - 1``, or ValueError unless ``word`` is an integer 1..n."""
+        if (isinstance(word, (bool, np.bool_)) or not isinstance(word, (int, np.integer))
+                or not 1 <= word <= len(self)):
+            raise ValueError(f"word must be an integer 1..{len(self)} (a word of "
+                             f"{self.file}:{self.first_line}), got {word!r}")
+        return word - 1
 
     def text(self):
         """The sentence exactly as read."""
@@ -116,7 +125,7 @@ class Sentence:
 
     def columns(self, word):
         """The 10 columns of word ``word`` (1..n)."""
-        start, stop = self.spans[word - 1]
+        start, stop = self.spans[self._index(word)]
         return _decode(self.raw[start:stop]).split("\t")
 
     def deprels(self):
@@ -133,11 +142,19 @@ class Sentence:
         lines ``# key = value``: each replaces the sentence's comment of that
         key, or comes before the sentence's first line (after a byte order
         mark and the blank lines before it), with the sentence's own line
-        ending."""
+        ending.
+
+        ValueError unless ``heads`` and ``deprels`` hold an entry for the
+        root (not read) and one per word: a head 0..n (or -1 where
+        :attr:`heads` has -1, an unknown head kept) and a label that is not
+        empty and holds no tab or line break; nor may a metadata key or
+        value hold a line break."""
+        heads = self._checked_heads(heads)
+        deprels = self._checked_deprels(deprels)
         changed = {}
         for d in range(1, len(self) + 1):
             cols = self.columns(d)
-            head = str(int(heads[d]))
+            head = str(heads[d])
             moved = self.heads is None or heads[d] != self.heads[d]
             if (moved and cols[HEAD] != head) or deprels[d] != cols[DEPREL]:
                 if moved:
@@ -145,6 +162,35 @@ class Sentence:
                 cols[DEPREL] = deprels[d]
                 changed[d] = cols
         return self._with_columns(changed, metadata)
+
+    def _checked_heads(self, heads):
+        """``heads`` as a tuple of ints, or ValueError (see :meth:`relabeled`)."""
+        where = f"{self.file}:{self.first_line}"
+        heads = int_tuple(heads, f"{where}: heads must be a sequence of integer heads")
+        if len(heads) != len(self) + 1:
+            raise ValueError(f"{where}: {len(heads) - 1} heads given for a sentence of {len(self)} words")
+        for d in range(1, len(heads)):
+            kept_unknown = heads[d] == -1 and self.heads is not None and self.heads[d] == -1
+            if not (0 <= heads[d] <= len(self) or kept_unknown):
+                raise ValueError(f"{self.file}:{self.line_of(d)}: head {heads[d]} of word {d} "
+                                 f"is out of range 0..{len(self)}")
+        return heads
+
+    def _checked_deprels(self, deprels):
+        """``deprels`` as a list, or ValueError (see :meth:`relabeled`)."""
+        try:
+            labels = None if isinstance(deprels, (str, bytes)) else list(deprels)
+        except TypeError:
+            labels = None
+        if labels is None or len(labels) != len(self) + 1:
+            raise ValueError(f"{self.file}:{self.first_line}: deprels must be a sequence of "
+                             f"{len(self) + 1} labels (the root's, not read, then one per word), "
+                             f"got {deprels!r:.80}")
+        for d in range(1, len(labels)):
+            if not isinstance(labels[d], str) or not labels[d] or _BREAK_OR_TAB.search(labels[d]):
+                raise ValueError(f"{self.file}:{self.line_of(d)}: the DEPREL of word {d} must be a "
+                                 f"non-empty string without tabs or line breaks, got {labels[d]!r}")
+        return labels
 
     def _with_columns(self, changed, metadata=None):
         """The sentence's bytes with the words in ``changed`` (word -> columns)
@@ -163,6 +209,10 @@ class Sentence:
     def _metadata_edits(self, metadata):
         """``(start, stop, bytes)`` edits of the raw block that set each
         ``# key = value`` comment of ``metadata``."""
+        for key, value in metadata.items():
+            if _BREAK.search(f"{key}{value}"):
+                raise ValueError(f"{self.file}:{self.first_line}: metadata {key!r}: {value!r} holds "
+                                 f"a line break (a comment is one line)")
         first = eol = None
         found = {}
         for match in _LINE.finditer(self.raw):
@@ -189,26 +239,24 @@ class Sentence:
         """The sentence's text with the HEADs of words whose head differs in
         ``heads`` replaced; with ``mark`` each changed word also gets
         ``OrigHead=<old head>`` appended to MISC; with ``deps`` its DEPS
-        entry for the old head moves to the new one (:func:`moved_deps`)."""
+        entry for the old head moves to the new one (:func:`moved_deps`).
+        ``heads`` is checked as by :meth:`relabeled` (a sentence whose tree
+        is unusable is given as read, whatever ``heads``)."""
         return _decode(self.render_bytes(heads, mark, deps))
 
     def render_bytes(self, heads=None, mark=False, deps=False):
         """:meth:`render` as bytes (what a binary output takes as it is)."""
         if heads is None or self.heads is None:
             return self.raw
-        if len(heads) != len(self.heads):
-            raise ValueError(
-                f"{self.file}:{self.first_line}: {len(heads) - 1} heads given "
-                f"for a sentence of {len(self)} words"
-            )
+        heads = self._checked_heads(heads)
         changed = {}
         for d in range(1, len(heads)):
             if heads[d] == self.heads[d]:
                 continue
             cols = self.columns(d)
-            cols[HEAD] = str(int(heads[d]))
+            cols[HEAD] = str(heads[d])
             if deps:
-                cols[DEPS] = moved_deps(cols[DEPS], cols[DEPREL], self.heads[d], int(heads[d]))
+                cols[DEPS] = moved_deps(cols[DEPS], cols[DEPREL], self.heads[d], heads[d])
             if mark:
                 entries = [] if cols[MISC] == "_" else cols[MISC].split("|")
                 if any(e.split("=", 1)[0] == MARK_KEY for e in entries):
@@ -281,6 +329,8 @@ class Sentence:
 
 
 _LINE = re.compile(rb"[^\r\n]+(?:\r\n|\r|\n)?|\r\n|\r|\n")  # one line, as bytes.splitlines cuts
+_BREAK = re.compile(r"[\r\n]")
+_BREAK_OR_TAB = re.compile(r"[\t\r\n]")
 
 
 def _decode(data):

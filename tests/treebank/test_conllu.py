@@ -1,6 +1,7 @@
 """CoNLL-U reading/writing: lossless round trips, validation messages, atomic output."""
 import io
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -221,3 +222,68 @@ def test_atomic_output_leaves_nothing_on_failure(tmp_path):
         out.write("new\r\n")
     assert target.read_bytes() == b"new\r\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.conllu"]
+
+
+TWO_WORDS = "1\ta\t_\t_\t_\t_\t2\tnsubj\t_\t_\n2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+
+
+@pytest.mark.parametrize("heads,message", [
+    ([-1, 99, 0], r"head 99 of word 1 is out of range 0\.\.2"),
+    ([-1, -1, 0], r"head -1 of word 1 is out of range"),
+    ([-1, -5, 0], r"head -5 of word 1 is out of range"),
+    ([-1, 0, True], r"heads must be a sequence of integer heads: element 2 is True"),
+    ([-1, 2.7, 0], r"element 1 is 2\.7"),
+    ([-1, "2", 0], r"element 1 is '2'"),
+    ([-1, 2], r"1 heads given for a sentence of 2 words"),
+])
+def test_render_and_relabeled_refuse_bad_heads(heads, message):
+    (sentence,) = sentences_of(TWO_WORDS)
+    with pytest.raises(ValueError, match=message):
+        sentence.render(heads)
+    with pytest.raises(ValueError, match=message):
+        sentence.relabeled(heads, [None, "nsubj", "root"])
+    with pytest.raises(ValueError, match="heads must be a sequence of integer heads, got NoneType"):
+        sentence.relabeled(None, [None, "nsubj", "root"])
+
+
+def test_numpy_heads_and_a_kept_unknown_head_are_written():
+    (sentence,) = sentences_of(TWO_WORDS)
+    assert sentence.render([-1, np.int64(0), np.int32(1)]) == sentence.relabeled([-1, 0, 1], sentence.deprels()).decode()
+    (partial,) = sentences_of(TWO_WORDS.replace("\t2\tnsubj", "\t_\tnsubj"), partial=True)
+    assert partial.heads == [-1, -1, 0]
+    assert partial.relabeled([-1, -1, 0], [None, "obj", "root"]) == TWO_WORDS.replace("\t2\tnsubj", "\t_\tobj").encode()
+    with pytest.raises(ValueError, match="head -1 of word 2 is out of range"):
+        partial.render([-1, -1, -1])
+
+
+@pytest.mark.parametrize("deprels,message", [
+    ([None, "x\n9\tinjected", "root"], r"DEPREL of word 1 must be a non-empty string without tabs"),
+    ([None, "a\tb", "root"], r"DEPREL of word 1 must be"),
+    ([None, "nsubj", ""], r"DEPREL of word 2 must be .*got ''"),
+    ([None, "nsubj", 3], r"DEPREL of word 2 must be .*got 3"),
+    ([None, "nsubj"], r"deprels must be a sequence of 3 labels"),
+    (None, r"deprels must be a sequence of 3 labels"),
+    ("abc", r"deprels must be a sequence of 3 labels"),
+])
+def test_relabeled_refuses_bad_deprels(deprels, message):
+    (sentence,) = sentences_of(TWO_WORDS)
+    with pytest.raises(ValueError, match=message):
+        sentence.relabeled([-1, 2, 0], deprels)
+
+
+def test_relabeled_refuses_a_line_break_in_metadata():
+    (sentence,) = sentences_of(TWO_WORDS)
+    with pytest.raises(ValueError, match="metadata 'k': 'a\\\\nb' holds a line break"):
+        sentence.relabeled([-1, 2, 0], [None, "nsubj", "root"], {"k": "a\nb"})
+    with pytest.raises(ValueError, match="holds a line break"):
+        sentence.relabeled([-1, 2, 0], [None, "nsubj", "root"], {"k\r": "v"})
+
+
+@pytest.mark.parametrize("word", [0, -1, 3, True, 1.0])
+def test_a_word_index_outside_1_to_n_is_refused(word):
+    (sentence,) = sentences_of(TWO_WORDS)
+    with pytest.raises(ValueError, match=r"word must be an integer 1\.\.2"):
+        sentence.columns(word)
+    with pytest.raises(ValueError, match=r"word must be an integer 1\.\.2"):
+        sentence.line_of(word)
+    assert sentence.columns(np.int64(2))[1] == "b" and sentence.line_of(2) == 2
