@@ -704,16 +704,48 @@ class TreeCRF:
         return [r.value for r in self._each("counting")]
 
 
+def _integers(x, name, shape=None):
+    """``x`` as a dense tensor of integers holding values, of ``shape``
+    (None: any ``(B, N)``), or ValueError."""
+    wanted = "(B, N)" if shape is None else shape
+    try:
+        x = torch.as_tensor(x)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"{name} must be integers of shape {wanted}, got {type(x).__name__}") from None
+    if (x.is_meta or x.layout != torch.strided or x.dtype.is_floating_point or x.dtype.is_complex
+            or x.dtype == torch.bool or x.dim() != 2 or shape is not None and x.shape != shape):
+        where = (" on the meta device" if x.is_meta else
+                 "" if x.layout == torch.strided else f" of layout {x.layout}")
+        raise ValueError(f"{name} must be integers of shape {wanted}, got {tuple(x.shape)} of "
+                         f"{x.dtype}{where}")
+    return x
+
+
 def heads_to_edges(heads, n_labels=None, labels=None):
     """``(B, N, N)`` 0/1 float64 edge indicators of ``(B, N)`` heads (``-1``
-    ignored); with ``labels`` and ``n_labels``, ``(B, N, N, L)``."""
-    heads = torch.as_tensor(heads)
+    ignored); with ``labels`` and ``n_labels``, ``(B, N, N, L)``.
+    ValueError for heads outside -1..N-1, a label outside 0..L-1 at a word
+    with a head, or only one of ``labels`` and ``n_labels``."""
+    heads = _integers(heads, "heads")
     B, N = heads.shape
+    bad = heads[(heads < -1) | (heads >= N)]
+    if len(bad):
+        raise ValueError(f"heads must lie in -1..{N - 1} (-1: no head), got {bad[0].item()}")
+    if (labels is None) != (n_labels is None):
+        raise ValueError("labels and n_labels go together: give both or neither")
+    if labels is not None:
+        if isinstance(n_labels, bool) or not isinstance(n_labels, (int, np.integer)) or n_labels < 1:
+            raise ValueError(f"n_labels must be a positive integer, got {n_labels!r}")
+        labels = _integers(labels, "labels", tuple(heads.shape))
+        bad = labels[(heads >= 0) & ((labels < 0) | (labels >= n_labels))]
+        if len(bad):
+            raise ValueError(f"labels must lie in 0..{n_labels - 1} where a head is given, "
+                             f"got {bad[0].item()}")
     shape = (B, N, N) if labels is None else (B, N, N, n_labels)
     out = torch.zeros(shape, dtype=torch.float64)
     b, d = torch.nonzero(heads >= 0, as_tuple=True)
     if labels is None:
         out[b, heads[b, d], d] = 1.0
     else:
-        out[b, heads[b, d], d, torch.as_tensor(labels)[b, d]] = 1.0
+        out[b, heads[b, d], d, labels[b, d]] = 1.0
     return out

@@ -583,6 +583,30 @@ def test_bad_input_is_a_value_error():
             call()
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda: heads_to_edges([[True, False]]), r"heads must be integers of shape \(B, N\), got \(1, 2\) of torch.bool"),
+    (lambda: heads_to_edges([[-1, 0.0]]), "of torch.float32"),
+    (lambda: heads_to_edges([-1, 0]), r"got \(2,\)"),
+    (lambda: heads_to_edges([[[-1, 0]]]), r"got \(1, 1, 2\)"),
+    (lambda: heads_to_edges(None), "got NoneType"),
+    (lambda: heads_to_edges(torch.zeros(1, 2, dtype=torch.long, device="meta")), "on the meta device"),
+    (lambda: heads_to_edges([[-1, 9]]), r"heads must lie in -1\.\.1 \(-1: no head\), got 9"),
+    (lambda: heads_to_edges([[-2, 0]]), "got -2"),
+    (lambda: heads_to_edges([[-1, 0]], n_labels=2), "labels and n_labels go together"),
+    (lambda: heads_to_edges([[-1, 0]], labels=[[0, 0]]), "labels and n_labels go together"),
+    (lambda: heads_to_edges([[-1, 0]], n_labels=True, labels=[[0, 0]]), "n_labels must be a positive integer"),
+    (lambda: heads_to_edges([[-1, 0]], n_labels=2, labels=[[0, -1]]), r"labels must lie in 0\.\.1 where a head is given, got -1"),
+    (lambda: heads_to_edges([[-1, 0]], n_labels=2, labels=[[0, 0, 1]]), r"labels must be integers of shape \(1, 2\)"),
+])
+def test_heads_to_edges_refuses_bad_heads_and_labels(call, message):
+    """Bools became edges, label -1 the last label, heads below -1 were
+    dropped and n_labels alone ignored; the rest were IndexError or TypeError."""
+    with pytest.raises(ValueError, match=message):
+        call()
+    assert heads_to_edges([[-1, 0, 1]], n_labels=2, labels=[[-1, 1, 0]]).nonzero().tolist() == [
+        [0, 0, 1, 1], [0, 1, 2, 0]]
+
+
 def test_log_prob_of_a_tree_the_grammar_does_not_derive_is_minus_inf():
     w = _weights((1, 5, 5))
     crossing = torch.tensor([[-1, 3, 4, 0, 0]])  # 1 <- 3 and 2 <- 4 cross
