@@ -516,15 +516,18 @@ class TreeCRF:
 
     def expected(self, values):
         """``(B,)`` E[sum of ``values`` over the (labelled) edges of T],
-        differentiable in the scores and in ``values`` (finite where an edge
-        is allowed; the weights' shape, or ``(B, N, N)`` per edge whatever
+        differentiable in the scores and in ``values`` (a real tensor, finite
+        where an edge is allowed; the weights' shape, or ``(B, N, N)`` per edge whatever
         its label)."""
         if not torch.is_tensor(values) or values.shape[:3] != self.log_potentials.shape[:3] \
-                or values.dim() not in (3, self.log_potentials.dim()):
-            raise ValueError(f"values must be a tensor of shape {tuple(self.log_potentials.shape)}"
+                or values.dim() not in (3, self.log_potentials.dim()) or values.is_complex() \
+                or values.is_meta or values.layout != torch.strided:
+            got = (f"shape {tuple(values.shape)} of {values.dtype}{_storage(values)}"
+                   if torch.is_tensor(values) else f"a {type(values).__name__}")
+            raise ValueError("values must be a dense real tensor of shape "
+                             f"{tuple(self.log_potentials.shape)}"
                              + (f" or {tuple(self.log_potentials.shape[:3])}" if self.labelled else "")
-                             + (f", got shape {tuple(values.shape)}" if torch.is_tensor(values)
-                                else f", got a {type(values).__name__}"))
+                             + f", got {got}")
         mu = self.marginals
         if self.labelled and values.dim() == 3:
             mu = mu.sum(-1)
@@ -571,11 +574,7 @@ class TreeCRF:
         return torch.where(used, edge, torch.zeros_like(edge)).sum(1)
 
     def _tree_tensor(self, x, name):
-        x = torch.as_tensor(x)
-        B, N = self._batch.B, self._batch.N
-        if x.shape != (B, N) or x.dtype.is_floating_point or x.dtype == torch.bool:
-            raise ValueError(f"{name} must be integers of shape ({B}, {N}), got "
-                             f"{tuple(x.shape)} of {x.dtype}")
+        x = _integers(x, name, (self._batch.B, self._batch.N))
         for b, m in enumerate(self._batch.sizes):
             row = x[b, 1:m]
             top = m if name == "heads" else (self.log_potentials.shape[3] if self.labelled else 1)
@@ -714,11 +713,15 @@ def _integers(x, name, shape=None):
         raise ValueError(f"{name} must be integers of shape {wanted}, got {type(x).__name__}") from None
     if (x.is_meta or x.layout != torch.strided or x.dtype.is_floating_point or x.dtype.is_complex
             or x.dtype == torch.bool or x.dim() != 2 or shape is not None and x.shape != shape):
-        where = (" on the meta device" if x.is_meta else
-                 "" if x.layout == torch.strided else f" of layout {x.layout}")
         raise ValueError(f"{name} must be integers of shape {wanted}, got {tuple(x.shape)} of "
-                         f"{x.dtype}{where}")
+                         f"{x.dtype}{_storage(x)}")
     return x
+
+
+def _storage(x):
+    """What keeps tensor ``x`` from being read: " on the meta device", " of
+    layout ...", or "" for a dense tensor holding values."""
+    return " on the meta device" if x.is_meta else "" if x.layout == torch.strided else f" of layout {x.layout}"
 
 
 def heads_to_edges(heads, n_labels=None, labels=None):

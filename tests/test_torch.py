@@ -166,8 +166,18 @@ def test_gradcheck_log_partition_and_second_derivatives():
     (lambda w: torch_log_partition(w.to("meta")), "weights must be a dense tensor holding values, "
                                                    "got one on the meta device"),
     (lambda w: torch_log_partition(w.to_sparse()), "got one of layout torch.sparse_coo"),
-    (lambda w: TreeCRF(w).expected(w.numpy()), r"values must be a tensor of shape \(1, 3, 3\), got a "
-                                               r"ndarray"),
+    (lambda w: TreeCRF(w).expected(w.numpy()), r"values must be a dense real tensor of shape "
+                                               r"\(1, 3, 3\), got a ndarray"),
+    (lambda w: TreeCRF(w).log_prob(None), r"heads must be integers of shape \(1, 3\), got NoneType"),
+    (lambda w: TreeCRF(w).log_prob("abc"), r"heads must be integers of shape \(1, 3\), got str"),
+    (lambda w: TreeCRF(w).log_prob(torch.zeros(1, 3, dtype=torch.complex64)),
+     r"got \(1, 3\) of torch.complex64"),
+    (lambda w: TreeCRF(w).log_prob(torch.zeros(1, 3, dtype=torch.long, device="meta")),
+     r"got \(1, 3\) of torch.int64 on the meta device"),
+    (lambda w: TreeCRF(w).expected(torch.zeros(1, 3, 3, device="meta")),
+     r"values must be a dense real tensor .* of torch.float32 on the meta device"),
+    (lambda w: TreeCRF(w).expected(torch.zeros(1, 3, 3, dtype=torch.complex64)),
+     r"values must be a dense real tensor .*, got shape \(1, 3, 3\) of torch.complex64"),
 ])
 def test_bad_arguments_are_value_errors(call, message):
     """What was a TypeError, RuntimeError or NotImplementedError (or a
@@ -577,7 +587,7 @@ def test_bad_input_is_a_value_error():
         (lambda: torch_log_partition(torch.full((1, 3, 3), NEG_INF)), "batch item 0: no tree"),
         (lambda: TreeCRF(w).log_prob(torch.tensor([[-1, 0, 5, 0]] * 2)), "heads must lie in"),
         (lambda: TreeCRF(w).kbest(0), "positive integer"),
-        (lambda: TreeCRF(w).expected(torch.zeros(2, 3, 3)), "values must be a tensor"),
+        (lambda: TreeCRF(w).expected(torch.zeros(2, 3, 3)), "values must be a dense real tensor"),
     ]:
         with pytest.raises(ValueError, match=message):
             call()
