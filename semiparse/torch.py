@@ -100,7 +100,9 @@ class _Batch:
         self.n_jobs, self.B, self.N = n_jobs, B, N
         if lengths is not None:
             values = lengths.tolist() if torch.is_tensor(lengths) else lengths
-            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or not all(
+            values = None if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") \
+                else list(values)  # once: a generator is read only once
+            if values is None or not all(
                     isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in values):
                 raise ValueError(f"lengths must be one number of words per batch item, got "
                                  f"{lengths!r} (the grammar is the keyword argument grammar=)")
@@ -124,12 +126,18 @@ class _Batch:
                 raise ValueError(f"grammar {self.grammar!r} has the terminals "
                                  f"{', '.join(names)}: give terminals, one string or list of "
                                  "names per sentence (the root first)")
+        if isinstance(terminals, (str, bytes)) or not hasattr(terminals, "__iter__"):
+            raise ValueError(f"terminals must give one string or list of terminal names per "
+                             f"sentence, got {terminals!r:.80}")
         terminals = list(terminals)
         if len(terminals) != B:
             raise ValueError(f"terminals has {len(terminals)} entries for a batch of {B}")
         self.terminals, self.sizes, self.codes = [], [], []
         seen = {}  # sentences of the same terminals share their (read-only) codes
         for b, t in enumerate(terminals):
+            if not isinstance(t, str) and not hasattr(t, "__iter__"):
+                raise ValueError(f"batch item {b}: terminals must be a string or a list of terminal "
+                                 f"names (the root first), got {t!r:.80}")
             t = t if isinstance(t, str) else list(t)
             m = len(t)
             if lengths is not None and m != lengths[b] + 1:

@@ -617,6 +617,20 @@ def test_heads_to_edges_refuses_bad_heads_and_labels(call, message):
         [0, 0, 1, 1], [0, 1, 2, 0]]
 
 
+def test_lengths_may_be_a_generator_and_terminals_are_checked():
+    """A generator of lengths was consumed by a check ("lengths has 0
+    entries"); terminals [None] or 5 were TypeErrors."""
+    w = torch.zeros(2, 3, 3, dtype=torch.float64)
+    assert torch.equal(torch_log_partition(w, lengths=(n for n in [2, 1])),
+                       torch_log_partition(w, lengths=[2, 1]))
+    for terminals, message in [([None, "ss"], "batch item 0: terminals must be a string or a list of "
+                                              "terminal names"),
+                               (5, "terminals must give one string or list of terminal names per sentence"),
+                               ("sss", "got 'sss'")]:
+        with pytest.raises(ValueError, match=message):
+            torch_log_partition(w, terminals=terminals)
+
+
 def test_log_prob_of_a_tree_the_grammar_does_not_derive_is_minus_inf():
     w = _weights((1, 5, 5))
     crossing = torch.tensor([[-1, 3, 4, 0, 0]])  # 1 <- 3 and 2 <- 4 cross
