@@ -631,6 +631,20 @@ def test_lengths_may_be_a_generator_and_terminals_are_checked():
             torch_log_partition(w, terminals=terminals)
 
 
+def test_the_engine_points_tensors_that_require_grad_to_semiparse_torch():
+    """semiparse.parse and its siblings raised "Can't call numpy()" for a
+    tensor in a graph and TypeError for one on the meta device."""
+    w = torch.zeros(3, 3, dtype=torch.float64)
+    assert semiparse.parse("projective", "sss", w, "log").value == pytest.approx(math.log(3))
+    for bad, message in [(w.requires_grad_(), "requires grad: for gradients use semiparse.torch"),
+                         (torch.zeros(3, 3, device="meta"), r"got Tensor \(can't convert meta device"),
+                         (torch.zeros(3, 3, 2, requires_grad=True), "labelled weights .* requires grad")]:
+        with pytest.raises(ValueError, match=message):
+            semiparse.parse("projective", "sss", bad, "log")
+    with pytest.raises(ValueError, match="values must be .* requires grad"):
+        semiparse.expected("projective", "sss", np.zeros((3, 3)), torch.ones(3, 3, requires_grad=True))
+
+
 def test_log_prob_of_a_tree_the_grammar_does_not_derive_is_minus_inf():
     w = _weights((1, 5, 5))
     crossing = torch.tensor([[-1, 3, 4, 0, 0]])  # 1 <- 3 and 2 <- 4 cross

@@ -23,16 +23,27 @@ def loaded(grammar):
     return load_grammar(grammar)
 
 
+def as_array(value, expected, convert=np.asarray):
+    """``convert(value)``, or the ValueError ``"{expected}, got ..."`` where
+    numpy cannot read ``value``: ragged nested lists, a torch tensor that
+    requires grad (these queries give values; ``semiparse.torch`` gives
+    gradients) or that holds no values (meta device, sparse)."""
+    if getattr(value, "requires_grad", False):
+        raise ValueError(f"{expected}, got a tensor that requires grad: for gradients use "
+                         f"semiparse.torch (log_partition, TreeCRF), for a value pass tensor.detach()")
+    try:
+        return convert(value)
+    except (ValueError, TypeError, RuntimeError) as exc:
+        reason = str(exc).split(".")[0]
+        raise ValueError(f"{expected}, got {type(value).__name__} ({reason})") from None
+
+
 def real_array(value, expected):
     """``value`` as a numpy array of ints or floats, or the ValueError
-    ``"{expected}, got TYPE of dtype DTYPE"``."""
-    try:
-        a = np.asarray(value)
-    except ValueError:  # e.g. ragged nested lists
-        a = None
-    if a is None or a.dtype.kind not in "iuf":
-        raise ValueError(f"{expected}, got {type(value).__name__}"
-                         + ("" if a is None else f" of dtype {a.dtype}"))
+    ``"{expected}, got TYPE of dtype DTYPE"`` (or of :func:`as_array`)."""
+    a = as_array(value, expected)
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"{expected}, got {type(value).__name__} of dtype {a.dtype}")
     return a
 
 

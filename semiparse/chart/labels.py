@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from semiparse.chart.inputs import NEG_INF, check_input as check_unlabelled, is_labelled
+from semiparse.chart.inputs import NEG_INF, as_array, check_input as check_unlabelled, is_labelled
 from semiparse.chart.result import ParseResult
 from semiparse.chart.shift import Shift, shift_errors, shifted
 
@@ -57,7 +57,7 @@ def check_weights(grammar, terminals, weights):
         return ids, w
     n = len(terminals) if isinstance(terminals, (str, list, tuple, np.ndarray)) else 0
     (ids, _, _), _ = check_unlabelled(grammar, terminals, np.zeros((n, n)))  # the terminals alone
-    w = np.asanyarray(weights)
+    w = as_array(weights, "labelled weights must be an array of real numbers", np.asanyarray)
     m1 = len(ids)
     if w.shape[:2] != (m1, m1) or w.shape[2] == 0:
         raise ValueError(f"labelled weights have shape {w.shape}: expected ({m1}, {m1}, L) with "
