@@ -3,7 +3,7 @@ import numpy as np
 
 from semiparse.heads import check_tree, no_crossing
 from semiparse.transitions.family import GoldTree
-from semiparse.treebank.partial import UNKNOWN, check_partial_tree
+from semiparse.treebank.partial import UNKNOWN, check_partial_tree, partial_flag
 
 
 class Gold(GoldTree):
@@ -42,11 +42,3 @@ class Gold(GoldTree):
             self._delta[np.array([self.heads[d] for d in known], dtype=int),
                         np.array(known, dtype=int)] = 1.0
         return self._delta
-
-
-def partial_flag(partial):
-    """``partial`` as a bool, or ValueError if it is not True or False (a
-    string such as ``"no"`` would otherwise read as true)."""
-    if not isinstance(partial, (bool, np.bool_)):
-        raise ValueError(f"partial must be True or False, got {partial!r:.40}")
-    return bool(partial)

@@ -25,7 +25,8 @@ from semiparse.transitions._grammar_rows import grammar_kernel
 from semiparse.transitions._machine import machine_for
 from semiparse.transitions.exhaustive import Search
 from semiparse.transitions.family import DynamicOracle
-from semiparse.transitions.gold import Gold, partial_flag
+from semiparse.transitions.gold import Gold
+from semiparse.treebank.partial import partial_flag
 from semiparse.transitions.grammar_path import grammar_scores
 from semiparse.transitions.interface import NEG_INF
 from semiparse.transitions.registry import GRAMMAR_RANK, GRAMMAR_REDUCED_RANK, system_methods

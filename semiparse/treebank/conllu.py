@@ -38,7 +38,7 @@ from conllu.parser import ParseException, parse_id_value, parse_int_value
 
 from semiparse.treebank._conllu import NOT_SINGLE_TREE, PROJECTIVE, BlockScanner, parse_words
 from semiparse.heads import int_tuple, is_tree, tree_problems
-from semiparse.treebank.partial import partial_problems
+from semiparse.treebank.partial import partial_flag, partial_problems
 from semiparse.treebank.outputs import open_output as atomic_output  # the name documented before outputs.py existed
 from semiparse.treebank.columns import COLUMN_NAMES, DEPREL, DEPS, HEAD, MISC, moved_deps
 
@@ -281,6 +281,8 @@ class Sentence:
         another (with ``multiple_roots="warn"``, a warning).  ``partial``:
         words whose HEAD is ``_`` (``-1``) keep their unknown head, and the
         restored heads must form a partial tree."""
+        _check_policies(on_error, multiple_roots)
+        partial = partial_flag(partial)
         heads = None if self.heads is None else list(self.heads)
         changed, errors = {}, []
         for d in range(1, len(self) + 1):
@@ -345,7 +347,8 @@ def read_conllu(source, name=None, multiple_roots="error", passthrough=False, pa
     """Yield the :class:`Sentence` objects of a CoNLL-U file, one at a time.
 
     ``source``: a path, ``"-"`` (standard input), a binary or text file
-    object or an iterable of byte strings.  ``name`` is the file name used in messages.  ``multiple_roots``:
+    object or an iterable of byte strings (not a bytes object itself:
+    ``io.BytesIO(data)``).  ``name`` is the file name used in messages.  ``multiple_roots``:
     ``"error"`` (UD: exactly one word attached to 0) or ``"warn"`` (accept
     the tree -- every algorithm here handles a root with several children --
     and record a warning).  ``passthrough``: yield a sentence that no
@@ -356,8 +359,8 @@ def read_conllu(source, name=None, multiple_roots="error", passthrough=False, pa
     ``Sentence.heads``, and the known heads must form a partial tree
     (:mod:`semiparse.treebank.partial`); otherwise ``_`` is an error.
     """
-    if multiple_roots not in ("error", "warn"):
-        raise ValueError(f"multiple_roots must be 'error' or 'warn', not {multiple_roots!r}")
+    _check_policies("fail", multiple_roots)
+    partial = partial_flag(partial)
     with _open_binary(source) as (chunks, default_name):
         yield from _sentences(chunks, name or default_name, multiple_roots, passthrough, partial)
 
@@ -375,8 +378,20 @@ def _open_binary(source):
         yield chunks, getattr(source, "name", "<stream>")
     elif hasattr(source, "read"):
         yield _chunks(source), getattr(source, "name", "<stream>")
-    else:  # any iterable of bytes
-        yield source, getattr(source, "name", "<stream>")
+    elif isinstance(source, (bytes, bytearray, memoryview)) or not hasattr(source, "__iter__"):
+        raise ValueError(f"source must be a path, '-', a file object or an iterable of byte "
+                         f"strings, got {type(source).__name__} (for data in memory: io.BytesIO(data))")
+    else:
+        yield _byte_strings(source), getattr(source, "name", "<stream>")
+
+
+def _byte_strings(chunks):
+    """The items of ``chunks``, or ValueError at the first that is not bytes."""
+    for chunk in chunks:
+        if not isinstance(chunk, (bytes, bytearray)):
+            raise ValueError(f"source must give byte strings, got {type(chunk).__name__} "
+                             f"{chunk!r:.40} (a text file object is read as UTF-8)")
+        yield chunk
 
 
 CHUNK = 1 << 16
@@ -581,8 +596,7 @@ def apply_policy(sentences, on_error="fail", warn=None):
     are not raised and all warnings go to ``warn`` (a callable taking the
     message; default: print to standard error).
     """
-    if on_error not in ON_ERROR:
-        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+    _check_policies(on_error, "error")
     warn = warn or _stderr
     for sentence in sentences:
         if isinstance(sentence, bytes):  # passed through by the reader: copied unchanged
@@ -593,6 +607,15 @@ def apply_policy(sentences, on_error="fail", warn=None):
         if sentence.errors and not _tolerated(sentence.errors, on_error, warn):
             continue
         yield sentence, not sentence.errors
+
+
+def _check_policies(on_error, multiple_roots):
+    """ValueError unless ``on_error`` is one of :data:`ON_ERROR` and
+    ``multiple_roots`` ``"error"`` or ``"warn"``."""
+    if not (isinstance(on_error, str) and on_error in ON_ERROR):
+        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+    if not (isinstance(multiple_roots, str) and multiple_roots in ("error", "warn")):
+        raise ValueError(f"multiple_roots must be 'error' or 'warn', not {multiple_roots!r}")
 
 
 def _tolerated(errors, on_error, warn=None):

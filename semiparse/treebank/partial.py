@@ -9,9 +9,19 @@ cross, and a word with an unknown head may head others.  Every function
 that takes partial trees does so only when the caller says so
 (``partial=True``); elsewhere ``-1`` is refused as before.
 """
+import numpy as np
+
 from semiparse.heads import int_tuple, tree_problems
 
 UNKNOWN = -1
+
+
+def partial_flag(partial):
+    """``partial`` as a bool, or ValueError if it is not True or False (a
+    string such as ``"no"`` would otherwise read as true)."""
+    if not isinstance(partial, (bool, np.bool_)):
+        raise ValueError(f"partial must be True or False, got {partial!r:.40}")
+    return bool(partial)
 
 
 def unknown_words(heads):

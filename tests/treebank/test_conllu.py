@@ -287,3 +287,28 @@ def test_a_word_index_outside_1_to_n_is_refused(word):
     with pytest.raises(ValueError, match=r"word must be an integer 1\.\.2"):
         sentence.line_of(word)
     assert sentence.columns(np.int64(2))[1] == "b" and sentence.line_of(2) == 2
+
+
+@pytest.mark.parametrize("source,message", [
+    (TWO_WORDS.encode(), r"source must be a path, '-', a file object or an iterable of byte strings, "
+                         r"got bytes \(for data in memory: io.BytesIO\(data\)\)"),
+    (5, "got int"),
+    ([TWO_WORDS], "source must give byte strings, got str"),
+])
+def test_read_conllu_says_what_a_source_may_be(source, message):
+    with pytest.raises(ValueError, match=message):
+        list(read_conllu(source))
+    assert [s.heads for s in read_conllu([TWO_WORDS.encode()[:9], TWO_WORDS.encode()[9:]])] == [[-1, 2, 0]]
+
+
+def test_partial_on_error_and_multiple_roots_must_be_documented_values():
+    with pytest.raises(ValueError, match="partial must be True or False, got 'yes'"):
+        sentences_of(TWO_WORDS, partial="yes")
+    (sentence,) = sentences_of(TWO_WORDS)
+    with pytest.raises(ValueError, match="on_error must be one of fail, skip, keep, not 'bogus'"):
+        sentence.unmarked(on_error="bogus")
+    with pytest.raises(ValueError, match="partial must be True or False, got 'no'"):
+        sentence.unmarked(partial="no")
+    with pytest.raises(ValueError, match="multiple_roots must be 'error' or 'warn', not None"):
+        sentence.unmarked(multiple_roots=None)
+    assert sentence.unmarked() == (TWO_WORDS, [-1, 2, 0])
