@@ -88,7 +88,7 @@ def encode(gold, heads, labels, encoding):
     would read as a separator followed by ``|``)."""
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, not {encoding!r}")
-    gold, heads = check_tree(gold), check_tree(heads)
+    gold, heads, labels = check_tree(gold), check_tree(heads), _label_list(labels)
     if len(gold) != len(heads) or len(labels) != len(heads):
         raise ValueError(f"gold, heads and labels must have the same length, got "
                          f"{len(gold)}, {len(heads)} and {len(labels)}")
@@ -123,6 +123,20 @@ def encode(gold, heads, labels, encoding):
                 k = list(view.candidates(d, label.head_label, label.up)).index(gold[d])
                 field, mark = (out[d].split(SEPARATOR) + [""])[1:3]
                 out[d] = SEPARATOR.join([label.base, f"{field}#{k}"] + ([mark] if mark else []))
+    return out
+
+
+def _label_list(labels):
+    """``labels`` as a list whose entries after the root's are strings, or ValueError."""
+    try:
+        out = None if isinstance(labels, (str, bytes)) else list(labels)
+    except TypeError:
+        out = None
+    if out is None:
+        raise ValueError(f"labels must be a sequence of DEPRELs (the root's first), got {labels!r:.80}")
+    d = next((d for d in range(1, len(out)) if not isinstance(out[d], str)), None)
+    if d is not None:
+        raise ValueError(f"labels[{d}], the DEPREL of word {d}, must be a string, got {out[d]!r}")
     return out
 
 
@@ -225,7 +239,7 @@ def decode(heads, labels, strict=True, single_root=False):
     ``strict``; otherwise it is left as it was and listed in ``bad``.  With
     ``single_root`` (UD), so is a label that attaches its word to the root
     when the decoded tree would then have several words there."""
-    heads = check_tree(heads)
+    heads, labels = check_tree(heads), _label_list(labels)
     if len(labels) != len(heads):
         raise ValueError(f"heads and labels must have the same length, got {len(heads)} and {len(labels)}")
     n = len(heads) - 1

@@ -330,3 +330,16 @@ def test_compare_pseudo_round_trip_without_spacy_skips_lifting(monkeypatch, caps
     out, err = capsys.readouterr()
     assert "note: spaCy's lifting skipped" in err and "pip install 'semiparse[compare]'" in err
     assert "optimal head+path" in out and "spaCy" not in out
+
+
+@pytest.mark.parametrize("labels,message", [
+    ([None, None, "root"], r"labels\[1\], the DEPREL of word 1, must be a string, got None"),
+    ([None, "nsubj", 5], r"labels\[2\], the DEPREL of word 2, must be a string, got 5"),
+    (None, "labels must be a sequence of DEPRELs"),
+])
+def test_labels_that_are_not_strings_are_value_errors(labels, message):
+    """They were TypeError or AttributeError from inside."""
+    with pytest.raises(ValueError, match=message):
+        encode([-1, 2, 0], [-1, 2, 0], labels, "head")
+    with pytest.raises(ValueError, match=message):
+        decode([-1, 2, 0], labels, strict=False)
