@@ -180,6 +180,8 @@ class Grammar:
     def from_text(cls, text, name="<string>"):
         """Parse and check grammar text; raises :class:`GrammarError`.  Line
         ends are those of :func:`plain_text`."""
+        if not isinstance(text, str):
+            raise ValueError(f"text must be the grammar's text (a string), got {type(text).__name__}")
         text = plain_text(text)
         try:
             items = _ToRules().transform(_PARSER.parse(text))
@@ -211,6 +213,9 @@ class Grammar:
                 f"terminal {exc.args[0]!r} is not in grammar {self.name}: expected one of "
                 f"{', '.join(sorted(self.terminals))}"
             ) from None
+        except TypeError:  # no sequence, or an unhashable name
+            raise ValueError(f"terminals must be a string or a sequence of terminal names, "
+                             f"got {terminals!r:.80}") from None
 
     def encode(self, terminals):
         """``(ids, left_states, right_states)`` arrays for an input, cached for strings."""

@@ -128,3 +128,14 @@ def test_a_cycle_derives_no_tree():
     names = {re.search(r"constituent '(\w+)' derives no tree", str(w.message)).group(1)
              for w in caught}
     assert names == {f"A{k}" for k in range(51)}
+
+
+def test_grammar_text_and_terminals_of_the_wrong_type_are_value_errors():
+    """from_text(None) was an AttributeError, encode(None) or encode(5) a TypeError."""
+    with pytest.raises(ValueError, match=r"text must be the grammar's text \(a string\), got NoneType"):
+        Grammar.from_text(None)
+    grammar = load_grammar("projective")
+    for terminals in (None, 5, [["s"]]):
+        with pytest.raises(ValueError, match="terminals must be a string or a sequence of terminal names"):
+            grammar.encode(terminals)
+    assert grammar.encode(["s", "s"])[0].tolist() == grammar.encode("ss")[0].tolist()
