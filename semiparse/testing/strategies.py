@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from semiparse.transitions import load_system
 from semiparse.heads import no_crossing
+from semiparse.treebank.partial import partial_flag
 
 MAX_WORDS = 500  # the largest tree gold_trees draws
 
@@ -64,6 +65,9 @@ def gold_trees(min_n=1, max_n=8, projective=None, partial=False):
             raise ValueError(f"{name} must be an integer, got {value!r}")
     if not 1 <= min_n <= max_n <= MAX_WORDS:
         raise ValueError(f"need 1 <= min_n <= max_n <= {MAX_WORDS}, got min_n={min_n}, max_n={max_n}")
+    if not (projective is None or isinstance(projective, bool)):
+        raise ValueError(f"projective must be True, False or None, got {projective!r:.40}")
+    partial = partial_flag(partial)
     if projective is True:
         trees = projective_trees(min_n, max_n)
     elif projective is False:

@@ -343,3 +343,13 @@ def test_train_partial_on_the_command_line(tmp_path, capsys):
     assert main(["train", str(path), "--partial", "--model", "bilstm", "-o",
                  str(tmp_path / "n.pt")]) == 2
     assert "--partial is an option of the perceptron models" in capsys.readouterr().err
+
+
+def test_gold_trees_takes_only_documented_flags():
+    """projective="yes" was read as None (a mix) and partial="no" as true."""
+    with pytest.raises(ValueError, match="projective must be True, False or None, got 'yes'"):
+        gold_trees(projective="yes")
+    with pytest.raises(ValueError, match="projective must be True, False or None, got 1"):
+        gold_trees(projective=1)
+    with pytest.raises(ValueError, match="partial must be True or False, got 'no'"):
+        gold_trees(partial="no")
