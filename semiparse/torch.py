@@ -729,7 +729,9 @@ def _integers(x, name, shape=None):
 def _storage(x):
     """What keeps tensor ``x`` from being read: " on the meta device", " of
     layout ...", or "" for a dense tensor holding values."""
-    return " on the meta device" if x.is_meta else "" if x.layout == torch.strided else f" of layout {x.layout}"
+    if x.is_meta:
+        return " on the meta device"
+    return "" if x.layout == torch.strided else f" of layout {x.layout}"
 
 
 def heads_to_edges(heads, n_labels=None, labels=None):

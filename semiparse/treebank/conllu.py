@@ -168,7 +168,8 @@ class Sentence:
         where = f"{self.file}:{self.first_line}"
         heads = int_tuple(heads, f"{where}: heads must be a sequence of integer heads")
         if len(heads) != len(self) + 1:
-            raise ValueError(f"{where}: {len(heads) - 1} heads given for a sentence of {len(self)} words")
+            raise ValueError(f"{where}: {len(heads) - 1} heads given for a sentence of "
+                             f"{len(self)} words")
         for d in range(1, len(heads)):
             kept_unknown = heads[d] == -1 and self.heads is not None and self.heads[d] == -1
             if not (0 <= heads[d] <= len(self) or kept_unknown):
