@@ -103,7 +103,7 @@ def run(args):
     if args.system:
         return _run_pair(args)
     if args.plot:
-        check_output(args.plot)  # before minutes of timing, not after
+        check_output(args.plot, inputs=args.files)  # before minutes of timing, not after
         pyplot()
     rng = seeded(args.seed)
     timer = _timer(args.clock)

@@ -137,6 +137,13 @@ def test_bench_oracle_runs_and_plots(shared_data, tmp_path, capsys):
     assert "arc_hybrid, strategy none: mean cpu time per oracle call" in out
     assert "disagreed" not in out and "failed" not in out
     assert plot.stat().st_size > 1000
+    # the plot over the treebank it reads: refused before any work (it was overwritten)
+    copy = tmp_path / "dev.conllu"
+    copy.write_bytes(conllu.read_bytes())
+    assert main(["bench", "oracle", str(copy), "--systems", "arc_hybrid", "--sizes", "10",
+                 "--per-size", "1", "--seconds", "0.001", "--plot", str(copy)]) == 2
+    assert "is also an input" in capsys.readouterr().err
+    assert copy.read_bytes() == conllu.read_bytes()
 
 
 def test_bench_batch_checks_the_batch_against_single_calls(shared_data, capsys):

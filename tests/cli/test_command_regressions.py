@@ -241,6 +241,7 @@ NUMERIC_OPTIONS = [  # (argv before the option, option, refused values)
     (["bench", "fast-oracle"], "--sizes", ["0"]),
     (["bench", "fast-oracle"], "--per-size", ["0"]),
     (["bench", "fast-oracle"], "--seconds", ["0", "nan", "inf"]),
+    (["bench", "torch"], "--seconds", ["0", "nan", "inf", "61"]),  # nan and inf timed forever
     (["bench", "constituency"], "--sentences", ["0", "-1"]),
     (["bench", "constituency"], "--configs", ["0"]),
     (["bench", "constituency"], "--exhaustive-max", ["-1"]),
