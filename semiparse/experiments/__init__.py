@@ -10,6 +10,7 @@ import argparse
 import importlib
 import inspect
 import os
+import signal
 import sys
 
 from semiparse.experiments.common import command_line, run
@@ -40,9 +41,14 @@ def experiment(name):
 
 
 def _positive(text):
-    value = int(text)
+    """An argparse type: an integer >= 1 (its name would show in argparse's
+    own message, so every refusal is this one's)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, not {text}")
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, not {text!r}")
     return value
 
 
@@ -110,6 +116,10 @@ def settings_for(module, args):
         wrong = [v for v in settings[key] if v not in allowed]
         if wrong:
             raise ValueError(f"--{key}: {wrong[0]!r} is not one of {', '.join(map(repr, allowed))}")
+    for key in ("seeds", "languages", "systems", "variants"):
+        twice = [v for i, v in enumerate(settings.get(key, ())) if v in settings[key][:i]]
+        if twice:  # a repeated run would count twice in the means
+            raise ValueError(f"--{key}: {twice[0]!r} is given twice")
     return settings
 
 
@@ -133,4 +143,6 @@ def main(argv=None):
     except (ValueError, OSError) as exc:
         print(f"semiparse experiments {args.name}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the files keep the jobs done
+        return 128 + signal.SIGINT
     return 0

@@ -14,6 +14,7 @@ import functools
 import hashlib
 import json
 import shlex
+import signal
 import statistics
 import subprocess
 import time
@@ -21,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from semiparse import __version__
-from semiparse.treebank.outputs import open_output
+from semiparse.treebank.outputs import check_output, open_output
 
 # The shared UD treebanks: language code -> (folder, file prefix).
 LANGUAGES = {
@@ -189,8 +190,11 @@ def header(module, settings, command, commit_text, sums):
 
 def run(module, name, settings, command, out, jobs=1, echo=print):
     """Run every job of the experiment, rewriting ``out``.md / .json after each
-    (an interrupted run keeps complete rows for the jobs done), and return the
-    JSON document."""
+    (an interrupted run keeps complete rows for the jobs done; files of an
+    earlier run stay until the first job is done), and return the JSON
+    document.  Both outputs are checked before any work."""
+    for path in (f"{out}.json", f"{out}.md"):
+        check_output(path)
     sums = checksums(settings["data"], module.files(settings))
     commit, commit_text = provenance()
     document = {
@@ -210,18 +214,20 @@ def run(module, name, settings, command, out, jobs=1, echo=print):
         with open_output(f"{out}.md") as stream:
             stream.write("\n".join(lines) + "\n")
 
-    write()
     with contextlib.ExitStack() as stack:
         if jobs == 1:
             done = map(run_job, todo)
-        else:
-            pool = ProcessPoolExecutor(max_workers=jobs)
+        else:  # Ctrl-C is the parent's to handle: workers ignore it
+            pool = ProcessPoolExecutor(max_workers=jobs, initializer=signal.signal,
+                                       initargs=(signal.SIGINT, signal.SIG_IGN))
             stack.callback(pool.shutdown, cancel_futures=True)  # Ctrl-C: drop the runs not started
             done = pool.map(run_job, todo)
         for result in done:
             results.append(result)
             echo(json.dumps(result))
             write()
+    if not results:  # no job at all: the files still say what was run
+        write()
     return document
 
 

@@ -3,7 +3,10 @@ says what it ran (command, commit or version, data checksums, POS tags)."""
 import hashlib
 import json
 import re
+import signal
 import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -154,6 +157,8 @@ def test_list_names_every_experiment(capsys):
     (["--languages", "xx"], "--languages: 'xx' is not one of 'el', 'got', 'hu'"),
     (["--variants", "x"], "this experiment has no variants to choose from"),
     (["--device", "cuda"], "--device: this experiment trains no neural parser"),
+    (["--seeds", "1", "1"], "--seeds: 1 is given twice"),  # its runs counted twice in the means
+    (["--languages", "el", "el"], "--languages: 'el' is given twice"),
 ])
 def test_bad_settings_are_one_line_errors(argv, message, tmp_path, shared_data, capsys):
     assert experiments.main(["beam-global", "--data", str(shared_data), *argv,
@@ -355,3 +360,36 @@ def test_out_must_be_a_prefix_not_a_folder(tmp_path, capsys, monkeypatch, out):
     assert experiments.main(["oracle-comparison", "--out", out]) == 2
     assert "a prefix names the files PREFIX.md and PREFIX.json" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["DIR"]
+
+
+def test_a_run_that_fails_keeps_the_files_of_the_last_one(tmp_path, shared_data, capsys):
+    """Both outputs are checked before any work, and an earlier run's files
+    stay until the first job is done: a new run whose .md could not be
+    written had replaced the .json with an empty one."""
+    out = tmp_path / "run"
+    out.with_suffix(".json").write_text("{}\n")
+    out.with_suffix(".md").mkdir()
+    assert experiments.main(["beam-global", "--data", str(shared_data), "--limit", "2",
+                             "--epochs", "1", "--seeds", "1", "--out", str(out)]) == 2
+    assert "run.md: is a directory" in capsys.readouterr().err
+    assert out.with_suffix(".json").read_text() == "{}\n"
+
+
+def test_bad_numbers_name_the_option(capsys):
+    with pytest.raises(SystemExit):
+        experiments.main(["beam-global", "--limit", "nan"])
+    assert "argument --limit: expected an integer >= 1, not 'nan'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_a_run_quietly(tmp_path, shared_data, jobs):
+    """Ctrl-C printed a KeyboardInterrupt traceback (from the workers too)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "semiparse.experiments", "oracle-comparison", "--data",
+         str(shared_data), "--limit", "300", "--epochs", "3", "--seeds", "1", "--jobs", jobs,
+         "--out", str(tmp_path / "run")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path)
+    time.sleep(3)  # past the imports, into the training
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and b"Traceback" not in err, err.decode()
