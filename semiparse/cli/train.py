@@ -5,6 +5,7 @@
 :mod:`semiparse.neural` (PyTorch, imported only then).  Each model's own
 options are refused with the other.
 """
+import os
 import sys
 
 from semiparse.cli import UserError
@@ -172,7 +173,11 @@ def _run_neural(args, log):
         torch.set_num_threads(args.threads)
     check_output(args.output, [args.train, args.dev, args.resume])
     if args.checkpoint is not None:
-        check_output(args.checkpoint, [args.train, args.dev, args.output])
+        # one path for both, even one not written yet, would lose the other
+        if os.path.realpath(args.checkpoint) == os.path.realpath(args.output):
+            raise UserError(f"--checkpoint {args.checkpoint}: it names the model's file (-o); "
+                            f"the run's state needs a file of its own")
+        check_output(args.checkpoint, [args.train, args.dev])
     trainer = NeuralTrainer(args.system, options, progress=not args.quiet, log=log,
                             checkpoint=args.checkpoint, resume=args.resume)
     trees = read_trees(args.train)

@@ -215,6 +215,9 @@ def restore_checkpoint(path, model, optimizer, rng, history, n_examples):
                          + ", ".join(f"{k} {before[k]!r} (now {now[k]!r})" for k in differ))
     if saved.vocab.to_dict() != model.vocab.to_dict() or len(payload["order"]) != n_examples:
         raise ModelError(f"{path}: the checkpoint was made with other training data")
+    if payload["epoch"] > model.options.epochs:  # the run would end with more than asked
+        raise ModelError(f"{path}: the checkpoint has {payload['epoch']} epochs done: --epochs "
+                         f"must be at least that, got {model.options.epochs}")
     model.net.load_state_dict(payload["state"])
     optimizer.load_state_dict(payload["optimizer"])
     rng.setstate(payload["random"])

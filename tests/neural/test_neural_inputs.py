@@ -74,6 +74,19 @@ def test_a_checkpoint_given_as_a_model_says_how_to_get_the_model(tmp_path, capsy
         Model.load(checkpoint)
     # the advice works
     assert main(["train", str(train), *options, "--resume", str(checkpoint), "-o", str(model)]) == 0
+    # a checkpoint of more epochs than asked saved a model of more; one file for both lost one
+    capsys.readouterr()
+    two = [o if o != "1" or options[i - 1] != "--epochs" else "2" for i, o in enumerate(options)]
+    assert main(["train", str(train), *two, "--checkpoint", str(tmp_path / "ck2.pt"),
+                 "-o", str(tmp_path / "second.pt")]) == 0
+    capsys.readouterr()
+    assert main(["train", str(train), *options, "--resume", str(tmp_path / "ck2.pt"),
+                 "-o", str(model)]) == 2
+    assert ("the checkpoint has 2 epochs done: --epochs must be at least that, got 1"
+            in capsys.readouterr().err)
+    err = cli_error(capsys, ["train", str(train), *options, "--checkpoint", str(tmp_path / "new.pt"),
+                             "-o", str(tmp_path / "new.pt")])
+    assert "it names the model's file (-o)" in err and not (tmp_path / "new.pt").exists()
     assert main(["parse", str(model), str(train), "--quiet", "-o", str(tmp_path / "o.conllu")]) == 0
 
 
