@@ -10,6 +10,9 @@ import re
 from dataclasses import asdict, dataclass, fields
 
 LOSSES = ("hinge", "nll")
+# Sizes beyond any parser's (Kiperwasser and Goldberg 2016: 125 units, two
+# layers): larger ones ran out of memory inside torch, or hung building layers.
+MAX_DIM, MAX_LAYERS, MAX_THREADS = 4096, 32, 1024
 NONPROJ = ("oracle", "projectivize", "encode", "subset")
 ORACLES = ("static", "nondet", "dynamic")
 
@@ -71,6 +74,11 @@ class Options:
         checks = [(name, lambda v: v >= 1, ">= 1") for name in (
             "word_dim", "char_hidden", "lstm_dim", "lstm_layers", "hidden_dim", "label_hidden_dim",
             "epochs", "batch_size", "oracle_threads")]
+        checks += [(name, lambda v: v <= MAX_DIM, f"at most {MAX_DIM}") for name in (
+            "word_dim", "char_dim", "char_hidden", "upos_dim", "xpos_dim", "feats_dim",
+            "lemma_dim", "lstm_dim", "hidden_dim", "label_hidden_dim")]
+        checks += [("lstm_layers", lambda v: v <= MAX_LAYERS, f"at most {MAX_LAYERS}"),
+                   ("oracle_threads", lambda v: v <= MAX_THREADS, f"at most {MAX_THREADS}")]
         checks += [(name, lambda v: v >= 0, ">= 0") for name in (
             "char_dim", "upos_dim", "xpos_dim", "feats_dim", "lemma_dim", "explore_after", "word_dropout")]
         checks += [("lr", lambda v: v > 0, "> 0"), ("explore_p", lambda v: 0 <= v <= 1, "in [0, 1]"),

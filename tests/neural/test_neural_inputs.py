@@ -27,12 +27,12 @@ def test_training_trees_without_words():
         neural.train([_tree([], [])], **SMALL)
 
 
-@pytest.mark.parametrize("threads", ["0", "-1"])
+@pytest.mark.parametrize("threads", ["0", "-1", "1025", "1000000000"])
 def test_bench_neural_threads_must_be_positive(tmp_path, capsys, threads):
     # refused before the (absent) training file is read
     err = cli_error(capsys, ["bench", "neural", str(tmp_path / "absent.conllu"), "--small",
                              "--threads", threads])
-    assert f"--threads must be >= 1, got {threads}" in err
+    assert f"--threads must be from 1 to 1024, got {threads}" in err
 
 
 def test_any_integer_seed_trains():
@@ -158,3 +158,14 @@ def test_parse_save_and_load_check_batch_size_path_and_device(tmp_path):
             neural.load(path, device=device)
     with pytest.raises(ValueError, match="a model file's path must be a str or path object"):
         neural.io.save(model, None)  # it wrote the archive to standard output
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("lstm_dim", 10**9, "lstm_dim (--lstm-dim) must be at most 4096"),  # torch's allocator died
+    ("word_dim", 4097, "word_dim (--word-dim) must be at most 4096"),
+    ("lstm_layers", 10**9, "lstm_layers (--lstm-layers) must be at most 32"),  # it hung
+    ("oracle_threads", 5000, "oracle_threads (--oracle-threads) must be at most 1024"),
+])
+def test_network_sizes_have_bounds(option, value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        neural.train([_tree([2, 0], ["det", "root"])], **{**SMALL, option: value})
