@@ -69,7 +69,7 @@ def run(args):
 
     torch = _torch()
     from semiparse.neural.lockstep import Policy, TrainingOracle
-    from semiparse.neural.options import MAX_THREADS, Options
+    from semiparse.neural.options import Options, check_threads
     from semiparse.neural.trainer import NeuralTrainer, training_trees
     from semiparse.neural.parser import NeuralModel
     from semiparse.neural.vocab import Vocab
@@ -83,8 +83,7 @@ def run(args):
     if min(args.sentences, args.loop_sentences, args.batch_size, args.oracle_threads) < 1:
         raise UserError("--sentences, --loop-sentences, --batch-size and --oracle-threads must be >= 1")
     if args.threads is not None:
-        if not 1 <= args.threads <= MAX_THREADS:
-            raise UserError(f"--threads must be from 1 to {MAX_THREADS}, got {args.threads}")
+        check_threads(args.threads)
         torch.set_num_threads(args.threads)
     options = Options(**(SMALL if args.small else {}), oracle=args.oracle, nonproj=args.nonproj,
                       batch_size=args.batch_size, device=args.device, seed=1)

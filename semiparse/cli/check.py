@@ -159,8 +159,7 @@ def _report(results):
             print(f"semiparse check: warning: {r.system}: {r.dead_ends} of the {r.calls} "
                   f"examples of strategy {r.strategy} are at or one step before a dead end, a "
                   f"configuration that is not final and from which no final one is reachable, "
-                  f"e.g. "
-                  f"{r.dead_end.describe()}; the oracle scores the transitions into them "
+                  f"e.g. {r.dead_end.describe()}; the oracle scores the transitions into them "
                   f"-inf, so training never explores into one, and a parse that reaches one is "
                   f"parsed again with the transitions that can still finish (docs/training.md); "
                   f"the stack requirements of docs/oracles.md can rule them out",

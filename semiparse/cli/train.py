@@ -156,7 +156,7 @@ def _run_neural(args, log):
         raise UserError('--model bilstm needs PyTorch: pip install "semiparse[neural]"') from None
     from semiparse.neural import io
     from semiparse.neural.features import parse_positions
-    from semiparse.neural.options import MAX_THREADS, Options
+    from semiparse.neural.options import Options, check_threads
     from semiparse.neural.trainer import NeuralTrainer
 
     settings = {k: getattr(args, k) for k in NEURAL_ONLY
@@ -168,8 +168,7 @@ def _run_neural(args, log):
                       seed=args.seed, explore_after=args.explore_after, explore_p=args.explore_p,
                       **settings)
     if args.threads is not None:
-        if not 1 <= args.threads <= MAX_THREADS:
-            raise UserError(f"--threads must be from 1 to {MAX_THREADS}, got {args.threads}")
+        check_threads(args.threads)
         torch.set_num_threads(args.threads)
     check_output(args.output, [args.train, args.dev, args.resume])
     if args.checkpoint is not None:

@@ -201,12 +201,11 @@ def restore_checkpoint(path, model, optimizer, rng, history, n_examples):
 
     payload, meta = _read(path, CHECKPOINT)
     saved = _build(path, payload, meta)
-    if saved.system != model.system or (definition_sha256(saved.transition_system)
-                                        != definition_sha256(model.transition_system)):
+    then, now = (definition_sha256(m.transition_system) for m in (saved, model))
+    if saved.system != model.system or then != now:
         raise ModelError(f"{path}: the checkpoint was made with another transition system: "
-                         f"{saved.system} (sha256 {definition_sha256(saved.transition_system)[:12]}), "
-                         f"now {model.system} (sha256 "
-                         f"{definition_sha256(model.transition_system)[:12]})")
+                         f"{saved.system} (sha256 {then[:12]}), now {model.system} (sha256 "
+                         f"{now[:12]})")
     run_only = ("epochs", "device", "oracle_threads")  # a resumed run may train longer, elsewhere
     before, now = saved.options.to_dict(), model.options.to_dict()
     differ = [k for k in now if k not in run_only and before[k] != now[k]]

@@ -24,6 +24,13 @@ def check_device_name(device):
         raise ValueError(f"device must be cpu or cuda[:N], not {device!r}")
 
 
+def check_threads(threads):
+    """ValueError unless ``threads`` (torch's CPU threads, ``--threads``) is
+    from 1 to :data:`MAX_THREADS`."""
+    if not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"--threads must be from 1 to {MAX_THREADS}, got {threads}")
+
+
 def _named(field):
     """A field and its command-line option, for messages."""
     return f"{field} (--{field.replace('_', '-')})"

@@ -309,4 +309,3 @@ class RewriteSystem(TransitionSystem):
             else:
                 out.append((env[node], side))
         return out
-

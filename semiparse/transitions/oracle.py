@@ -100,11 +100,8 @@ class Oracle(DynamicOracle):
         once, and each step's configurations find their values among the
         successors scored at the step before.  At most :data:`KEPT_TREES`
         per value of ``partial``."""
-        kept_trees = self._kept_trees[bool(partial)]
-        found = kept_trees.get(id(heads))
-        if found is None or found.heads is not heads:
-            found = _Kept(heads, Gold(heads, partial))
-            self._give_back([found], partial)
+        found = self._take(heads, partial)
+        self._give_back([found], partial)
         return found
 
     def _take(self, heads, partial):
