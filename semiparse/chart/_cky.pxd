@@ -2,7 +2,7 @@
 """The split bilexical CKY's C interface (``_cky.pyx``), for compiled code
 that fills many max-plus charts without the GIL (the grammar oracle's
 kernel): a grammar's rules as C tables, a chart laid out in one reusable
-block, and :c:func:`maxplus_value`."""
+block, and :c:func:`maxplus_columns`."""
 
 
 cdef struct Chart:
@@ -45,5 +45,4 @@ cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogi
 
 cdef void chart_layout(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil
 
-cdef double maxplus_value(Chart* ch, const Rules* g, int N, const int* pl, const int* pr,
-                          const double* w) noexcept nogil
+cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept) noexcept nogil

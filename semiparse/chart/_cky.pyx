@@ -428,9 +428,9 @@ cdef inline void fill_right(V tag, Chart* ch, const Rules* g, int i, int j, uint
     copy_by_end(Rf, <V*> ch.Rb, nr, i, j, N, NN, lo, hi)
 
 
-cdef inline V root_value(V tag, Chart* ch, const Rules* g, uint64_t p) noexcept nogil:
-    """The value of the whole input: sum over start rules (B, C) of
-    L[B][0][0] * R[C][0][N-1]."""
+cdef inline V root_value(V tag, Chart* ch, const Rules* g, int last, uint64_t p) noexcept nogil:
+    """The value of the input 0..last: sum over start rules (B, C) of
+    L[B][0][0] * R[C][0][last]."""
     cdef int N = ch.N, q
     cdef size_t NN = <size_t> N * N
     cdef const V* Lf = <const V*> ch.Lf
@@ -438,7 +438,7 @@ cdef inline V root_value(V tag, Chart* ch, const Rules* g, uint64_t p) noexcept 
     cdef V acc = v_zero(tag)
     for q in range(g.nroot):
         acc = v_plus(acc, v_times(Lf[at(g.root[2 * q], 0, 0, N, NN)],
-                                  Rf[at(g.root[2 * q + 1], 0, N - 1, N, NN)], p), p)
+                                  Rf[at(g.root[2 * q + 1], 0, last, N, NN)], p), p)
     return acc
 
 
@@ -471,17 +471,39 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
             if not in_range(lo, hi) or (drifted(lo, hi) and not plain_rescale(
                     ch, g, span, recentring(lo, hi, span))):
                 return nan
-    return root_value(tag, ch, g, p)
+    return root_value(tag, ch, g, ch.N - 1, p)
 
 
-cdef double maxplus_value(Chart* ch, const Rules* g, int N, const int* pl, const int* pr,
-                          const double* w) noexcept nogil:
-    """The max-plus value of N positions with start states ``pl``, ``pr`` and
-    N x N weights ``w`` (row-major), filled in ``ch``, whose block must hold
-    ``chart_bytes(sizeof(double), N, nl, nr)`` bytes for the rules' states."""
+cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept) noexcept nogil:
+    """The max-plus value of positions 0..N-1 in a chart laid out for ch.N >=
+    N positions, filled column by column (the spans ending at j, for j from
+    ``kept`` to N - 1, each column from its shortest span up): every item of
+    a span lies inside it, so the spans that end before ``kept`` are left as
+    an earlier fill made them, which must have had the same first ``kept``
+    positions (start states and edge weights).  The caller sets ch.pl, ch.pr
+    and the weights ch.W (row-major, stride ch.N) of every pair that has a
+    position from ``kept`` on."""
     cdef MaxPlus tag
-    chart_layout(ch, sizeof(MaxPlus), N, ch.nl, ch.nr)
-    return fill(tag, ch, g, pl, pr, w, 0).s
+    cdef int S = ch.N, i, j, b, c
+    cdef size_t SS = <size_t> S * S
+    cdef double lo = 0, hi = 0
+    cdef MaxPlus* Lf = <MaxPlus*> ch.Lf
+    cdef MaxPlus* Lb = <MaxPlus*> ch.Lb
+    cdef MaxPlus* Rf = <MaxPlus*> ch.Rf
+    cdef MaxPlus* Rb = <MaxPlus*> ch.Rb
+    cdef MaxPlus zero = v_zero(tag), one = v_one(tag)
+    for j in range(kept, N):
+        for b in range(ch.nl):
+            Lf[at(b, j, j, S, SS)] = Lb[at(b, j, j, S, SS)] = zero
+        for c in range(ch.nr):
+            Rf[at(c, j, j, S, SS)] = Rb[at(c, j, j, S, SS)] = zero
+        Lf[at(ch.pl[j], j, j, S, SS)] = Lb[at(ch.pl[j], j, j, S, SS)] = one
+        Rf[at(ch.pr[j], j, j, S, SS)] = Rb[at(ch.pr[j], j, j, S, SS)] = one
+        for i in range(j - 1, -1, -1):
+            fill_attachments(tag, ch, g, i, j, 0, &lo, &hi)
+            fill_left(tag, ch, g, i, j, 0, &lo, &hi)
+            fill_right(tag, ch, g, i, j, 0, &lo, &hi)
+    return root_value(tag, ch, g, N - 1, 0).s
 
 
 # --- backtrace -----------------------------------------------------------------

@@ -11,7 +11,7 @@ stack node is fixed, and the completion grammar's max-plus chart
 (``semiparse/chart/_cky.pxd``) gives the most gold edges a computation from
 t(c) can still add.  Everything runs without the GIL.
 
-Two things make it cheaper than one parse per transition:
+Three things make it cheaper than one parse per transition:
 
 - **the critical buffer nodes** (Nederhof 2019, section 5): a buffer node
   whose gold head is in the buffer and whose gold subtree lies entirely in
@@ -30,14 +30,19 @@ Two things make it cheaper than one parse per transition:
 - **a memo** of chart values by chart input (the nodes, their terminals and
   fixed heads) within one gold tree: when a batch scores the configurations
   of a computation from the last to the first, each one's value (the best
-  of its row) is kept, and the successor a computation took costs no parse.
+  of its row) is kept, and the successor a computation took costs no parse;
+- **kept columns**: a work fills its chart column by column and keeps the
+  columns over the prefix a string shares with the last one it filled (the
+  successors of a configuration differ near the stack top, and the stack
+  bottom comes first), so only the spans that end after it are filled.
 """
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from semiparse.chart._cky cimport Chart, CompiledRules, Rules, chart_bytes, maxplus_value
+from semiparse.chart._cky cimport (Chart, CompiledRules, Rules, chart_bytes, chart_layout,
+                                   maxplus_columns)
 from semiparse.chart.inputs import compiled
 from semiparse.transitions._machine cimport (Machine, MachineC, machine_apply,
                                              machine_arc, machine_legal)
@@ -47,10 +52,15 @@ from semiparse.transitions._rows cimport KernelWork, row_kernel
 from semiparse.transitions._state cimport StateC, state_copy, state_free, state_load, state_new
 
 cdef int NEG = -(1 << 28)   # a chart value of -inf, in the memo
-# A work keeps its chart's block between parses up to this size (most strings
-# are short once the buffer is reduced); a larger one is allocated per parse,
-# so that a batch of many gold trees does not hold a large chart for each.
+# A work keeps its chart's block from one row to the next up to this size
+# (most strings are short once the buffer is reduced); a larger one is freed
+# at the end of its row, so that a batch of many gold trees does not hold a
+# large chart for each.
 cdef size_t KEPT_CHART = 1 << 18
+# Room for this many more positions when a chart grows (the strings of one
+# row differ by a few positions): fewer reallocations, each of which loses
+# the columns kept.
+cdef int CHART_SLACK = 2
 
 # terminal table index: ((where * 2 + is_root) * 2 + is_top) * 2 + headed
 cdef enum:
@@ -88,10 +98,16 @@ cdef struct WorkC:
     int* lo
     int* hi
     int* size
+    int* at                    # buffer index of each node, -1 if not in the buffer
+    int* marked                # the buffer mark_dropped last read (back first)
+    int marked_len             # its length, -1 if none or it does not stand for its input
     int* key                   # memo key: the three string arrays one after another
     Memo memo
-    void* chart                # the chart's block, kept up to KEPT_CHART bytes
+    void* chart                # the chart's block (chart, then start states), stride positions
     size_t chart_size
+    int stride                 # positions the chart is laid out for (0: no chart)
+    int* last                  # the string the chart was last filled for (nodes, ids, fixed)
+    int last_len               # its length: the chart's columns below it are valid
     long parses                # charts filled (the memo's saving shows here)
     bint out_of_memory         # a chart could not be allocated: its row is not exact
 
@@ -114,10 +130,21 @@ cdef void mark_dropped(WorkC* w, const StateC* s) noexcept nogil:
     projective gold tree) is collapsed to r: every other node of it is left
     out, and credited its gold edge.  After this, for a buffer node x,
     ``root_of[x]`` is its fragment's critical node (x itself if critical),
-    and ``size[r] < 0`` marks a collapsed fragment."""
+    and ``size[r] < 0`` marks a collapsed fragment.
+
+    What it finds depends on the buffer only, but for built heads of stack
+    nodes that lie in the buffer: where there are none, the marks of the
+    last call stand for a call with the same buffer (the successors of one
+    configuration mostly keep its buffer)."""
     cdef int n = w.n, i, x, y, r
     cdef const int* gold = w.gold
-    cdef int* at = w.pos           # buffer index of a buffer node, -1 elsewhere
+    cdef int* at = w.at
+    if s.buffer_len == w.marked_len and stack_heads_outside(w, s):
+        i = 0
+        while i < s.buffer_len and s.buffer[i] == w.marked[i]:
+            i += 1
+        if i == s.buffer_len:
+            return
     for x in range(n + 1):
         at[x] = -1
         w.root_of[x] = -1
@@ -172,6 +199,20 @@ cdef void mark_dropped(WorkC* w, const StateC* s) noexcept nogil:
             w.root_of[x] = -1          # kept: a critical node
         elif w.size[w.root_of[x]] >= 0:
             w.root_of[x] = -1          # kept: its fragment does not collapse
+    for i in range(s.buffer_len):
+        w.marked[i] = s.buffer[i]
+    w.marked_len = s.buffer_len if stack_heads_outside(w, s) else -1
+
+
+cdef inline bint stack_heads_outside(const WorkC* w, const StateC* s) noexcept nogil:
+    """Whether no stack node of s has a built head in the buffer that
+    ``w.at`` records."""
+    cdef int i, y
+    for i in range(s.stack_len):
+        y = s.head[s.stack[i]]
+        if y >= 0 and w.at[y] >= 0:
+            return False
+    return True
 
 
 cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
@@ -221,50 +262,76 @@ cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
     return N
 
 
+cdef inline double edge_weight(const WorkC* w, int i, int j) noexcept nogil:
+    """The weight of the edge from string position i to j: 1 for a gold
+    edge, 0 for another; for a fixed dependent, 0 from its built head and
+    -inf from any other."""
+    cdef int d = w.nodes[j], x = w.nodes[i]
+    if w.fixed[j] >= 0:
+        return 0.0 if i == w.fixed[j] else -INFINITY
+    return 1.0 if d > 0 and x >= 0 and w.gold[d] == x else 0.0
+
+
+cdef bint chart_room(WorkC* w, int N) noexcept nogil:
+    """Make the work's chart hold N positions (growing it forgets the string
+    it was filled for); False if out of memory."""
+    cdef const SpecC* sp = &w.spec
+    cdef int S
+    if N <= w.stride:
+        return True
+    free(w.chart)
+    S = N + CHART_SLACK
+    w.chart_size = chart_bytes(sizeof(double), S, sp.nl, sp.nr) + 2 * S * sizeof(int)
+    w.chart = malloc(w.chart_size)
+    w.last_len = 0
+    if w.chart is NULL:
+        w.chart_size, w.stride = 0, 0
+        return False
+    w.stride = S
+    return True
+
+
 cdef double chart_value(WorkC* w, int N) noexcept nogil:
     """The max-plus value of the string in w, as :c:func:`build_string` left
-    it (the memo first): -inf, NaN if out of memory."""
+    it (the memo first): -inf, NaN if out of memory.  The chart's columns
+    over the longest prefix this string shares with the last one filled
+    are kept (:c:func:`maxplus_columns`): the strings of one row, and of a
+    configuration and the next, mostly differ near the stack top only."""
     cdef const SpecC* sp = &w.spec
-    cdef int i, j, x, d, v
+    cdef int i, j, v, S, kept = 0, strings = w.n + 3 + sp.n_prefix
     cdef double value
     cdef Chart ch
-    cdef size_t bytes, need
     cdef double* wt
     cdef int* states
     v = memo_get(&w.memo, w.key, 3 * N, 0)
     if v != MEMO_MISSING:
         return -INFINITY if v == NEG else v
-    bytes = chart_bytes(sizeof(double), N, sp.nl, sp.nr)
-    need = bytes + N * N * sizeof(double) + 2 * N * sizeof(int)
-    if need > w.chart_size and need <= KEPT_CHART:
-        free(w.chart)
-        w.chart_size = 0
-        w.chart = malloc(need)
-        if w.chart is NULL:
-            return NAN
-        w.chart_size = need
-    ch.block = w.chart if need <= w.chart_size else malloc(need)
-    if ch.block is NULL:
+    if not chart_room(w, N):
         return NAN
-    wt = <double*> (<char*> ch.block + bytes)
-    states = <int*> (wt + N * N)
-    ch.nl, ch.nr = sp.nl, sp.nr
-    for i in range(N):
-        states[i] = sp.term_left[w.ids[i]]
-        states[N + i] = sp.term_right[w.ids[i]]
-    for j in range(N):
-        d = w.nodes[j]
+    S = w.stride
+    while (kept < N and kept < w.last_len and w.nodes[kept] == w.last[kept]
+           and w.ids[kept] == w.last[strings + kept] and w.fixed[kept] == w.last[2 * strings + kept]):
+        kept += 1
+    ch.block = w.chart
+    chart_layout(&ch, sizeof(double), S, sp.nl, sp.nr)
+    states = <int*> (<char*> w.chart + chart_bytes(sizeof(double), S, sp.nl, sp.nr))
+    ch.pl, ch.pr = states, states + S
+    wt = <double*> ch.W
+    for j in range(kept, N):
+        states[j] = sp.term_left[w.ids[j]]
+        states[S + j] = sp.term_right[w.ids[j]]
         for i in range(N):
-            x = w.nodes[i]
-            wt[i * N + j] = 1.0 if d > 0 and x >= 0 and w.gold[d] == x else 0.0
-        if w.fixed[j] >= 0:
-            for i in range(N):
-                wt[i * N + j] = -INFINITY
-            wt[w.fixed[j] * N + j] = 0.0
-    value = maxplus_value(&ch, sp.rules, N, states, states + N, wt)
+            wt[i * S + j] = edge_weight(w, i, j)
+    for i in range(kept, N):
+        for j in range(kept):
+            wt[i * S + j] = edge_weight(w, i, j)
+    value = maxplus_columns(&ch, sp.rules, N, kept)
+    for i in range(kept, N):
+        w.last[i] = w.nodes[i]
+        w.last[strings + i] = w.ids[i]
+        w.last[2 * strings + i] = w.fixed[i]
+    w.last_len = N
     w.parses += 1
-    if ch.block != w.chart:
-        free(ch.block)
     memo_put(&w.memo, w.key, 3 * N, 0, NEG if value == -INFINITY else <int> value)
     return value
 
@@ -299,6 +366,9 @@ cdef void grammar_row(void* work, const StateC* state, const int* stack, int ns,
         N = build_string(w, state, &credit)
         if N > 0:
             memo_put(&w.memo, w.key, 3 * N, 0, <int> best - credit)
+    if w.chart_size > KEPT_CHART:
+        free(w.chart)
+        w.chart, w.chart_size, w.stride, w.last_len = NULL, 0, 0, 0
 
 
 cdef class Spec:
@@ -348,6 +418,9 @@ cdef class Work(KernelWork):
         self.c.next = NULL
         self.c.chart = NULL
         self.c.chart_size = 0
+        self.c.stride = 0
+        self.c.last_len = 0
+        self.c.marked_len = -1
         self.c.parses = 0
         self.c.out_of_memory = False
 
@@ -356,8 +429,9 @@ cdef class Work(KernelWork):
         self.spec = spec
         self.c.spec = spec.c
         self.c.n = n
-        # gold heads; nodes, ids, fixed; pos, outside_below, root_of, lo, hi, size; key
-        size = (n + 1) + 3 * (n + 3 + spec.c.n_prefix) + 6 * (n + 1) + 3 * (n + 3 + spec.c.n_prefix)
+        # gold heads; nodes, ids, fixed; pos, outside_below, root_of, lo, hi, size, at,
+        # marked; key; last
+        size = (n + 1) + 9 * (n + 3 + spec.c.n_prefix) + 8 * (n + 1)
         self.block = <int*> malloc(size * sizeof(int))
         self.c.next = state_new(n)
         if self.block is NULL or self.c.next is NULL:
@@ -375,7 +449,10 @@ cdef class Work(KernelWork):
         self.c.lo = self.c.root_of + (n + 1)
         self.c.hi = self.c.lo + (n + 1)
         self.c.size = self.c.hi + (n + 1)
-        self.c.key = self.c.size + (n + 1)
+        self.c.at = self.c.size + (n + 1)
+        self.c.marked = self.c.at + (n + 1)
+        self.c.key = self.c.marked + (n + 1)
+        self.c.last = self.c.key + 3 * strings
         self.c.memo.on = 1
         self.ptr = &self.c
 

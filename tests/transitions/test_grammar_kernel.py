@@ -129,6 +129,51 @@ def test_works_kept_between_calls_give_the_rows_of_a_fresh_oracle(name, data):
             _row_equals_single(oracle, row, fresh.scores(configs[i], golds[i]))
 
 
+@pytest.mark.parametrize("name", DECLARED)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_columns_kept_from_the_last_string_never_change_a_row(name, data):
+    """A work's chart keeps the columns of the prefix a string shares with
+    the last one filled: configurations of one gold tree scored in any order
+    through one oracle (its work and chart kept between calls, grown and
+    freed as strings lengthen) get the rows of the Python grammar path,
+    which fills each chart anew.  Up to 40 words, so that some charts
+    outgrow the size a work keeps between rows; complete or partial trees."""
+    system = semiparse.system(name)
+    oracle = system.oracle(method="grammar")
+    heads = tuple(data.draw(gold_trees(1, data.draw(st.sampled_from([8, 40])), partial=True)))
+    partial = -1 in heads[1:]
+    configs = []
+    for _ in range(data.draw(st.integers(1, 3))):
+        config = system.initial(len(heads) - 1)
+        while not config.is_final():
+            configs.append(config)
+            legal = config.legal()
+            config = config.apply(legal[data.draw(st.integers(0, len(legal) - 1))])
+    picked = data.draw(st.lists(st.sampled_from(configs), min_size=1, max_size=12))
+    gold = Gold(heads, partial=True)
+    inner = load_system(name)
+    for config in picked:
+        got = oracle.scores(config, heads, partial=partial)
+        assert got == grammar_scores(inner, gold, config.stack, config.buffer, config.arcs, "none")
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_the_buffer_reduction_kept_from_the_last_call_is_the_one_of_a_fresh_work(data):
+    """A work reuses the marks of its last buffer reduction when the buffer
+    is the same: a sequence of buffers (any nodes, any order, often of one
+    length) read through one work reduces each as a fresh work does."""
+    heads = tuple(data.draw(gold_trees(1, 10, partial=True)))
+    make = grammar_kernel(load_system("arc_standard_root_end")).work_type
+    work, n = make(heads), len(heads) - 1
+    for _ in range(data.draw(st.integers(1, 8))):
+        nodes = data.draw(st.permutations(range(n + 1)))
+        size = data.draw(st.integers(0, n + 1))
+        stack, buffer = sorted(nodes[size:]), nodes[:size]
+        assert work.buffer_kept(stack, buffer) == make(heads).buffer_kept(stack, buffer)
+
+
 def test_a_list_of_heads_is_read_anew_at_every_call():
     """Only a tuple's work is kept: a list changed in place between two calls
     is scored as it is now."""
