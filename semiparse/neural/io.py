@@ -18,11 +18,14 @@ It holds tensors, strings and numbers only and is read with
 ``torch.load(weights_only=True)``, which runs no pickled code.  A checkpoint
 (``semiparse train --checkpoint``) is the same dict with the format
 ``"semiparse-neural-checkpoint"`` and the optimizer, the random states, the
-epoch reached and the best weights so far.
+epoch reached, the best weights so far and the dev set that chose them
+(:func:`dev_record`).
 """
+import hashlib
 import io
 import json
 import os
+import warnings
 import zipfile
 
 from semiparse.transitions.loading import definition_sha256
@@ -178,8 +181,50 @@ def load(path, system=None, device="cpu"):
     return _build(path, payload, meta, system).to(device)
 
 
-def save_checkpoint(path, model, optimizer, epoch, best, rng, order, history):
-    """Write the state of a run after ``epoch`` epochs (see the module doc)."""
+def dev_record(trees):
+    """What a checkpoint records of the dev trees (None for none): their file
+    (for messages), number and the sha256 of their CoNLL-U text as read (of
+    their words, tags, heads and labels for trees made in memory)."""
+    if trees is None:
+        return None
+    digest = hashlib.sha256()
+    for tree in trees:
+        digest.update(tree.source.raw if tree.source is not None else json.dumps(
+            [tree.forms, tree.tags, list(tree.heads), tree.labels]).encode() + b"\n")
+    file = next((t.source.file for t in trees if t.source is not None), "<trees>")
+    return {"file": str(file), "sentences": len(trees), "sha256": digest.hexdigest()}
+
+
+def _dev_named(record):
+    if record is None:
+        return "none"
+    return f"{record['file']} ({record['sentences']} sentences, sha256 {record['sha256'][:12]})"
+
+
+def _check_dev(path, payload, history, dev):
+    """ModelError unless the run resumed is scored on the dev set of the
+    checkpoint (:func:`dev_record` ``dev``): the best epoch is chosen by dev
+    LAS.  A checkpoint written before dev sets were recorded tells from its
+    history only whether it had one; it is resumed with a warning."""
+    if "dev" not in payload:
+        had = any("las" in record for record in history)
+        if had != (dev is not None):
+            raise ModelError(f"{path}: the checkpoint was made {'with' if had else 'without'} a dev "
+                             f"set (--dev), which chooses the best epoch; resume it "
+                             f"{'with the same one' if had else 'without one'}")
+        if had:
+            warnings.warn(f"{path}: the checkpoint does not record its dev set (an earlier "
+                          f"semiparse wrote it): make sure --dev is the one its run had")
+        return
+    then = json.loads(payload["dev"])
+    if (then or {}).get("sha256") != (dev or {}).get("sha256"):
+        raise ModelError(f"{path}: the checkpoint was made with another dev set (--dev), which "
+                         f"chooses the best epoch: {_dev_named(then)}, now {_dev_named(dev)}")
+
+
+def save_checkpoint(path, model, optimizer, epoch, best, rng, order, history, dev=None):
+    """Write the state of a run after ``epoch`` epochs (see the module doc);
+    ``dev``: the :func:`dev_record` of its dev trees."""
     import torch
 
     payload = _payload(model, CHECKPOINT)
@@ -188,14 +233,15 @@ def save_checkpoint(path, model, optimizer, epoch, best, rng, order, history):
         "best_score": float(best[0]),
         "best_state": {k: v.detach().cpu() for k, v in best[1].items()} if best[1] else {},
         "random": rng.getstate(), "torch_random": torch.get_rng_state(), "order": list(order),
-        "history": json.dumps(history),
+        "history": json.dumps(history), "dev": json.dumps(dev),
     })
     _write(payload, path)
 
 
-def restore_checkpoint(path, model, optimizer, rng, history, n_examples):
-    """Load a checkpoint into a freshly built run (same options and training
-    data): the weights, optimizer, random states and history.  Returns
+def restore_checkpoint(path, model, optimizer, rng, history, n_examples, dev=None):
+    """Load a checkpoint into a freshly built run (same options, training
+    data and dev set, ``dev`` its :func:`dev_record`): the weights, optimizer,
+    random states and history.  Returns
     ``(epochs done, (best score, best weights), example order)``."""
     import torch
 
@@ -217,10 +263,12 @@ def restore_checkpoint(path, model, optimizer, rng, history, n_examples):
     if payload["epoch"] > model.options.epochs:  # the run would end with more than asked
         raise ModelError(f"{path}: the checkpoint has {payload['epoch']} epochs done: --epochs "
                          f"must be at least that, got {model.options.epochs}")
+    done = json.loads(payload["history"])
+    _check_dev(path, payload, done, dev)
     model.net.load_state_dict(payload["state"])
     optimizer.load_state_dict(payload["optimizer"])
     rng.setstate(payload["random"])
     torch.set_rng_state(payload["torch_random"])
-    history.extend(json.loads(payload["history"]))
+    history.extend(done)
     best = (payload["best_score"], payload["best_state"] or None)
     return payload["epoch"], best, list(payload["order"])

@@ -58,7 +58,8 @@ class NeuralTrainer:
 
     ``checkpoint``: a file written after every epoch (the model so far, the
     optimizer, the random states and the history) from which ``resume``
-    continues a run that stopped; the options must be the same."""
+    continues a run that stopped; the options and the dev trees must be the
+    same."""
 
     def __init__(self, system="arc_standard", options=None, progress=True, log=None,
                  checkpoint=None, resume=None):
@@ -92,9 +93,10 @@ class NeuralTrainer:
         first, best = 0, (-1.0, None)
         examples = self.examples(model, trees)
         order = list(range(len(examples)))
+        dev_record = io.dev_record(dev)
         if self.resume is not None:
             first, best, order = io.restore_checkpoint(self.resume, model, optimizer, rng,
-                                                       self.history, len(examples))
+                                                       self.history, len(examples), dev_record)
             self.log(f"resuming {self.resume} after epoch {first}")
         self.oracle = TrainingOracle(model.api, model.transitions, o.oracle, threads=o.oracle_threads)
         policy = Policy(o.oracle, o.explore_p, rng)
@@ -134,7 +136,7 @@ class NeuralTrainer:
                               for k, v in record.items()))
             if self.checkpoint is not None:
                 io.save_checkpoint(self.checkpoint, model, optimizer, epoch + 1, best, rng, order,
-                                   self.history)
+                                   self.history, dev_record)
         if best[1] is not None:
             model.net.load_state_dict(best[1])
         model.meta["history"] = self.history

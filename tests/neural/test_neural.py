@@ -1,6 +1,7 @@
 """The neural parser (semiparse.neural): lockstep training against the
 per-sentence loop, exploration, losses, features, model files, the command
 line.  Tiny networks and few sentences keep each test to a few seconds."""
+import hashlib
 import random
 import subprocess
 import sys
@@ -386,6 +387,56 @@ def test_model_selection_and_resume(shared_data, tmp_path):
         with pytest.raises(ModelError, match="another transition system"):
             NeuralTrainer(system, Options(**options), progress=False,
                           resume=tmp_path / "b.ckpt").run(trees)
+
+
+def test_resume_needs_the_dev_set_of_its_checkpoint(shared_data, tmp_path, capsys):
+    """The dev set chooses the best epoch: a run resumed with another one,
+    without the one it had or with one it had not is refused (one line,
+    status 2 on the command line); the same sentences in another file are
+    the same dev set.  A checkpoint of an earlier semiparse (no dev record)
+    is resumed with a warning, or refused when its history shows a dev set
+    and --dev is missing."""
+    trees = gothic(shared_data, 12)
+    files = {}
+    for name, part in (("train", trees[:8]), ("dev", trees[8:10]), ("copy", trees[8:10]),
+                       ("other", trees[10:])):
+        files[name] = tmp_path / f"{name}.conllu"
+        files[name].write_bytes(b"".join(t.source.raw for t in part))
+
+    def train(checkpoint, dev, epochs):
+        return main(["train", str(files["train"]), "--model", "bilstm", "--epochs", str(epochs),
+                     "-o", str(tmp_path / "m.pt"), *TINY_FLAGS]
+                    + (["--dev", str(files[dev])] if dev else [])
+                    + [f"--{checkpoint[0]}", str(checkpoint[1])])
+
+    scored, unscored = tmp_path / "scored.ckpt", tmp_path / "unscored.ckpt"
+    assert train(("checkpoint", scored), "dev", 1) == 0
+    assert train(("checkpoint", unscored), None, 1) == 0
+    capsys.readouterr()
+    named = lambda dev: "none" if dev is None else (
+        f"{files[dev]} (2 sentences, sha256 {hashlib.sha256(files[dev].read_bytes()).hexdigest()[:12]})")
+    for checkpoint, then, dev in ((scored, "dev", "other"), (scored, "dev", None),
+                                  (unscored, None, "dev")):
+        assert train(("resume", checkpoint), dev, 2) == 2
+        assert capsys.readouterr().err.splitlines()[-1] == (
+            f"semiparse train: error: {checkpoint}: the checkpoint was made with another dev set "
+            f"(--dev), which chooses the best epoch: {named(then)}, now {named(dev)}")
+    for checkpoint, dev in ((scored, "copy"), (unscored, None)):
+        assert train(("resume", checkpoint), dev, 2) == 0
+        assert "resuming" in capsys.readouterr().err
+    # an earlier semiparse's checkpoint
+    payload = torch.load(scored, weights_only=True)
+    del payload["dev"]
+    old = tmp_path / "old.ckpt"
+    torch.save(payload, old)
+    resume = lambda dev: NeuralTrainer("arc_standard", Options(**TINY, epochs=2), progress=False,
+                                       resume=old).run(read_trees(files["train"]), dev=dev)
+    with pytest.warns(UserWarning, match=f"^{old}: the checkpoint does not record its dev set"):
+        assert resume(read_trees(files["other"])).meta["history"][0]["epoch"] == 1
+    with pytest.raises(ModelError, match=f"^{old}: the checkpoint was made with a dev set "
+                                         r"\(--dev\), which chooses the best epoch; resume it "
+                                         "with the same one$"):
+        resume(None)
 
 
 def test_nonprojective_policies(shared_data):
