@@ -4,7 +4,7 @@ import torch
 
 from semiparse.transitions.stepping import System
 from semiparse.transitions.viability import Viability
-from semiparse.train.model import Model
+from semiparse.train.model import unseen_labels
 from semiparse.neural.features import FeatureReader, default_positions
 from semiparse.neural.lockstep import Transitions, parse_batch
 from semiparse.neural.model import Network
@@ -45,8 +45,21 @@ class NeuralModel:
         self.dead_ends = 0  # sentences whose greedy parse reached a dead end (see parse)
         self._viability = None
 
-    # the perceptron model's check, which reads only labels and label_index
-    unseen_labels = Model.unseen_labels
+    def unseen_labels(self, tree):
+        """``FILE:LINE: ...`` messages for annotated labels the model cannot
+        predict: those of a model trained with ``--nonproj encode`` are its
+        labels decoded (``nmod`` for ``nmod||obj``), as its parses are."""
+        from semiparse.treebank.encoding import parse_label
+
+        known = set(self.labels)
+        if self.meta.get("nonproj") == "encode":
+            known = set()
+            for label in self.labels:
+                try:
+                    known.add(parse_label(label).base)
+                except ValueError:  # decoding leaves it as it is
+                    known.add(label)
+        return unseen_labels(tree, known)
 
     def to(self, device):
         """Put the network on ``device`` (``cpu`` or ``cuda[:N]``; ValueError

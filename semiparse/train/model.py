@@ -141,6 +141,18 @@ def check_beam(beam):
         raise ValueError(f"beam size must be an integer >= 1, got {beam!r}")
 
 
+def unseen_labels(tree, known):
+    """``FILE:LINE: ...`` messages for the annotated labels of ``tree`` not in
+    ``known``, the labels a model's parses can have."""
+    where = tree.source.file if tree.source is not None else "<tree>"
+    return [
+        f"{where}:{tree.line_of(d)}: label {tree.labels[d]!r} was not seen in training "
+        f"(the model knows {len(known)} labels and cannot predict it)"
+        for d in range(1, len(tree) + 1)
+        if tree.labels[d] not in known and tree.labels[d] != "_"
+    ]
+
+
 class Model:
     """A labelled transition-based parser: system, labels, templates, weights."""
 
@@ -188,13 +200,7 @@ class Model:
 
     def unseen_labels(self, tree):
         """``FILE:LINE: ...`` messages for annotated labels the model never saw in training."""
-        where = tree.source.file if tree.source is not None else "<tree>"
-        return [
-            f"{where}:{tree.line_of(d)}: label {tree.labels[d]!r} was not seen in training "
-            f"(the model knows {len(self.labels)} labels and cannot predict it)"
-            for d in range(1, len(tree) + 1)
-            if tree.labels[d] not in self.label_index and tree.labels[d] != "_"
-        ]
+        return unseen_labels(tree, self.label_index)
 
     def state(self, sentence):
         return _core.State(sentence, self.machine)

@@ -457,6 +457,27 @@ def test_nonprojective_policies(shared_data):
         assert not any("||" in l for _, labels in model.parse(trees) for l in labels[1:])
 
 
+def test_encode_models_know_the_plain_labels_of_their_encoded_ones(tmp_path, capsys):
+    """A --nonproj encode model's parses are decoded: it predicts appos,
+    which it saw only encoded (appos||obj, word 2 lifted to word 3), so
+    parse warns of no appos in its input, only of a label never seen."""
+    train = tmp_path / "train.conllu"
+    train.write_text("1\ta\ta\tX\t_\t_\t3\tdet\t_\t_\n2\tb\tb\tX\t_\t_\t4\tappos\t_\t_\n"
+                     "3\tc\tc\tX\t_\t_\t0\troot\t_\t_\n4\td\td\tX\t_\t_\t3\tobj\t_\t_\n\n")
+    model_path = tmp_path / "m.pt"
+    assert main(["train", str(train), "--model", "bilstm", "--nonproj", "encode", "--epochs", "1",
+                 "-o", str(model_path)] + TINY_FLAGS) == 0
+    assert load(model_path).labels == ["appos||obj", "det", "obj", "root"]
+    source = tmp_path / "in.conllu"
+    source.write_text(train.read_text().replace("\tdet\t", "\tweird\t"))
+    capsys.readouterr()
+    assert main(["parse", str(model_path), str(source), "-o", str(tmp_path / "out.conllu"),
+                 "--quiet"]) == 0
+    assert capsys.readouterr().err == (
+        f"semiparse parse: warning: {source}:1: label 'weird' was not seen in training (the model "
+        f"knows 4 labels and cannot predict it)\n")
+
+
 # -- model files, parsing ----------------------------------------------------------------------
 
 
