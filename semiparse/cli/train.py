@@ -11,11 +11,14 @@ import sys
 from semiparse.cli import UserError
 from semiparse.treebank.outputs import check_output
 from semiparse.train import NONPROJ, ORACLES, TRAINERS, Trainer, options_for, read_trees
+from semiparse.train.data import complete_trees
 from semiparse.train.options import RESTARTS
 
 MODELS = ("perceptron", "bilstm")
 # --nonproj: the perceptron's policies and the neural parser's (subset = skip)
 NONPROJ_ALL = NONPROJ + ("subset", "encode")
+# Why a --dev file may not have HEAD _ (--partial is for TRAIN)
+SCORED = "the dev set is scored against complete trees"
 # Options of one model only (dest, default): None in argparse, so that giving
 # one to the other model is an error rather than ignored.
 PERCEPTRON_ONLY = {"trainer": "perceptron", "beam": 8, "restart": "positive", "rho": 0.01,
@@ -134,7 +137,7 @@ def run(args):
     trainer = Trainer(args.system, args.oracle, options, args.epochs, args.seed,
                       progress=not args.quiet, log=log)
     trees = read_trees(args.train, partial=args.partial)
-    dev = read_trees(args.dev) if args.dev else None
+    dev = complete_trees(args.dev, SCORED) if args.dev else None
     model = trainer.run(trees, dev=dev, nonproj=args.nonproj or "projectivize",
                         partial=args.partial)
     model.save(args.output)
@@ -157,7 +160,7 @@ def _run_neural(args, log):
     from semiparse.neural import io
     from semiparse.neural.features import parse_positions
     from semiparse.neural.options import Options, check_threads
-    from semiparse.neural.trainer import NeuralTrainer
+    from semiparse.neural.trainer import COMPLETE_ONLY, NeuralTrainer
 
     settings = {k: getattr(args, k) for k in NEURAL_ONLY
                 if k not in ("threads", "checkpoint", "resume") and getattr(args, k) is not None}
@@ -179,8 +182,8 @@ def _run_neural(args, log):
         check_output(args.checkpoint, [args.train, args.dev])
     trainer = NeuralTrainer(args.system, options, progress=not args.quiet, log=log,
                             checkpoint=args.checkpoint, resume=args.resume)
-    trees = read_trees(args.train)
-    dev = read_trees(args.dev) if args.dev else None
+    trees = complete_trees(args.train, COMPLETE_ONLY)
+    dev = complete_trees(args.dev, SCORED) if args.dev else None
     model = trainer.run(trees, dev=dev)
     io.save(model, args.output)
     best = model.meta.get("best_epoch")

@@ -23,17 +23,21 @@ from semiparse.neural.options import Options
 from semiparse.neural.parser import NeuralModel, neural_system
 from semiparse.neural.vocab import Vocab
 
+# Why a tree with unknown heads is refused (the perceptron trainers take them)
+COMPLETE_ONLY = "the neural trainer reads complete trees"
+
 
 def training_trees(trees, nonproj, oracle, log=None):
     """The training trees after the ``nonproj`` policy (a new list)."""
     if nonproj != "encode":
-        return prepare(trees, {"subset": "skip"}.get(nonproj, nonproj), oracle, log)
+        return prepare(trees, {"subset": "skip"}.get(nonproj, nonproj), oracle, log,
+                       partial_hint=COMPLETE_ONLY)
     from semiparse.treebank.encoding import EncodingError, encode
     from semiparse.treebank.projectivity import is_projective, projectivize
 
     if not trees:
         raise ValueError("no training trees given")
-    check_heads(trees)
+    check_heads(trees, partial_hint=COMPLETE_ONLY)
     out, n_nonproj = [], 0
     for tree in trees:
         if is_projective(tree.heads):

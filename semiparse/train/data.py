@@ -71,6 +71,15 @@ def read_trees(source, need_heads=True, name=None, keep_empty=False, partial=Fal
         raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
 
 
+def complete_trees(source, why):
+    """:func:`read_trees` for a caller that takes no partial trees: a HEAD
+    ``_`` is an error saying ``why``, not suggesting ``--partial``."""
+    try:
+        return read_trees(source)
+    except conllu.UnknownHead as exc:
+        raise conllu.UnknownHead(exc.file, exc.line, exc.word, why) from None
+
+
 def _read_trees(source, need_heads, name, keep_empty, partial):
     trees, words = [], False
     for sentence in conllu.read_conllu(source, name=name, multiple_roots="warn", partial=partial):

@@ -52,6 +52,8 @@ from semiparse.train.evaluate import attachment_scores
 
 ORACLES = ("static", "nondet", "dynamic")
 NONPROJ = ("skip", "projectivize", "oracle")
+# What a training tree whose only fault is unknown heads (-1) is told (check_heads)
+PARTIAL_HINT = "train on partial trees with partial=True"
 
 
 class DynamicOracle:
@@ -133,16 +135,17 @@ class StaticOracle:
         return np.array(prints, dtype=np.uint64), np.array(moves, dtype=np.int32)
 
 
-def check_heads(trees, partial=False):
+def check_heads(trees, partial=False, partial_hint=PARTIAL_HINT):
     """ValueError naming the first of ``trees`` whose heads are not a tree (a
     partial tree with ``partial``): its index, FILE:LINE and sent_id; where
-    unknown heads (-1) are all that is wrong, it suggests ``partial=True``."""
+    unknown heads (-1) are all that is wrong, it adds ``partial_hint`` (by
+    default the perceptron trainers' ``partial=True``)."""
     for i, tree in enumerate(trees):
         try:
             (check_partial_tree if partial else check_tree)(tree.heads)
         except ValueError as exc:
-            hint = ("; -1 is an unknown head: train on partial trees with partial=True "
-                    "(perceptron trainers)" if not partial and _is_partial_tree(tree.heads) else "")
+            hint = (f"; -1 is an unknown head: {partial_hint}"
+                    if not partial and _is_partial_tree(tree.heads) else "")
             raise ValueError(f"{_tree_name(tree, i)}: {exc}{hint}") from None
 
 
@@ -163,12 +166,12 @@ def _tree_name(tree, index):
     return f"training tree {index} ({tree.where}" + (f", sent_id {ids[0]}" if ids else "") + ")"
 
 
-def prepare(trees, nonproj, oracle, log=None, partial=False):
+def prepare(trees, nonproj, oracle, log=None, partial=False, partial_hint=PARTIAL_HINT):
     """The training trees after the ``--nonproj`` policy (new list; heads may
     change).  With ``partial``, a tree with unknown heads (-1) is kept as it
     is, whatever the policy: the dynamic oracle is exact for it, projective
     or not, and counts its known edges.  Heads that are not a tree are a
-    ValueError naming the tree (:func:`check_heads`)."""
+    ValueError naming the tree (:func:`check_heads`, with ``partial_hint``)."""
     from semiparse.treebank.projectivity import is_projective, projectivize
 
     if nonproj not in NONPROJ:
@@ -180,7 +183,7 @@ def prepare(trees, nonproj, oracle, log=None, partial=False):
                          "with --partial")
     if not trees:
         raise ValueError("no training trees given")
-    check_heads(trees, partial)
+    check_heads(trees, partial, partial_hint)
     out, n_nonproj, n_partial = [], 0, 0
     for tree in trees:
         if partial and any(h < 0 for h in tree.heads[1:]):
@@ -202,7 +205,9 @@ def prepare(trees, nonproj, oracle, log=None, partial=False):
         log(f"{len(trees)} training trees, {n_nonproj} non-projective ({action})"
             + (f", {n_partial} partial (kept)" if partial else ""))
     if not out:
-        raise ValueError("no training trees left after --nonproj skip")
+        # the policy is skip (subset for the neural trainer); every trainer projectivizes
+        raise ValueError("no training trees left: all are non-projective and skipped (--nonproj "
+                         "projectivize keeps them)")
     return out
 
 

@@ -58,6 +58,16 @@ class ConlluError(ValueError):
         super().__init__(f"{file}:{line}: {reason}")
 
 
+class UnknownHead(ConlluError):
+    """A HEAD ``_`` read without ``partial``; ``hint`` says what reads it (by
+    default partial trees), or why the reader's caller cannot."""
+
+    def __init__(self, file, line, word, hint="an unknown head needs partial trees: --partial, "
+                                              "partial=True"):
+        self.word = word
+        super().__init__(file, line, f"HEAD of word {word} is '_' (no basic tree; {hint})")
+
+
 @dataclass
 class Sentence:
     """One sentence as read: its raw bytes plus the basic tree.
@@ -538,8 +548,7 @@ class _Block:
             if self.partial:
                 self.unknown.add(token_id)
             else:
-                self._error(number, f"HEAD of word {token_id} is '_' (no basic tree; an "
-                                    f"unknown head needs partial trees: --partial, partial=True)")
+                self.errors.append(UnknownHead(self.name, number, token_id))
 
     def _error(self, number, reason):
         self.errors.append(ConlluError(self.name, number, reason))

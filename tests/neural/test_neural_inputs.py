@@ -44,10 +44,50 @@ def test_any_integer_seed_trains():
 
 @pytest.mark.parametrize("nonproj", ["oracle", "encode"])
 def test_partial_trees_are_named_with_a_hint(nonproj):
+    """The hint is the neural trainer's: not partial=True, which it does not take."""
     trees = [_tree([2, 0], ["det", "root"]), _tree([-1, 0], ["det", "root"])]
     with pytest.raises(ValueError, match=r"^training tree 1: heads is not a tree: HEAD -1 of word 1 "
-                                         r".*; -1 is an unknown head: .*partial=True"):
+                                         r".*; -1 is an unknown head: the neural trainer reads "
+                                         r"complete trees$"):
         neural.train(trees, nonproj=nonproj, **SMALL)
+
+
+@pytest.mark.parametrize("model", ["perceptron", "bilstm"])
+def test_hints_name_only_what_the_model_takes(tmp_path, capsys, model):
+    """HEAD _ in TRAIN suggests --partial to the perceptron only (bilstm
+    refuses it), in --dev to neither (--partial reads TRAIN); trees all
+    skipped as non-projective suggest --nonproj projectivize, which every
+    trainer takes (bilstm's policy is subset; bench neural's --nonproj has
+    no skip), and which works."""
+    from semiparse.cli import main
+
+    complete, partial, crossing = (tmp_path / f"{name}.conllu" for name in ("c", "p", "x"))
+    complete.write_text("1\ta\ta\tX\t_\t_\t2\tdet\t_\t_\n2\tb\tb\tX\t_\t_\t0\troot\t_\t_\n\n")
+    partial.write_text(complete.read_text().replace("\t2\tdet", "\t_\tdet"))
+    crossing.write_text("1\ta\ta\tX\t_\t_\t3\tdet\t_\t_\n2\tb\tb\tX\t_\t_\t4\tdep\t_\t_\n"
+                        "3\tc\tc\tX\t_\t_\t0\troot\t_\t_\n4\td\td\tX\t_\t_\t3\tobj\t_\t_\n\n")
+    options = ["--model", model, "--epochs", "1", "--quiet", "-o", str(tmp_path / "m")] + (
+        ["--word-dim", "4", "--char-dim", "0", "--lstm-dim", "4", "--lstm-layers", "1",
+         "--hidden-dim", "4"] if model == "bilstm" else [])
+    unknown = f"{partial}:1: HEAD of word 1 is '_' (no basic tree; "
+    train_hint = ("the neural trainer reads complete trees" if model == "bilstm"
+                  else "an unknown head needs partial trees: --partial, partial=True")
+    for args, message in (
+            ([partial], unknown + train_hint + ")"),
+            ([complete, "--dev", partial] + (["--partial"] if model == "perceptron" else []),
+             unknown + "the dev set is scored against complete trees)"),
+            ([crossing, "--nonproj", "subset"], "no training trees left: all are non-projective "
+                                                "and skipped (--nonproj projectivize keeps them)")):
+        assert main(["train", *map(str, args), *options]) == 2
+        err = capsys.readouterr().err
+        assert err.endswith(f"semiparse train: error: {message}\n") and "Traceback" not in err, err
+    assert main(["train", str(crossing), "--nonproj", "projectivize", *options]) == 0
+    capsys.readouterr()
+    if model == "bilstm":
+        for args, message in (([partial], unknown + train_hint + ")"),
+                              ([crossing, "--nonproj", "subset"], "no training trees left")):
+            assert message in cli_error(capsys, ["bench", "neural", *map(str, args), "--small",
+                                                 "--threads", "1"])
 
 
 def test_a_checkpoint_given_as_a_model_says_how_to_get_the_model(tmp_path, capsys):
