@@ -41,9 +41,10 @@ def add_parser(subparsers):
     p.add_argument("--strategy", action="append", metavar="NAME",
                    help="check only this strategy (repeatable; default: all of the system's)")
     p.add_argument("--method", metavar="M",
-                   help="oracle method to check: grammar (the default when the system has a "
-                        "completion grammar, else every registered method) or a registered "
-                        "fast method")
+                   help="oracle method to check: grammar or a registered fast method "
+                        "(default: the completion grammar and the method a system file makes "
+                        "of its [completion.projective]; without a grammar, every registered "
+                        "method)")
     p.set_defaults(func=run)
     return p
 
@@ -72,6 +73,10 @@ def run(args):
         system = load_system(args.system)
         chosen = ["grammar"] if system.grammar is not None or args.grammar else [
             m.name for m in system_methods(system)]
+        if chosen == ["grammar"] and not args.grammar:
+            # the methods a system file makes of its own declarations (its
+            # projective form): method "auto" may choose them
+            chosen += [m.name for m in system_methods(system) if m.name in system.own_methods]
         if not chosen:
             reason = getattr(system, "not_split", None)
             where = f"{system.path}: " if hasattr(system, "path") else ""
@@ -127,12 +132,23 @@ def run_all(args):
 
 
 def _check(args, system, methods):
-    """The :class:`CheckResult` of every strategy for each of ``methods``."""
+    """The :class:`CheckResult` of every strategy (``--strategy`` or all of
+    the system's) for each of ``methods``: the grammar under each, a method
+    other than the one named by ``--method`` under those it supports."""
     from semiparse.testing.checking import check
+    from semiparse.transitions import load_system
+    from semiparse.transitions.registry import system_methods
 
+    loaded = load_system(system)
+    supports = {m.name: m.strategies for m in system_methods(loaded)}
     results = []
     for method in methods:
-        results += check(system, args.strategy, args.examples, args.max_n, args.seed,
+        strategies = args.strategy or loaded.strategies
+        if method != "grammar" and method != args.method:
+            strategies = [s for s in strategies if s in supports[method]]
+            if not strategies:
+                continue
+        results += check(loaded, strategies, args.examples, args.max_n, args.seed,
                          method, args.grammar)
     return results
 

@@ -31,6 +31,23 @@ def test_check_prints_the_shrunk_counterexample_and_exits_1(tmp_path, capsys):
         assert field in out
 
 
+@pytest.mark.parametrize("headless, status", [('["buffer", "virtual"]', 0), ("[]", 1)])
+def test_check_of_a_file_checks_the_method_of_its_projective_form(tmp_path, capsys, headless,
+                                                                   status):
+    """A file's [completion.projective] makes its own projective_masked
+    method, which auto uses on long configurations: a plain check checks it
+    beside the grammar, and a wrong projective form fails."""
+    text = (data_dir("systems") / "arc_eager.toml").read_text()
+    text = text.replace('heads.headless = ["buffer", "virtual"]', f"heads.headless = {headless}")
+    (tmp_path / "mine.toml").write_text(text.replace('name = "arc_eager"', 'name = "mine"'))
+    (tmp_path / "arc_eager.grammar").write_text(
+        (data_dir("grammars") / "arc_eager.grammar").read_text())
+    assert main(["check", str(tmp_path / "mine.toml"), "--examples", "200"]) == status
+    out = capsys.readouterr().out
+    assert "ok    mine strategy=none method=grammar" in out
+    assert ("ok    " if status == 0 else "FAIL  ") + "mine strategy=none method=projective_masked" in out
+
+
 def test_check_bad_input_exits_2(tmp_path, capsys):
     assert main(["check", "arc_swift"]) == 2
     assert "unknown transition system 'arc_swift'" in capsys.readouterr().err
