@@ -1,6 +1,11 @@
 """What the benchmarks read: the CoNLL-U files named, else every UD file of
-the shared data (``$SEMIPARSE_DATA/ud``), and the long trees among them; a
-shared treebank's training file."""
+the shared data (``$SEMIPARSE_DATA/ud``), their trees and the long ones among
+them; a shared treebank's training file.
+
+Every benchmark reads its CoNLL-U files as training does
+(:func:`semiparse.train.data.read_sentences`), before it times anything: a
+file that cannot be read, a bad line or a bad tree stops it with ``FILE:LINE:
+reason`` (``FILE: reason``), and so does a file without words."""
 from pathlib import Path
 
 from semiparse.cli import UserError
@@ -8,10 +13,15 @@ from semiparse.resources import data_root
 
 
 def ud_files(named=None):
-    """Paths of the files ``named``, else of every ``ud/*/*.conllu`` of the
-    shared data; UserError when there is none."""
+    """Paths of the files ``named`` (a directory: its ``*.conllu`` files, as
+    the treebank commands take it; not ``-``), else of every
+    ``ud/*/*.conllu`` of the shared data; UserError when there is none."""
+    from semiparse.cli._treebank import expand_inputs
+
+    if "-" in (named or ()):
+        raise UserError("-: the benchmarks read files, not standard input")
     if named:
-        return [Path(f) for f in named]
+        return [Path(f) for f in expand_inputs(named)]
     root = data_root() / "ud"
     files = sorted(root.glob("*/*.conllu"))
     if not files:
@@ -28,13 +38,19 @@ def ud_train_file(folder, prefix):
     return path
 
 
+def read_heads(files):
+    """The trees (heads lists) of every sentence with words of the CoNLL-U
+    ``files``, read as a training file is; ValueError ``FILE:LINE: reason``
+    at the first problem (see the module's docstring)."""
+    from semiparse.train.data import read_sentences
+
+    return [s.heads for f in files for s in read_sentences(f)]
+
+
 def long_trees(files, longest):
     """The ``longest`` longest trees of at least 9 words in ``files``, and an
     even sample of the rest."""
-    from semiparse.treebank.conllu import read_conllu
-
-    trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn")
-             if s.heads is not None and len(s) >= 9]
+    trees = [h for h in read_heads(files) if len(h) > 9]
     trees.sort(key=len, reverse=True)
     return trees[:longest] + trees[longest::max(1, len(trees) // longest)]
 

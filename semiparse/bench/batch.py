@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 from semiparse._seeds import seeded
-from semiparse.cli import UserError, int_range
-from semiparse.bench._inputs import walk
+from semiparse.cli import int_range
+from semiparse.bench._inputs import read_heads, walk
 from semiparse.bench._timing import alternating, fmt_time
 
 
@@ -29,7 +29,8 @@ MAX_JOBS = 256
 def add_parser(subparsers):
     p = subparsers.add_parser("batch", help="Oracle.scores_batch vs one scores() call each")
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="CoNLL-U files (default: the first *-dev.conllu under $SEMIPARSE_DATA/ud)")
+                   help="CoNLL-U files or directories (default: the first *-dev.conllu under "
+                   "$SEMIPARSE_DATA/ud)")
     p.add_argument("--systems", nargs="+", default=["arc_standard", "arc_hybrid", "arc_eager"],
                    metavar="SYSTEM", help="names, system files or MODULE:ATTR")
     p.add_argument("--sentences", type=int_range(1), default=300, metavar="N",
@@ -71,13 +72,9 @@ def check_rows(name, oracle, configs, golds, threads):
 
 def run(args):
     from semiparse import projectivize, system
-    from semiparse.treebank.conllu import read_conllu
 
     files = _dev_file(args)
-    trees = [tuple(projectivize(s.heads)) for f in files for s in read_conllu(f, multiple_roots="warn")
-             if s.heads is not None and len(s)][:args.sentences]
-    if not trees:
-        raise UserError(f"{', '.join(map(str, files))}: no usable sentence to collect configurations from")
+    trees = [tuple(projectivize(h)) for h in read_heads(files)[:args.sentences]]
     print(f"{len(trees)} sentences of {', '.join(f.name for f in files)}, projectivized; "
           f"time per configuration, medians of {args.rounds} alternating rounds")
     threads = f"{args.jobs} threads"

@@ -21,7 +21,7 @@ def add_parser(subparsers):
     p = subparsers.add_parser("fast-oracle",
                               help="time per call of the fast oracle methods themselves")
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="CoNLL-U files (default: every file under $SEMIPARSE_DATA/ud)")
+                   help="CoNLL-U files or directories (default: every file under $SEMIPARSE_DATA/ud)")
     p.add_argument("--systems", nargs="+", metavar="NAME",
                    default=["arc_standard", "arc_eager", "arc_hybrid", "lr_spine"])
     p.add_argument("--sizes", type=int_range(1), nargs="+", default=[10, 20, 40, 60, 80], metavar="K",

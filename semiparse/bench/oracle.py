@@ -28,7 +28,7 @@ def add_parser(subparsers):
     p = subparsers.add_parser("oracle",
                               help="time per oracle call by k+m for every system and method")
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="CoNLL-U files (default: every file under $SEMIPARSE_DATA/ud)")
+                   help="CoNLL-U files or directories (default: every file under $SEMIPARSE_DATA/ud)")
     p.add_argument("--systems", nargs="+", default=list(SYSTEMS), metavar="SYSTEM",
                    help="names, system files or MODULE:ATTR (default: the shipped rewrite systems)")
     p.add_argument("--strategy", default="none", help="oracle strategy (default none)")
@@ -122,7 +122,7 @@ def _run_pair(args):
 
     if args.plot:
         raise UserError("--plot draws the per-size curves; it does not go with --system")
-    trees = (system_pair.read_projective(args.files, args.sentences) if args.files
+    trees = (system_pair.read_projective(ud_files(args.files), args.sentences) if args.files
              else system_pair.default_sentences(args.sentences))
     rows = system_pair.compare(args.system, args.against, trees, threads=args.threads,
                                min_seconds=max(args.seconds, 0.2), seed=args.seed)

@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from semiparse.cli import UserError, build_parser, int_range
-from semiparse.bench._inputs import ud_files
+from semiparse.bench._inputs import read_heads, ud_files
 
 TARGET_MS = 0.0342  # Nederhof 2019: 0.342 ms per tree (Java); the goal is 10x faster
 
@@ -63,20 +63,18 @@ def _line_copy(source, target):
 
 
 def run(args):
-    from semiparse.cli._treebank import expand_inputs
     from semiparse.treebank.spacy import to_spacy
-    from semiparse.treebank.conllu import read_conllu
     from semiparse.treebank.projectivity import count_optimal_projectivizations, is_projective, projectivize
 
-    files = expand_inputs(args.files) if args.files else [str(f) for f in ud_files()]
-    streams = [f for f in files if not os.path.isfile(f)]
-    if streams:  # each file is read three times: a FIFO would block the second read
+    files = [str(f) for f in ud_files(args.files)]
+    # each file is read three times: a FIFO would block the second read (a
+    # missing file is the reader's to report)
+    streams = [f for f in files if os.path.exists(f) and not os.path.isfile(f)]
+    if streams:
         raise UserError(f"{streams[0]}: not a regular file: the benchmark reads its files again "
                         f"for the end-to-end rows")
     start = time.perf_counter()
-    trees = [s.heads for f in files for s in read_conllu(f, multiple_roots="warn") if s.heads and len(s)]
-    if not trees:
-        raise UserError(f"{', '.join(files)}: no usable tree to time")
+    trees = read_heads(files)
     read_ms = (time.perf_counter() - start) * 1000 / len(trees)
     nonproj = sum(1 for h in trees if not is_projective(h))
     words = sum(len(h) - 1 for h in trees)

@@ -18,7 +18,7 @@ system's time over the shipped one's (lower is better; 1.0x: as fast).
 
 from semiparse._seeds import seeded
 from semiparse.cli import UserError
-from semiparse.bench._inputs import walk
+from semiparse.bench._inputs import read_heads, walk
 from semiparse.bench.batch import check_rows
 from semiparse.bench._timing import alternating, fmt_time, seconds_per_call
 from semiparse.resources import data_root
@@ -46,18 +46,11 @@ def default_sentences(count):
 
 def read_projective(files, count):
     """The first ``count`` projective trees of ``files`` (heads tuples)."""
-    from semiparse.treebank.conllu import read_conllu
     from semiparse.treebank.projectivity import is_projective
 
-    trees = []
-    for path in files:
-        for sentence in read_conllu(path, multiple_roots="warn"):
-            if sentence.heads is not None and len(sentence) and is_projective(sentence.heads):
-                trees.append(tuple(sentence.heads))
-                if len(trees) == count:
-                    return trees
+    trees = [tuple(h) for h in read_heads(files) if is_projective(h)][:count]
     if not trees:
-        raise UserError("no projective sentence with heads in the files named")
+        raise UserError(f"{', '.join(map(str, files))}: no projective sentence")
     return trees
 
 

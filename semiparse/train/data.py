@@ -62,13 +62,30 @@ def read_trees(source, need_heads=True, name=None, keep_empty=False, partial=Fal
     partial tree: :mod:`semiparse.treebank.partial`), not an error.  A file
     without words is an error.
     """
+    return [_tree(s) for s in read_sentences(source, need_heads, name, keep_empty, partial)]
+
+
+def read_sentences(source, need_heads=True, name=None, keep_empty=False, partial=False):
+    """The :class:`~semiparse.treebank.conllu.Sentence` of each tree that
+    :func:`read_trees` gives, one at a time, read and checked as it reads
+    them (ValueError ``FILE:LINE: reason``, ``FILE: cannot read: reason``):
+    for callers that need the heads alone, not the words' columns."""
     if name is None:
         name = "<stdin>" if source == "-" else (
             str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "<stream>"))
+    words = False
     try:
-        return _read_trees(source, need_heads, name, keep_empty, partial)
+        for sentence in conllu.read_conllu(source, name=name, multiple_roots="warn", partial=partial):
+            structural = [e for e in sentence.errors if not _tree_only(e.reason)]
+            if structural or (need_heads and sentence.errors):
+                raise (structural or sentence.errors)[0]
+            if sentence.word_lines or keep_empty:
+                words = words or bool(sentence.word_lines)
+                yield sentence
     except OSError as exc:  # missing file, a directory, unreadable: PATH: reason
         raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if not words:
+        raise ValueError(f"{name}:1: no sentences")
 
 
 def complete_trees(source, why):
@@ -80,25 +97,14 @@ def complete_trees(source, why):
         raise conllu.UnknownHead(exc.file, exc.line, exc.word, why) from None
 
 
-def _read_trees(source, need_heads, name, keep_empty, partial):
-    trees, words = [], False
-    for sentence in conllu.read_conllu(source, name=name, multiple_roots="warn", partial=partial):
-        structural = [e for e in sentence.errors if not _tree_only(e.reason)]
-        if structural or (need_heads and sentence.errors):
-            raise (structural or sentence.errors)[0]
-        if not sentence.word_lines and not keep_empty:
-            continue
-        words = words or bool(sentence.word_lines)
-        forms, tags, labels = ["<root>"], ["<root>"], [None]
-        for d in range(1, len(sentence) + 1):
-            cols = sentence.columns(d)
-            forms.append(cols[FORM])
-            tags.append(cols[UPOS])
-            labels.append(cols[DEPREL])
-        trees.append(Tree(forms, tags, sentence.heads, labels, sentence))
-    if not words:
-        raise ValueError(f"{name}:1: no sentences")
-    return trees
+def _tree(sentence):
+    forms, tags, labels = ["<root>"], ["<root>"], [None]
+    for d in range(1, len(sentence) + 1):
+        cols = sentence.columns(d)
+        forms.append(cols[FORM])
+        tags.append(cols[UPOS])
+        labels.append(cols[DEPREL])
+    return Tree(forms, tags, sentence.heads, labels, sentence)
 
 
 def _tree_only(reason):

@@ -1,6 +1,7 @@
 """Regressions of the treebank commands, bench and demo on inputs that once
 crashed them or lost data: each test failed before its fix."""
 import argparse
+import importlib.util
 import json
 import signal
 import subprocess
@@ -221,6 +222,56 @@ def test_bench_on_a_file_without_trees_says_so(tmp_path, capsys, bench, text):
     assert main(["bench", bench, str(source)]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and str(source) in err
+
+
+_WORD = "{}\tw\tw\tX\t_\t_\t{}\tdep\t_\t_\n"
+_GOOD = _WORD.format(1, 0) + _WORD.format(2, 1) + "\n"  # lines 1-3
+BENCH_INPUTS = [  # the benchmarks reading CoNLL-U files, FILE last
+    ["batch"], ["fast-oracle"], ["oracle"], ["oracle", "--system", "arc_hybrid"], ["projectivize"],
+    ["train"], pytest.param(["neural"], marks=pytest.mark.skipif(
+        importlib.util.find_spec("torch") is None, reason="bench neural needs torch")),
+]
+BAD_INPUTS = {  # name: (bytes, or None for a missing file; the error after FILE)
+    "missing": (None, ": cannot read: No such file or directory"),
+    "empty": (b"", ":1: no sentences"),
+    "comments alone": (b"# text = x\n\n", ":1: no sentences"),
+    "three columns": (b"1\tw\tw\n\n", ":1: expected 10 tab-separated columns, found 3"),
+    "HEAD not an integer": (_WORD.format(1, "x").encode(), ":1: HEAD 'x' of word 1 is not an integer"),
+    "HEAD _": (_WORD.format(1, "_").encode(), ":1: HEAD of word 1 is '_' (no basic tree; an "
+               "unknown head needs partial trees: --partial, partial=True)"),
+    "not UTF-8": (_WORD.format(1, 0).replace("w", "\udcff", 1).encode("utf-8", "surrogateescape"),
+                  ":1: not valid UTF-8 (invalid start byte at byte 2)"),
+    "a cycle after a good tree": ((_GOOD + _WORD.format(1, 2) + _WORD.format(2, 1)).encode(),
+                                  ":4: cycle 1 -> 2 -> 1 (each arrow goes from a word to its head)"),
+}
+
+
+@pytest.mark.parametrize("bad", BAD_INPUTS)
+@pytest.mark.parametrize("bench", BENCH_INPUTS, ids=" ".join)
+def test_bench_inputs_are_read_alike(tmp_path, capsys, bench, bad):
+    """Every benchmark reads its CoNLL-U files as training does: one line
+    ``FILE:LINE: reason`` and status 2 before anything is timed.  Bad
+    sentences were skipped, a file without trees timed nothing with status
+    0, and the same file had other messages from one benchmark to the next."""
+    data, reason = BAD_INPUTS[bad]
+    source = tmp_path / "in.conllu"
+    if data is not None:
+        source.write_bytes(data)
+    assert main(["bench", *bench, str(source)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"semiparse bench {bench[0]}: error: {source}{reason}\n"
+
+
+@pytest.mark.parametrize("bench", BENCH_INPUTS[:5], ids=" ".join)
+def test_bench_files_may_be_directories(tmp_path, capsys, bench):
+    """FILES are taken as by the treebank commands: a directory stands for its
+    ``*.conllu`` files (it was an OSError for all but bench projectivize)."""
+    assert main(["bench", *bench, str(tmp_path)]) == 2
+    assert capsys.readouterr().err.endswith(f": {tmp_path}: no .conllu files in this directory\n")
+    (tmp_path / "in.conllu").write_text(_GOOD + "1\tw\n")
+    assert main(["bench", *bench, str(tmp_path)]) == 2
+    assert capsys.readouterr().err.endswith(f": {tmp_path / 'in.conllu'}:4: expected 10 "
+                                            f"tab-separated columns, found 2\n")
 
 
 NUMERIC_OPTIONS = [  # (argv before the option, option, refused values)
