@@ -57,7 +57,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from semiparse.constituency.systems import NT, Done, Open, check_rooted, system as get_system
-from semiparse.constituency.trees import Tree, constituents
+from semiparse.constituency.trees import constituents
 from semiparse.transitions.family import DynamicOracle, GoldTree
 
 
@@ -66,8 +66,6 @@ class Gold(GoldTree):
     spans grouped by start (outer first), repeat numbers of identical ones."""
 
     def __init__(self, tree):
-        if not isinstance(tree, Tree):
-            raise ValueError(f"expected a Tree, got {type(tree).__name__}")
         check_rooted(tree)
         self.tree = tree
         self.leaves = tree.leaves()

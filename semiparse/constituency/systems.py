@@ -47,7 +47,7 @@ them by the loss itself (see :mod:`semiparse.constituency.exhaustive`).
 import operator
 from typing import NamedTuple
 
-from semiparse.constituency.trees import from_constituents, traverse
+from semiparse.constituency.trees import Tree, check_label, from_constituents, traverse
 
 
 class Done(NamedTuple):
@@ -79,8 +79,10 @@ FINISH = Transition("FI")
 
 
 def NT(label):
-    """The Non-Terminal-``label`` transition."""
-    return Transition("NT", label)
+    """The Non-Terminal-``label`` transition (``label`` None: any label, as
+    :meth:`System.legal` gives it); ValueError for a label that is not a
+    tree's (:func:`~semiparse.constituency.trees.check_label`)."""
+    return Transition("NT", None if label is None else check_label(label, "the label of NT"))
 
 
 class Configuration(NamedTuple):
@@ -394,17 +396,24 @@ def _transition(t):
     """``t`` if it is a Transition of a known kind, else ValueError."""
     if not isinstance(t, Transition) or t.kind not in ("SH", "NT", "RE", "FI"):
         raise ValueError(f"expected a Transition (SHIFT, NT(label), REDUCE or FINISH), got {t!r}")
-    if t.label is not None and not isinstance(t.label, str):
-        raise ValueError(f"the label of {t!r} must be a string")
+    if t.label is not None:
+        check_label(t.label, "a transition's label")
     return t
 
 
 def check_rooted(t):
-    """ValueError for a tree without a phrasal node (a bare preterminal), which
-    no computation of the systems builds: the static and dynamic oracles
-    refuse it alike."""
+    """ValueError unless ``t`` is a :class:`~semiparse.constituency.trees.Tree`
+    that a computation of the systems builds: not one without a phrasal
+    node (a bare preterminal), nor one with a node without children (an
+    empty constituent).  The static and dynamic oracles refuse them alike."""
+    if not isinstance(t, Tree):
+        raise ValueError(f"expected a Tree, got {type(t).__name__}")
     if t.is_preterminal:
         raise ValueError(f"tree {t} has no phrasal node: the systems build at least a root constituent")
+    empty = next((node for node, entering in traverse(t) if entering and not node.children), None)
+    if empty is not None:
+        raise ValueError(f"the node ({empty.label}) of the tree has no children: the systems build no "
+                         f"empty constituent")
 
 
 SYSTEMS = {"top_down": TopDown, "in_order": InOrder}

@@ -15,6 +15,7 @@ line that is not UTF-8 spoils only its own tree.
 Nothing here recurses over the depth of a tree (reading, writing, cleaning,
 comparing, constituent sets): :func:`traverse` walks trees of any depth.
 """
+import re
 from collections import Counter
 
 from semiparse.treebank.outputs import open_output
@@ -35,14 +36,35 @@ class Tree:
     """A node: ``label`` and ``children`` (trees, or one word for a preterminal).
 
     ``line`` is the line of the opening bracket in the file read (or None).
+    Labels and words are strings that bracketed text can hold: not empty,
+    no spaces or brackets (a label ``""`` is PTB's unlabelled outer bracket,
+    over trees); anything else is a ValueError.  A node may be made without
+    children and given them later (the systems, the reader and the oracles
+    need them).
     """
 
     __slots__ = ("label", "children", "line")
 
     def __init__(self, label, children, line=None):
+        check_label(label, "a tree's label")
+        if isinstance(children, (str, bytes)) or not hasattr(children, "__iter__"):
+            raise ValueError(f"the children of ({label} ...) must be a list of trees or of one "
+                             f"word, got {children!r:.60}")
         self.label = label
-        self.children = list(children)
+        self.children = children = list(children)
         self.line = line
+        for child in children:
+            if not isinstance(child, Tree):
+                _check_word(label, child, len(children))
+
+    @classmethod
+    def _trusted(cls, label, children, line):
+        """A node of parts known to be good (the reader's atoms and nodes, a
+        cleaned copy's), made without the checks of ``Tree(...)``: they cost
+        a tenth of the time of reading a treebank."""
+        node = object.__new__(cls)
+        node.label, node.children, node.line = label, children, line
+        return node
 
     @property
     def is_preterminal(self):
@@ -169,15 +191,16 @@ def clean(node, remove_traces=True, strip_tags=True, drop_outer=True):
         children = done.pop()
         if t.is_preterminal:
             done[-1].append(None if remove_traces and t.label == "-NONE-"
-                            else Tree(t.label, children, t.line))
+                            else Tree._trusted(t.label, children, t.line))
         else:
             children = [c for c in children if c is not None]
             label = strip_function_tags(t.label) if strip_tags else t.label
-            done[-1].append(Tree(label, children, t.line) if children else None)
+            done[-1].append(Tree._trusted(label, children, t.line) if children else None)
     out = done[0][0]
     if drop_outer and out is not None and out.label in OUTER_LABELS and not out.is_preterminal:
         only = out.children[0] if len(out.children) == 1 else None
-        out = only if only is not None and not only.is_preterminal else Tree("", out.children, out.line)
+        out = (only if only is not None and not only.is_preterminal
+               else Tree._trusted("", out.children, out.line))
     return out
 
 
@@ -343,7 +366,7 @@ def _parse(lines, name, on_error):
             elif label is None:
                 label = ""
             if bad is None and label is not None:
-                node = Tree(label, children, start)
+                node = Tree._trusted(label, children, start)
             if stack:
                 if node is not None:
                     stack[-1][1].append(node)
@@ -385,12 +408,46 @@ def write_ptb(trees, path, outer=True):
             out.write((f"( {text} )" if outer and t.label != "" else text) + "\n")
 
 
+def check_label(label, what="a label"):
+    """``label`` if bracketed text can hold it: a string without spaces or
+    brackets (``""``: PTB's unlabelled outer bracket); else ValueError
+    naming ``what`` it is."""
+    if not (isinstance(label, str) and (label == "" or _writable(label))):
+        raise ValueError(f"{what} must be a string without spaces or brackets, got {label!r}")
+    return label
+
+
+def _writable(atom):
+    """Whether bracketed text can hold ``atom`` as a label or word: not
+    empty, no spaces or brackets (what the reader cuts atoms at)."""
+    return bool(atom) and _UNWRITABLE.search(atom) is None
+
+
+_UNWRITABLE = re.compile(r"[\s()]")  # \s: what str.isspace() is true of, as the reader cuts
+
+
+def _check_word(label, word, siblings):
+    """ValueError unless ``word`` is a word that can be the only child of a
+    preterminal labelled ``label``."""
+    if not isinstance(word, str):
+        raise ValueError(f"child {word!r:.40} of ({label} ...) is neither a Tree nor a word (a string)")
+    if siblings > 1:
+        raise ValueError(f"({label} ...) mixes words and trees or has several words: a word is the "
+                         f"only child of its preterminal")
+    if not _writable(word):
+        raise ValueError(f"word {word!r} of ({label} ...) is empty or holds spaces or brackets, "
+                         f"which bracketed trees cannot hold")
+    if not label:
+        raise ValueError(f"the preterminal of {word!r} needs a label (an unlabelled node is PTB's "
+                         f"outer bracket, over trees)")
+
+
 def _check_atoms(t):
     for item, entering in traverse(t):
         if entering is False or (entering and not item.label):  # a label may be empty
             continue
         atom = item if entering is None else item.label
-        if not atom or any(ch.isspace() or ch in "()" for ch in atom):
+        if not _writable(atom):
             raise ValueError(f"cannot write {atom!r}: labels and words need characters "
                              "other than brackets and spaces")
 

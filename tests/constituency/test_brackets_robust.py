@@ -21,6 +21,9 @@ from semiparse.constituency import (
     NT,
     SHIFT,
     Configuration,
+    Gold,
+    Transition,
+    Tree,
     TreeError,
     constituents,
     oracle,
@@ -288,11 +291,85 @@ def test_unreachable_shapes_are_rejected(name, bad, message):
 
 def test_bad_transitions_are_rejected():
     s = system("top_down")
-    for t in ("SH", NT(3), None):
+    for t in ("SH", Transition("NT", 3), Transition("NT", "S (X"), None):
         with pytest.raises(ValueError, match="Transition|label"):
             s.apply(TOP_DOWN_OK, t)
     with pytest.raises(ValueError, match="not legal"):
         s.apply(TOP_DOWN_OK, FINISH)
+
+
+PRETERMINAL = Tree("DT", ["a"])
+BAD_CONSTRUCTIONS = {  # what was accepted (or an AttributeError): the ValueError expected
+    "Gold(Tree('S', [5]))": (lambda: Gold(Tree("S", [5])),
+                             r"child 5 of \(S \.\.\.\) is neither a Tree nor a word"),
+    "a label with brackets": (lambda: Tree("S (X", [PRETERMINAL]), r"a tree's label must be a "
+                              r"string without spaces or brackets, got 'S \(X'"),
+    "a label not a string": (lambda: Tree(5, [PRETERMINAL]), "label must be a string .*got 5"),
+    "a string of children": (lambda: Tree("S", "abc"),
+                             "must be a list of trees or of one word, got 'abc'"),
+    "no children at all": (lambda: Tree("S", None), "must be a list of trees or of one word, got None"),
+    "a word with a space": (lambda: Tree("DT", ["a b"]), "word 'a b' of \\(DT .*spaces or brackets"),
+    "an empty word": (lambda: Tree("DT", [""]), "word '' of \\(DT .*empty"),
+    "two words": (lambda: Tree("S", ["a", "b"]), "mixes words and trees or has several words"),
+    "a word beside a tree": (lambda: Tree("S", [PRETERMINAL, "b"]), "mixes words and trees"),
+    "an unlabelled preterminal": (lambda: Tree("", ["a"]), "the preterminal of 'a' needs a label"),
+    "Gold of a node without children": (lambda: Gold(Tree("S", [PRETERMINAL, Tree("NP", [])])),
+                                        r"the node \(NP\) of the tree has no children"),
+    "a static oracle of an empty tree": (lambda: system("in_order").static_oracle(Tree("S", [])),
+                                         r"the node \(S\) of the tree has no children"),
+    "Gold of a number": (lambda: Gold(5), "expected a Tree, got int"),
+    "NT('S (X')": (lambda: NT("S (X"), r"the label of NT must be a string without spaces or "
+                   r"brackets, got 'S \(X'"),
+    "NT of a number": (lambda: NT(3), "the label of NT must be a string .*got 3"),
+    "NT of a line break": (lambda: NT("S\n"), "the label of NT must be a string"),
+}
+
+
+@pytest.mark.parametrize("make", BAD_CONSTRUCTIONS)
+def test_bad_trees_and_labels_are_refused_when_made(make):
+    """Trees, gold trees and NT transitions that bracketed text cannot hold or
+    the systems cannot build: a ValueError naming the problem at once, not
+    an AttributeError in Gold or a label written as brackets later."""
+    function, message = BAD_CONSTRUCTIONS[make]
+    with pytest.raises(ValueError, match=message):
+        function()
+
+
+ATOMS = (st.text(st.characters(codec="utf-8"), max_size=4)
+         | st.sampled_from(["S", "NP", "-LRB-", "(", "a b"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(label=ATOMS, tag=ATOMS, word=ATOMS)
+def test_a_label_or_word_is_taken_exactly_when_bracketed_text_holds_it(label, tag, word):
+    """Taken: a tree that reads back from its bracketed form, and an NT
+    transition that builds it; refused: a ValueError when made.  A phrasal
+    label may be empty (PTB's outer bracket)."""
+    def holds(atom):
+        return atom != "" and not any(ch.isspace() or ch in "()" for ch in atom)
+
+    if not ((label == "" or holds(label)) and holds(tag) and holds(word)):
+        with pytest.raises(ValueError, match="spaces or brackets|needs a label"):
+            Tree(label, [Tree(tag, [word])])
+        if label and not holds(label):
+            with pytest.raises(ValueError, match="the label of NT"):
+                NT(label)
+        return
+    made = Tree(label, [Tree(tag, [word])])
+    assert tree(made.to_string()) == made
+    s = system("top_down")
+    assert s.run(s.static_oracle(made), 1).built == ((label, 0, 1),)
+    assert Gold(made).items == [(label, 0, 1)] and NT(label).label == label
+
+
+def test_good_trees_and_labels_are_still_taken():
+    assert Gold(tree(GOOD)).n == 3 and NT(None).label is None
+    outer = Tree("", [tree(GOOD)])  # PTB's outer bracket, an NT that builds it too
+    assert outer.to_string() == f"( {GOOD} )" and NT("").label == ""
+    assert Gold(outer).items[0] == ("", 0, 3)
+    built = Tree("S", [])  # made empty, then given children, as the systems do
+    built.children.append(PRETERMINAL)
+    assert Gold(built).n == 1
 
 
 @pytest.mark.parametrize("name, good", [("top_down", TOP_DOWN_OK), ("in_order", IN_ORDER_OK)])

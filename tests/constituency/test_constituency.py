@@ -421,8 +421,10 @@ def test_tree_api_errors(tmp_path):
         from_constituents([("A", 0, 2), ("B", 1, 3), ("S", 0, 3)], leaves)
     with pytest.raises(ValueError, match="single rooted tree"):
         from_constituents([("A", 0, 1)], leaves)
+    changed = Tree("S", [Tree("NN", ["a"])])
+    changed.children[0].children[0] = "a b"  # a word Tree("NN", ["a b"]) refuses
     with pytest.raises(ValueError, match="cannot write"):
-        write_ptb([Tree("S", [Tree("NN", ["a b"])])], tmp_path / "x.mrg")
+        write_ptb([changed], tmp_path / "x.mrg")
     assert not (tmp_path / "x.mrg").exists()
     with pytest.raises(ValueError, match="no phrasal node"):
         system("in_order").static_oracle(tree("(NN a)"))
