@@ -70,7 +70,7 @@ def run(args):
     start = time.perf_counter()
     chosen = [args.method]
     if args.method is None:
-        system = load_system(args.system)
+        system = load_system(args.system, grammar_file=args.grammar)
         chosen = ["grammar"] if system.grammar is not None or args.grammar else [
             m.name for m in system_methods(system)]
         if chosen == ["grammar"] and not args.grammar:

@@ -133,8 +133,10 @@ class CheckResult:
 
 
 def with_grammar(system, path):
-    """A copy of a declared system whose completion grammar is read from ``path``."""
-    system = load_system(system)
+    """A copy of a declared system whose completion grammar is read from
+    ``path``; a system file is read with it, so that the grammar its
+    ``[completion]`` names is not needed."""
+    system = load_system(system, grammar_file=path)
     if system.grammar is None:
         raise ValueError(f"transition system {system.name!r} has no completion grammar to replace")
     grammar = load_grammar(path)
@@ -158,9 +160,7 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
     """
     from semiparse.testing.strategies import MAX_WORDS, oracle_examples
 
-    system = load_system(system)
-    if grammar is not None:
-        system = with_grammar(system, grammar)
+    system = load_system(system) if grammar is None else with_grammar(system, grammar)
     if examples < 1 or not 1 <= max_n <= MAX_WORDS:
         raise ValueError(f"check needs examples >= 1 and 1 <= max_n <= {MAX_WORDS}, "
                          f"got {examples} and {max_n}")

@@ -141,11 +141,13 @@ def _terminal_table(term_ids):
     return table
 
 
-def read_completion(comp, path, root, not_split, grammar_text, fail):
+def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_file=None):
     """The :class:`Completion` of a ``[completion]`` table (None without one);
     ``fail(reason, *key_path)`` raises for what is wrong.  The grammar is
     ``grammar_text`` if given (recorded with the definition), else the file
-    named next to the system file ``path``, else the shipped grammar."""
+    ``grammar_file`` if given (instead of the one the table names, which is
+    then not looked for), else the file named next to the system file
+    ``path``, else the shipped grammar."""
     if comp is None:
         return None
     at = ("completion",)
@@ -156,9 +158,11 @@ def read_completion(comp, path, root, not_split, grammar_text, fail):
         fail("completion.grammar must name a grammar file", *at)
     local = Path(path).parent / gname
     shipped = gname[:-8] if gname.endswith(".grammar") else gname
-    grammar_file = None
     if grammar_text is not None:
-        grammar = Grammar.from_text(grammar_text, f"{path} ({gname})")
+        grammar, grammar_file = Grammar.from_text(grammar_text, f"{path} ({gname})"), None
+    elif grammar_file is not None:
+        grammar = load_grammar(grammar_file)  # its errors name the file given
+        grammar_file = Path(grammar_file).resolve()
     elif is_file(local):
         grammar_file = local.resolve()
         grammar = load_grammar(local)  # a bad grammar names its own file and line

@@ -22,15 +22,16 @@ class Declaration:
     strategies (``strategies``, ``strategy_descriptions``, ``roles`` and
     ``forbid`` by strategy).  ``path``, ``text`` and ``data`` are the file,
     its text and its parsed TOML; ``grammar_text`` the completion grammar
-    recorded with the definition, if any."""
+    recorded with the definition, if any; ``grammar_file`` a completion
+    grammar file to read instead of the one the definition names."""
 
-    def __init__(self, path, text, data, grammar_text=None):
+    def __init__(self, path, text, data, grammar_text=None, grammar_file=None):
         self.path, self.text, self.data, self.grammar_text = str(path), text, data, grammar_text
         check_schema(data, SCHEMA, [], self.fail)
         self._read_header(data)
         self._read_rules(data)
         self.completion = read_completion(data.get("completion"), self.path, self.root,
-                                          self.not_split, grammar_text, self.fail)
+                                          self.not_split, grammar_text, self.fail, grammar_file)
         self._read_strategies(data.get("strategy", {"none": {}}))
 
     def fail(self, reason, *path):

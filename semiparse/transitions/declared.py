@@ -32,14 +32,15 @@ class RewriteSystem(TransitionSystem):
 
     compiled_moves = "rewrite"  # the compiled machine runs its rules (_machine.pxd)
 
-    def __init__(self, path, text, data, grammar_text=None, shipped=False, twin=None):
+    def __init__(self, path, text, data, grammar_text=None, shipped=False, twin=None,
+                 grammar_file=None):
         """The system of a system file's text and parsed TOML ``data`` (read
         by :class:`~semiparse.transitions.declaration.Declaration`; its
-        completion grammar is ``grammar_text`` if given).  It is the shipped
-        definition of its name if ``shipped``, or if ``twin``, the shipped
-        system of that name, declares the same: the oracle methods registered
-        under the name then apply to it."""
-        d = self.declaration = Declaration(path, text, data, grammar_text)
+        completion grammar is ``grammar_text`` or the file ``grammar_file``
+        if given).  It is the shipped definition of its name if ``shipped``,
+        or if ``twin``, the shipped system of that name, declares the same:
+        the oracle methods registered under the name then apply to it."""
+        d = self.declaration = Declaration(path, text, data, grammar_text, grammar_file)
         shipped = shipped or (twin is not None and twin.declaration.same_as(d))
         self.path, self.name, self.description = d.path, d.name, d.description
         self.root, self.root_code, self.final_stack = d.root, d.root_code, d.final_stack

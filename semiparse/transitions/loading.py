@@ -41,11 +41,14 @@ def _shipped(name):
 _MODULE_ATTR = re.compile(r"^([A-Za-z_][\w.]*):([A-Za-z_][\w.]*)$")
 
 
-def load_system(spec):
+def load_system(spec, grammar_file=None):
     """A transition system: a registered or shipped name, a TOML path,
     ``module:attr`` (a system object, e.g. a :class:`TransitionSystem` instance,
     found by importing ``module`` and following the dotted ``attr``), or a
-    system.  Anything else is a ValueError saying what was expected."""
+    system.  Anything else is a ValueError saying what was expected.
+    ``grammar_file``: a TOML path's completion grammar, read instead of the
+    file its ``[completion]`` names (which need not exist); a system given
+    otherwise has its own."""
     if isinstance(spec, TransitionSystem):
         return spec
     if isinstance(getattr(spec, "definition", None), TransitionSystem):  # semiparse.system(...)
@@ -67,7 +70,7 @@ def load_system(spec):
     if not is_file(path):
         raise ValueError(f"{text_name}: is a directory, not a transition system file" if path.is_dir()
                          else f"no transition system file {text_name!r}")
-    return _from_file(path)
+    return _from_file(path, grammar_file=grammar_file)
 
 
 def _imported(spec, module, attr):
@@ -118,13 +121,13 @@ def definition_sha256(system):
     return hashlib.sha256(normal.encode("utf-8")).hexdigest()
 
 
-def _from_file(path, shipped=False):
+def _from_file(path, shipped=False, grammar_file=None):
     """Load a system file (see :func:`_build`)."""
     text, data = read_system_file(path)
-    return _build(path, text, data, shipped)
+    return _build(path, text, data, shipped, grammar_file=grammar_file)
 
 
-def _build(path, text, data, shipped=False, grammar_text=None):
+def _build(path, text, data, shipped=False, grammar_text=None, grammar_file=None):
     """The system of a parsed definition.  Registered oracle methods are bound
     to definitions, never to names alone: a shipped file registers its
     ``projective_masked`` method (exact for every gold tree, rank 90, used by
@@ -134,7 +137,7 @@ def _build(path, text, data, shipped=False, grammar_text=None):
     shipped file of its name, else only its own ``projective_masked``."""
     name = data.get("name")
     twin = None if shipped or not isinstance(name, str) else _shipped(name)
-    system = RewriteSystem(path, text, data, grammar_text, shipped, twin)
+    system = RewriteSystem(path, text, data, grammar_text, shipped, twin, grammar_file)
     if system.projective_form:
         if shipped:
             register_method(system.name, "projective_masked", masked_method(system), ("none",),

@@ -65,6 +65,28 @@ def test_check_bad_input_exits_2(tmp_path, capsys):
     assert "max_n <= 500" in capsys.readouterr().err
 
 
+def test_check_grammar_does_not_need_the_systems_own_grammar(tmp_path, capsys):
+    """A copied system file whose grammar was left behind, checked with
+    --grammar: loading it looked for its own grammar first and failed.  (The
+    name is changed: a copy naming arc_hybrid.grammar finds the shipped one.)"""
+    shipped = data_dir("systems") / "arc_hybrid.toml"
+    copy = tmp_path / "copy.toml"
+    copy.write_text(shipped.read_text().replace('"arc_hybrid.grammar"', '"left_behind.grammar"'))
+    grammar = data_dir("grammars") / "arc_hybrid.grammar"
+    assert main(["check", str(copy), "--grammar", str(grammar), "--examples", "20"]) == 0
+    out = capsys.readouterr().out
+    assert f"ok    arc_hybrid strategy=none method=grammar grammar={grammar}: 20 examples" in out
+    assert main(["check", str(copy), "--examples", "20"]) == 2  # without --grammar: as before
+    err = capsys.readouterr().err
+    assert err.startswith(f"semiparse check: error: {copy}:") and len(err.splitlines()) == 1
+    assert err.endswith(": completion grammar 'left_behind.grammar' not found next to the "
+                        "system file nor among the shipped grammars\n")
+    lacking = tmp_path / "lacking.grammar"
+    lacking.write_text("start P\n(N, R) -> p\nP -> (N, R)\n")
+    assert main(["check", str(copy), "--grammar", str(lacking), "--examples", "20"]) == 2
+    assert f"terminal 's' is not in grammar {lacking}" in capsys.readouterr().err
+
+
 def test_warnings_are_one_line_each(tmp_path, capsys):
     """A grammar warning came out as Python prints one: the library's file
     and line, then a line of its source."""
