@@ -26,7 +26,7 @@ import random
 import sys
 import time
 
-from semiparse.bench._inputs import ud_train_file
+from semiparse.bench._inputs import COMPLETE, ud_train_file
 
 TARGET_RATIO = 10.0
 TARGET_SHARE = 0.15
@@ -70,7 +70,7 @@ def run(args):
     torch = _torch()
     from semiparse.neural.lockstep import Policy, TrainingOracle
     from semiparse.neural.options import Options, check_threads
-    from semiparse.neural.trainer import COMPLETE_ONLY, NeuralTrainer, training_trees
+    from semiparse.neural.trainer import NeuralTrainer, training_trees
     from semiparse.neural.parser import NeuralModel
     from semiparse.neural.vocab import Vocab
     from semiparse.treebank.projectivity import is_projective
@@ -88,7 +88,7 @@ def run(args):
     options = Options(**(SMALL if args.small else {}), oracle=args.oracle, nonproj=args.nonproj,
                       batch_size=args.batch_size, device=args.device, seed=1)
     path = args.file or ud_train_file("UD_Gothic-PROIEL", "got_proiel")
-    trees = training_trees(complete_trees(path, COMPLETE_ONLY)[:args.sentences], args.nonproj,
+    trees = training_trees(complete_trees(path, COMPLETE)[:args.sentences], args.nonproj,
                            args.oracle)
     nonproj = sum(not is_projective(t.heads) for t in trees)
     torch.manual_seed(1)

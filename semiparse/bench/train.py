@@ -19,7 +19,7 @@ over every class, step), the best of several runs each (target: machine <=
 """
 import time
 
-from semiparse.bench._inputs import ud_train_file
+from semiparse.bench._inputs import COMPLETE, ud_train_file
 from semiparse.cli import UserError, int_range
 
 TARGET = 1.5
@@ -44,10 +44,11 @@ def add_parser(subparsers):
 
 def run(args):
     from semiparse.treebank.projectivity import is_projective
-    from semiparse.train import PerceptronOptions, RDAOptions, Trainer, read_trees
+    from semiparse.train import PerceptronOptions, RDAOptions, Trainer
+    from semiparse.train.data import complete_trees
 
     path = args.file or ud_train_file("UD_Greek-GDT", "el_gdt")
-    trees = [t for t in read_trees(path) if is_projective(t.heads)][: args.sentences]
+    trees = [t for t in complete_trees(path, COMPLETE) if is_projective(t.heads)][: args.sentences]
     if not trees:
         raise UserError(f"{path}: no projective sentence to train on")
     tokens = sum(len(t) for t in trees)

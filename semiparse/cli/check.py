@@ -139,16 +139,16 @@ def _check(args, system, methods):
     from semiparse.transitions import load_system
     from semiparse.transitions.registry import system_methods
 
-    loaded = load_system(system)
+    loaded = load_system(system, grammar_file=args.grammar)
     supports = {m.name: m.strategies for m in system_methods(loaded)}
     results = []
     for method in methods:
-        strategies = args.strategy or loaded.strategies
+        strategies = args.strategy
         if method != "grammar" and method != args.method:
-            strategies = [s for s in strategies if s in supports[method]]
+            strategies = [s for s in strategies or loaded.strategies if s in supports[method]]
             if not strategies:
                 continue
-        results += check(loaded, strategies, args.examples, args.max_n, args.seed,
+        results += check(system, strategies, args.examples, args.max_n, args.seed,
                          method, args.grammar)
     return results
 

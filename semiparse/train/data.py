@@ -7,6 +7,7 @@ bytes with new heads and labels.  Words and tags are hashed with a stable
 64-bit hash (not Python's salted ``hash``), so a model's feature keys mean
 the same in every process.
 """
+import contextlib
 import os
 import zlib
 from dataclasses import dataclass
@@ -91,8 +92,16 @@ def read_sentences(source, need_heads=True, name=None, keep_empty=False, partial
 def complete_trees(source, why):
     """:func:`read_trees` for a caller that takes no partial trees: a HEAD
     ``_`` is an error saying ``why``, not suggesting ``--partial``."""
-    try:
+    with complete_only(why):
         return read_trees(source)
+
+
+@contextlib.contextmanager
+def complete_only(why):
+    """Within it, a HEAD ``_`` read (:class:`~semiparse.treebank.conllu.UnknownHead`)
+    is an error saying ``why`` (what reads complete trees only)."""
+    try:
+        yield
     except conllu.UnknownHead as exc:
         raise conllu.UnknownHead(exc.file, exc.line, exc.word, why) from None
 

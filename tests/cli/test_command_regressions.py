@@ -237,8 +237,8 @@ BAD_INPUTS = {  # name: (bytes, or None for a missing file; the error after FILE
     "comments alone": (b"# text = x\n\n", ":1: no sentences"),
     "three columns": (b"1\tw\tw\n\n", ":1: expected 10 tab-separated columns, found 3"),
     "HEAD not an integer": (_WORD.format(1, "x").encode(), ":1: HEAD 'x' of word 1 is not an integer"),
-    "HEAD _": (_WORD.format(1, "_").encode(), ":1: HEAD of word 1 is '_' (no basic tree; an "
-               "unknown head needs partial trees: --partial, partial=True)"),
+    "HEAD _": (_WORD.format(1, "_").encode(), ":1: HEAD of word 1 is '_' (no basic tree; the "
+               "benchmarks read complete trees)"),
     "not UTF-8": (_WORD.format(1, 0).replace("w", "\udcff", 1).encode("utf-8", "surrogateescape"),
                   ":1: not valid UTF-8 (invalid start byte at byte 2)"),
     "a cycle after a good tree": ((_GOOD + _WORD.format(1, 2) + _WORD.format(2, 1)).encode(),

@@ -84,7 +84,7 @@ def test_hints_name_only_what_the_model_takes(tmp_path, capsys, model):
     assert main(["train", str(crossing), "--nonproj", "projectivize", *options]) == 0
     capsys.readouterr()
     if model == "bilstm":
-        for args, message in (([partial], unknown + train_hint + ")"),
+        for args, message in (([partial], unknown + "the benchmarks read complete trees)"),
                               ([crossing, "--nonproj", "subset"], "no training trees left")):
             assert message in cli_error(capsys, ["bench", "neural", *map(str, args), "--small",
                                                  "--threads", "1"])
