@@ -4,7 +4,8 @@ file and line of the entry (docs/oracles.md)."""
 from semiparse.transitions.completion import read_completion
 from semiparse.transitions.interface import LBR, NO_LEFT, NO_RIGHT, RBL
 from semiparse.transitions.rules import (FINAL_STACKS, FORBID, ROLES, ROOT_PLACEMENTS,
-                                         compile_transition, not_split, second_head)
+                                         compile_transition, cycle_edge, not_split,
+                                         second_head)
 from semiparse.transitions.system_file import SCHEMA, SystemFileError, check_schema, key_line
 
 # strategy keys and the mask bit each sets (semiparse.transitions.interface)
@@ -80,10 +81,11 @@ class Declaration:
         if dup is not None:
             self.fail(f"duplicate transition name {self.transitions[dup]!r}",
                       "transition", dup, "name")
-        overwrite = second_head(self.rules)
-        if overwrite:
-            rule, reason = overwrite
-            self.fail(reason, "transition", self.rules.index(rule), "name")
+        for check in (second_head, cycle_edge):
+            found = check(self.rules)
+            if found:
+                rule, reason = found
+                self.fail(reason, "transition", self.rules.index(rule), "name")
         self.not_split = not_split(self.rules)
         order = d.get("static_order", list(self.transitions))
         if not isinstance(order, list) or sorted(map(str, order)) != sorted(self.transitions):

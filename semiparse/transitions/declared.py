@@ -140,8 +140,9 @@ class RewriteSystem(TransitionSystem):
         if arcs is None and self.needs_arcs:
             raise ValueError(f"{self.name} needs arcs (the head of each position or -1)")
         # the positions (the arcs are the oracle's to check: a declared system
-        # may build what validate refuses, e.g. a cycle); n from arcs, else the
-        # last position named
+        # may build what validate refuses, e.g. a stack node whose head is not
+        # the node below it; never a cycle, see rules.cycle_edge); n from arcs,
+        # else the last position named
         n = len(arcs) - 1 if arcs is not None else max(stack + buffer, default=0)
         self._check_positions(stack, buffer, n)
         if not r.test(stack, buffer, arcs):

@@ -293,3 +293,121 @@ def second_head(rules):
                    f"head (non-monotonic parsing, Honnibal, Goldberg and Johnson 2013) is not "
                    f"supported: add require \"{d} has no head\"")
     return None
+
+
+
+# The places of a node and of a proper ancestor of it (see descents), and the
+# ancestor's side of the node in the stack, bottom first, then the buffer.
+_PLACE_WORDS = {"stack": "on the stack", "buffer": "in the buffer"}
+_SIDE_WORDS = {("stack", "before"): "below it", ("stack", "after"): "above it",
+               ("buffer", "before"): "in front of it", ("buffer", "after"): "behind it"}
+
+
+def _layout(rule, after):
+    """``{node: (place, rank)}`` of the nodes ``rule`` sees, before it
+    applies or ``after``: its named nodes (by index), the unnamed rest of the
+    stack and of the buffer (``"stack*"``, ``"buffer*"``; left out where a
+    requirement empties it) and the nodes no longer on either (``"gone"``,
+    place ``"gone"``, with the nodes the rule removes), ranked in the order
+    of the stack, bottom first, then the buffer."""
+    stack = rule.stack_after if after else range(rule.ns)
+    buffer = rule.buffer_after if after else range(rule.ns, rule.ns + rule.nb)
+    out = {i: ("gone", None) for i in range(len(rule.names))}
+    out["gone"] = ("gone", None)
+    if rule.stack_max is None or rule.stack_max > rule.ns:
+        out["stack*"] = ("stack", -1)
+    out.update((i, ("stack", k)) for k, i in enumerate(stack))
+    out.update((i, ("buffer", len(stack) + k)) for k, i in enumerate(buffer))
+    if not rule.buffer_empty:
+        out["buffer*"] = ("buffer", len(rule.names))
+    return out
+
+
+def _sides(layout, x, y):
+    """The sides of node ``x`` that node ``y`` may be on: None for a node
+    that is gone; both for two nodes of an unnamed rest (``x == y``)."""
+    (_, rx), (py, ry) = layout[x], layout[y]
+    if py == "gone":
+        return (None,)
+    return ("before", "after") if x == y else ("before",) if ry < rx else ("after",)
+
+
+def _may_descend(rule, x, y, layout, found):
+    """Whether node ``x``, not gone, may be a proper descendant of node ``y``
+    (nodes of the ``layout`` before ``rule`` applies), given the
+    :func:`descents` ``found``."""
+    if x in rule.headless or x in rule.is_root:
+        return False
+    return any((layout[x][0], layout[y][0], side) in found for side in _sides(layout, x, y))
+
+
+def _may_apply(rule, layout, found):
+    """Whether every node ``rule`` requires to have a head may have one (a
+    proper ancestor), given the :func:`descents` ``found``."""
+    headed = {key[0] for key in found}
+    return all(layout[i][0] in headed for i in rule.headed)
+
+
+def descents(rules):
+    """Where a node may have a proper ancestor (through any chain of arcs):
+    a dict from ``(place, ancestor's place, side)`` to the rule that first
+    leaves such a node on the stack or in the buffer.  The ancestor's place
+    is ``"gone"`` for a node no longer on either, side None; else side is
+    ``"before"`` or ``"after"`` the node in the stack, bottom first, then
+    the buffer.  A key left out never occurs.
+
+    Read from the rules alone, as a fixed point like :func:`headed_places`:
+    at first no node has a head; a rule applies only if each node it
+    requires to have a head may have an ancestor; its edge makes its
+    dependent and the dependent's descendants descendants of its head and
+    the head's ancestors; a node keeps its ancestors wherever the rule puts
+    it, unless the rule requires it headless or to be the root; the nodes
+    the patterns do not name keep their order."""
+    found = {}
+    changed = True
+    while changed:
+        changed = False
+        for r in rules:
+            before, after = _layout(r, False), _layout(r, True)
+            if not _may_apply(r, before, found):
+                continue
+            h, d = r.edge if r.edge is not None else (None, None)
+            for x, (px, _) in after.items():
+                if px == "gone":
+                    continue
+                under = h is not None and (x == d or _may_descend(r, x, d, before, found))
+                for y, (py, _) in after.items():
+                    linked = under and (y == h or _may_descend(r, h, y, before, found))
+                    if x == y and not (linked and isinstance(x, str)):
+                        continue  # a named node, or a rest whose ancestors stay
+                    if linked or _may_descend(r, x, y, before, found):
+                        for side in _sides(after, x, y):
+                            if (px, py, side) not in found:
+                                found[px, py, side] = r
+                                changed = True
+    return found
+
+
+def cycle_edge(rules):
+    """``(rule, reason)`` for the first rule whose edge may close a cycle of
+    arcs: its head may be a descendant of its dependent (see
+    :func:`descents`); or None.  Its head then has a head, so requiring that
+    it has none is always a fix."""
+    found = descents(rules)
+    for r in rules:
+        if r.edge is None:
+            continue
+        h, d = r.edge
+        layout = _layout(r, False)
+        if not (_may_apply(r, layout, found) and _may_descend(r, h, d, layout, found)):
+            continue
+        (ph, _), (pd, _) = layout[h], layout[d]
+        (side,) = _sides(layout, h, d)
+        where = (f"{_SIDE_WORDS[pd, side]} " if pd == ph else "") + _PLACE_WORDS[pd]
+        head, dep = r.names[h], r.names[d]
+        return r, (f"transition {r.name}: its edge {head} -> {dep} can close a cycle of arcs: "
+                   f"{head} may be a descendant of {dep}, because transition "
+                   f"{found[ph, pd, side].name} can leave a node {_PLACE_WORDS[ph]} with an "
+                   f"ancestor {where}.  Arcs must form trees: add require "
+                   f"\"{head} has no head\"")
+    return None

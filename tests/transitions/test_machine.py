@@ -29,9 +29,11 @@ SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
 
 # Arc-standard with extra requirements (an edge's dependent has no head yet:
 # unshift and reach bring headed nodes onto the stack, and the loader refuses
-# a transition that could give a word a second head), a transition that puts
-# two nodes back at the buffer front (so the buffer stops being a suffix of
-# the sentence; it gives the top, which must have no head, the head s1, else
+# a transition that could give a word a second head; nor has its head where
+# that could be a descendant of the dependent, as the loader refuses a
+# transition that could close a cycle of arcs), a transition that puts two
+# nodes back at the buffer front (so the buffer stops being a suffix of the
+# sentence; it gives the top, which must have no head, the head s1, else
 # shift and unshift could undo each other forever, which the loader refuses)
 # and one that names two buffer nodes and attaches the second.
 DECLARED = '''
@@ -59,7 +61,7 @@ edge = "s0 -> s1"
 name = "right_arc"
 stack = ["*", "s1", "s0"]
 buffer = ["*"]
-require = ["s0 has no head"]
+require = ["s1 has no head", "s0 has no head"]
 stack_after = ["*", "s1"]
 buffer_after = ["*"]
 edge = "s1 -> s0"
@@ -68,7 +70,7 @@ edge = "s1 -> s0"
 name = "unshift"
 stack = ["*", "s1", "s0"]
 buffer = ["b", "*"]
-require = ["s0 != root", "s1 != root", "s0 has no head"]
+require = ["s0 != root", "s1 != root", "s1 has no head", "s0 has no head"]
 stack_after = ["*"]
 buffer_after = ["s0", "s1", "b", "*"]
 edge = "s1 -> s0"
@@ -77,10 +79,10 @@ edge = "s1 -> s0"
 name = "reach"
 stack = ["*", "s0"]
 buffer = ["b0", "b1", "*"]
-require = ["s0 has head", "b1 has no head"]
+require = ["s0 has head", "b0 has no head", "b1 has no head"]
 stack_after = ["*", "s0", "b0"]
 buffer_after = ["b1", "*"]
-edge = "s0 -> b1"
+edge = "b0 -> b1"
 '''
 
 # Final with any stack, and a transition that only adds an edge.
