@@ -295,7 +295,6 @@ def second_head(rules):
     return None
 
 
-
 # The places of a node and of a proper ancestor of it (see descents), and the
 # ancestor's side of the node in the stack, bottom first, then the buffer.
 _PLACE_WORDS = {"stack": "on the stack", "buffer": "in the buffer"}
