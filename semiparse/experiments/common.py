@@ -13,12 +13,12 @@ import contextlib
 import functools
 import hashlib
 import json
+import multiprocessing
 import shlex
 import signal
 import statistics
 import subprocess
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from semiparse import __version__
@@ -217,11 +217,11 @@ def run(module, name, settings, command, out, jobs=1, echo=print):
     with contextlib.ExitStack() as stack:
         if jobs == 1:
             done = map(run_job, todo)
-        else:  # Ctrl-C is the parent's to handle: workers ignore it
-            pool = ProcessPoolExecutor(max_workers=jobs, initializer=signal.signal,
-                                       initargs=(signal.SIGINT, signal.SIG_IGN))
-            stack.callback(pool.shutdown, cancel_futures=True)  # Ctrl-C: drop the runs not started
-            done = pool.map(run_job, todo)
+        else:  # Ctrl-C is the parent's to handle: workers ignore it, and leaving
+            # the pool terminates them, so that an interrupted run stops at once
+            pool = stack.enter_context(multiprocessing.Pool(
+                jobs, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)))
+            done = pool.imap(run_job, todo)
         for result in done:
             results.append(result)
             echo(json.dumps(result))

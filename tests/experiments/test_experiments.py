@@ -383,13 +383,15 @@ def test_bad_numbers_name_the_option(capsys):
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_a_run_quietly(tmp_path, shared_data, jobs):
-    """Ctrl-C printed a KeyboardInterrupt traceback (from the workers too)."""
+    """Ctrl-C printed a KeyboardInterrupt traceback (from the workers too),
+    and with --jobs 2 waited for the runs started to end (a run of 60 epochs
+    here: a minute, where stopping takes a second)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "semiparse.experiments", "oracle-comparison", "--data",
-         str(shared_data), "--limit", "300", "--epochs", "3", "--seeds", "1", "--jobs", jobs,
+         str(shared_data), "--limit", "300", "--epochs", "60", "--seeds", "1", "--jobs", jobs,
          "--out", str(tmp_path / "run")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=tmp_path)
     time.sleep(3)  # past the imports, into the training
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
+    _, err = process.communicate(timeout=20)
     assert process.returncode == 130 and b"Traceback" not in err, err.decode()
