@@ -471,13 +471,21 @@ def load_grammar(name_or_path):
     """
     if isinstance(name_or_path, Grammar):
         return name_or_path
+    return load_grammar_text(name_or_path)[0]
+
+
+def load_grammar_text(name_or_path):
+    """``(grammar, text)``: :func:`load_grammar` of a shipped name or a path,
+    and the text it was read from (one read of the file, so that the two
+    always agree)."""
     text_name = str(name_or_path)
     if text_name in _CACHE:
         return _CACHE[text_name]
     shipped = data_dir("grammars") / f"{text_name}.grammar"
     is_bare = "/" not in text_name and not text_name.endswith(".grammar")
     if is_bare and shipped.is_file():
-        _CACHE[text_name] = Grammar.from_text(_read_text(shipped, text_name), name=text_name)
+        text = _read_text(shipped, text_name)
+        _CACHE[text_name] = Grammar.from_text(text, name=text_name), text
         return _CACHE[text_name]
     path = Path(name_or_path)
     if not path.is_file():
@@ -485,7 +493,8 @@ def load_grammar(name_or_path):
                            if p.name.endswith(".grammar"))
         raise ValueError(f"no grammar {text_name!r}: not a file, and not one of the shipped "
                          f"grammars ({', '.join(available)})")
-    return Grammar.from_text(_read_text(path, str(path)), name=str(path))
+    text = _read_text(path, str(path))
+    return Grammar.from_text(text, name=str(path)), text
 
 
 def byte_position(data, offset):

@@ -54,7 +54,7 @@ def run(args):
         return run_all(args)
     if (args.system is None) == (args.system_option is None):
         raise ValueError("give the system to check once: SYSTEM or --system SYSTEM (or --all)")
-    args.system = args.system or args.system_option
+    args.system = args.system if args.system is not None else args.system_option
     if args.system in CONSTITUENT_SYSTEMS:
         from semiparse.cli import _constituent_check
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from semiparse.grammar import load_grammar
+from semiparse.grammar import load_grammar_text
 from semiparse.transitions._grammar_rows import grammar_kernel
 from semiparse.transitions.oracle import Oracle
 from semiparse.transitions.registry import system_methods
@@ -139,7 +139,7 @@ def with_grammar(system, path):
     system = load_system(system, grammar_file=path)
     if system.grammar is None:
         raise ValueError(f"transition system {system.name!r} has no completion grammar to replace")
-    grammar = load_grammar(path)
+    grammar, text = load_grammar_text(path)
     completion = system.completion_spec
     missing = [t for _, _, t in completion.rules if t not in grammar.terminals]
     missing += [t for t in completion.prefix if t not in grammar.terminals]
@@ -147,7 +147,7 @@ def with_grammar(system, path):
         raise ValueError(f"{path}: grammar lacks terminal(s) {', '.join(sorted(set(missing)))} "
                          f"that {system.name} puts in the completion string")
     clone = copy.copy(system)
-    clone.set_completion(completion.with_grammar(grammar, str(path)))
+    clone.set_completion(completion.with_grammar(grammar, str(path), text))
     return clone
 
 

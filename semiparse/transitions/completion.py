@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from semiparse.grammar import Grammar, load_grammar
+from semiparse.grammar import Grammar, load_grammar_text
 from semiparse.resources import data_dir
 from semiparse.transitions.rules import ROLES
 from semiparse.transitions.system_file import is_file
@@ -19,7 +19,9 @@ HEAD_KINDS = ("virtual", "below", "stack", "buffer")
 
 class Completion:
     """How configurations of one system become the input of its completion
-    grammar.  ``grammar``, ``grammar_name``; ``grammar_file`` is where it was
+    grammar.  ``grammar``, ``grammar_name``, ``text`` (read once, with the
+    definition: a copy or a pickle of the system has the grammar it was
+    loaded with, whatever became of the file); ``grammar_file`` is where it was
     read (None for a grammar recorded with the definition); ``prefix``: the
     virtual nodes' terminals; ``rules``: ``(node, headed, terminal)`` in file
     order; ``projective_form``: whether ``[completion.projective]`` is given;
@@ -29,8 +31,8 @@ class Completion:
     (``semiparse/transitions/_grammar_rows.pyx``)."""
 
     def __init__(self, where, root, grammar, grammar_name, grammar_file, prefix, rules,
-                 projective, critical_buffer=False):
-        self.where, self.root = where, root
+                 projective, critical_buffer=False, text=None):
+        self.where, self.root, self.text = where, root, text
         self.grammar, self.grammar_name, self.grammar_file = grammar, grammar_name, grammar_file
         self.prefix, self.rules = prefix, rules
         self.critical_buffer = critical_buffer
@@ -43,19 +45,20 @@ class Completion:
         if projective is not None:
             self._head_ok, self._below_ok, self._no_left_of = projective
 
-    def with_grammar(self, grammar, name):
-        """The same completion into another grammar (that has its terminals)."""
-        return self._copy(grammar, name, self.critical_buffer)
+    def with_grammar(self, grammar, name, text):
+        """The same completion into another grammar (that has its terminals)
+        of the given text."""
+        return self._copy(grammar, name, self.critical_buffer, text)
 
     def declaring_critical_buffer(self):
         """The same completion with ``critical_buffer`` declared."""
-        return self._copy(self.grammar, self.grammar_name, True)
+        return self._copy(self.grammar, self.grammar_name, True, self.text)
 
-    def _copy(self, grammar, name, critical_buffer):
+    def _copy(self, grammar, name, critical_buffer, text):
         return Completion(self.where, self.root, grammar, name, self.grammar_file, self.prefix,
                           self.rules,
                           (self._head_ok, self._below_ok, self._no_left_of)
-                          if self.projective_form else None, critical_buffer)
+                          if self.projective_form else None, critical_buffer, text)
 
     def covers_all_nodes(self):
         """Whether a terminal rule matches every kind of node a configuration
@@ -161,14 +164,14 @@ def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_fil
     if grammar_text is not None:
         grammar, grammar_file = Grammar.from_text(grammar_text, f"{path} ({gname})"), None
     elif grammar_file is not None:
-        grammar = load_grammar(grammar_file)  # its errors name the file given
+        grammar, grammar_text = load_grammar_text(grammar_file)  # its errors name the file given
         grammar_file = Path(grammar_file).resolve()
     elif is_file(local):
         grammar_file = local.resolve()
-        grammar = load_grammar(local)  # a bad grammar names its own file and line
+        grammar, grammar_text = load_grammar_text(local)  # a bad grammar names its file and line
     elif shipped.isidentifier() and is_file(data_dir("grammars") / f"{shipped}.grammar"):
         grammar_file = (data_dir("grammars") / f"{shipped}.grammar").resolve()
-        grammar = load_grammar(shipped)
+        grammar, grammar_text = load_grammar_text(shipped)
     else:
         fail(f"completion grammar {gname!r} not found next to the system file "
              f"nor among the shipped grammars", *at, "grammar")
@@ -178,6 +181,10 @@ def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_fil
         fail("completion.terminals must be a list of { node, terminal } rules", *at, "terminals")
     term_rules = []
     for i, rule in enumerate(rules):
+        for key in ("node", "terminal"):
+            if key not in rule:
+                fail(f"completion terminal rule {i + 1} has no {key!r}: each rule is "
+                     f"{{ node = ..., terminal = ... }}", *at, "terminals", i)
         node, term = rule.get("node"), rule.get("terminal")
         if node not in ROLES:
             fail(f"completion terminal rule node {node!r}: expected one of {', '.join(ROLES)}",
@@ -201,7 +208,7 @@ def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_fil
     projective = comp.get("projective")
     return Completion(path, root, grammar, grammar.name, grammar_file, prefix, term_rules,
                       None if projective is None else _projective_tables(projective, fail),
-                      comp.get("critical_buffer", False))
+                      comp.get("critical_buffer", False), grammar_text)
 
 
 def _projective_tables(spec, fail):

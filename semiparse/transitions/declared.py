@@ -54,7 +54,6 @@ class RewriteSystem(TransitionSystem):
         self._rules = d.rules
         self._rule_of = {r.name: r for r in d.rules}
         self._shipped = shipped
-        self._given_grammar = d.grammar_text
         self.set_completion(d.completion)
         loop = find_loop(self)
         if loop:
@@ -98,12 +97,9 @@ class RewriteSystem(TransitionSystem):
 
     @property
     def grammar_text(self):
-        """The text of the completion grammar (None without one)."""
-        if self.grammar is None:
-            return None
-        if self._given_grammar is None:
-            self._given_grammar = self.completion_spec.grammar_file.read_text(encoding="utf-8")
-        return self._given_grammar
+        """The text of the completion grammar (None without one), as it was
+        read when the system was loaded."""
+        return None if self.grammar is None else self.completion_spec.text
 
     def adds_edge(self, t):
         """Whether transition ``t`` adds an edge."""

@@ -48,6 +48,11 @@ def test_check_of_a_file_checks_the_method_of_its_projective_form(tmp_path, caps
     assert ("ok    " if status == 0 else "FAIL  ") + "mine strategy=none method=projective_masked" in out
 
 
+def test_an_empty_system_name_is_named_as_given(capsys):
+    assert main(["check", ""]) == 2
+    assert "unknown transition system '':" in capsys.readouterr().err
+
+
 def test_check_bad_input_exits_2(tmp_path, capsys):
     assert main(["check", "arc_swift"]) == 2
     assert "unknown transition system 'arc_swift'" in capsys.readouterr().err

@@ -285,3 +285,31 @@ def test_systems_and_oracles_pickle_and_copy_as_their_definitions(spec):
             config.stack, config.buffer, config.arcs)
     with pytest.raises(TypeError, match="a Configuration does not pickle: pickle its system"):
         pickle.dumps(config)
+
+
+@pytest.mark.parametrize("change", ["edited", "removed"])
+def test_copies_keep_the_grammar_their_system_was_loaded_with(tmp_path, change):
+    """The grammar's text was read at the first pickle: after the file was
+    edited, copies and pickles of a system loaded before scored with the new
+    grammar (silently other sigma), and after it was removed pickling raised
+    FileNotFoundError."""
+    from semiparse.resources import data_dir
+
+    (tmp_path / "mine.toml").write_text((data_dir("systems") / "arc_hybrid.toml").read_text()
+                                        .replace('name = "arc_hybrid"', 'name = "mine"'))
+    grammar = tmp_path / "arc_hybrid.grammar"
+    text = (data_dir("grammars") / "arc_hybrid.grammar").read_text()
+    grammar.write_text(text)
+    system, heads = semiparse.system(str(tmp_path / "mine.toml")), (-1, 0, 1)
+    oracle = system.oracle()
+    config = system.initial(2).apply("shift")
+    expected = oracle.scores(config, heads)
+    if change == "edited":
+        rule = "(_, R1) -> (_, R0) P | (_, R0) S | (_, R1) S"
+        assert rule in text
+        grammar.write_text(text.replace(rule, "(_, R1) -> (_, R0) S | (_, R1) S"))
+    else:
+        grammar.unlink()
+    for again in (copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
+        assert again(oracle).scores(config, heads) == expected
+        assert again(system).oracle().scores(config, heads) == expected
