@@ -172,6 +172,9 @@ def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_fil
     elif shipped.isidentifier() and is_file(data_dir("grammars") / f"{shipped}.grammar"):
         grammar_file = (data_dir("grammars") / f"{shipped}.grammar").resolve()
         grammar, grammar_text = load_grammar_text(shipped)
+    elif local.exists():
+        fail(f"completion grammar {gname!r} next to the system file is not a regular file",
+             *at, "grammar")
     else:
         fail(f"completion grammar {gname!r} not found next to the system file "
              f"nor among the shipped grammars", *at, "grammar")

@@ -408,6 +408,8 @@ def _no_finish(tmp_path):
     at = text.index("stack_after", start)
     text = text[:at] + extra + text[at:]
     text = text.replace('grammar = "arc_hybrid.grammar"', 'grammar = "no_finish.grammar"')
+    # arc-hybrid's projective form is not this system's: check would fail it
+    text = text[:text.index("[completion.projective]")]
     (tmp_path / "no_finish.grammar").write_text(NO_FINISH_GRAMMAR)
     (tmp_path / "no_finish.toml").write_text(text)
     return tmp_path / "no_finish.toml"

@@ -1,5 +1,6 @@
 """Transition systems declared as data: semantics, reachable trees, loading errors,
 and systems written in Python."""
+import os
 import textwrap
 
 import numpy as np
@@ -216,6 +217,13 @@ def test_completion_grammar_errors(tmp_path):
     path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', '"nowhere.grammar"'))
     with pytest.raises(ValueError, match="toy.toml:42: completion grammar 'nowhere.grammar' not"):
         load_system(str(path))
+    (tmp_path / "here.grammar").mkdir()
+    os.mkfifo(tmp_path / "pipe.grammar")
+    for name in ("here.grammar", "pipe.grammar"):
+        path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', f'"{name}"'))
+        with pytest.raises(ValueError, match=f"toy.toml:42: completion grammar '{name}' next to "
+                                             f"the system file is not a regular file"):
+            load_system(str(path))
     (tmp_path / "broken.grammar").write_text("start P\n(N, R0) -> p\nP -> (N R0)\n")
     path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', '"broken.grammar"'))
     with pytest.raises(semiparse.GrammarError, match="broken.grammar:3:"):
