@@ -7,7 +7,8 @@ rewrite systems and LR-spine), run on one :c:type:`StateC` per search depth
 (``_state.pxd``): each step copies the state one level down and applies the
 machine's move, so no Python tuple is built per transition.  The memo is a
 dict keyed on the bytes of what :meth:`search_key` keys on (the stack, the
-buffer, and the heads of the stack nodes or, for LR-spine, their spines),
+buffer, and the heads of the stack nodes, and of the buffer nodes where one
+may have a head, or, for LR-spine, the stack nodes' spines),
 plus the strategy masks of the stack and buffer nodes when a strategy
 restricts anything; values are the most gold edges still reachable, -1 for
 none (no final configuration reachable).
@@ -38,7 +39,7 @@ cdef class CSearch:
     cdef Machine machine
     cdef const MachineC* m
     cdef int n, width, n_codes, depths
-    cdef bint spine, key_heads, heads_known, masked
+    cdef bint spine, key_heads, key_buffer_heads, heads_known, masked
     cdef int* gold          # gold head of each position
     cdef StateC** states    # one state per depth
     cdef int* masks         # per depth: the strategy mask of each position
@@ -70,11 +71,12 @@ cdef class CSearch:
         self.width = self.n + 1
         self.spine = machine.c.kind == KIND_SPINE
         self.key_heads = not self.spine and machine.system.needs_arcs
+        self.key_buffer_heads = self.key_heads and machine.system.buffer_heads
         self.n_codes = machine.max_code(self.n)
         self.memo = {}
         self.gold = <int*>malloc(self.width * sizeof(int))
         # flag, lengths, stack and buffer, spines (two per stack node, each
-        # ended by -1) or stack heads, masks
+        # ended by -1) or stack (and buffer) heads, masks
         self.key = <int*>malloc((3 + 6 * self.width) * sizeof(int))
         if self.gold is NULL or self.key is NULL:
             raise MemoryError()
@@ -204,6 +206,10 @@ cdef class CSearch:
             for i in range(s.stack_len):
                 key[k] = s.head[s.stack[i]]
                 k += 1
+            if self.key_buffer_heads:
+                for i in range(s.buffer_len):
+                    key[k] = s.head[s.buffer[i]]
+                    k += 1
         if self.masked:
             for i in range(s.stack_len):
                 key[k] = masks[s.stack[i]]

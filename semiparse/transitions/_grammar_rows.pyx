@@ -7,7 +7,7 @@ grammar_path.grammar_scores` computes it: the compiled machine makes t(c),
 the completion string of t(c) is built (the prefix's virtual nodes, the root
 with ``initial.root = "none"``, the stack bottom first, then the buffer, each
 node's terminal by the system's completion rules), every edge built into a
-stack node is fixed, and the completion grammar's max-plus chart
+node is fixed, and the completion grammar's max-plus chart
 (``semiparse/chart/_cky.pxd``) gives the most gold edges a computation from
 t(c) can still add.  Everything runs without the GIL.
 
@@ -52,6 +52,7 @@ from semiparse.transitions._rows cimport KernelWork, row_kernel
 from semiparse.transitions._state cimport StateC, state_copy, state_free, state_load, state_new
 
 cdef int NEG = -(1 << 28)   # a chart value of -inf, in the memo
+cdef int HEAD_GONE = -2     # WorkC.fixed of a node whose built head is not in the string
 # A work keeps its chart's block from one row to the next up to this size
 # (most strings are short once the buffer is reduced); a larger one is freed
 # at the end of its row, so that a batch of many gold trees does not hold a
@@ -252,11 +253,13 @@ cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
         if w.nodes[i] >= 0:
             w.pos[w.nodes[i]] = i
     for i in range(N):
-        # an edge built into a stack node from a node of the string: kept
-        # in every completion, and not counted again
+        # an edge built into a node from a node of the string: kept in every
+        # completion, and not counted again; from a node that has left it
+        # (HEAD_GONE), no edge into the node counts
         x = w.nodes[i]
-        w.fixed[i] = (w.pos[s.head[x]] if first <= i < first + s.stack_len and s.head[x] >= 0
-                      else -1)
+        w.fixed[i] = -1
+        if i >= first and s.head[x] >= 0:
+            w.fixed[i] = w.pos[s.head[x]] if w.pos[s.head[x]] >= 0 else HEAD_GONE
         # the memo's key: the three arrays one after another
         w.key[i], w.key[N + i], w.key[2 * N + i] = w.nodes[i], w.ids[i], w.fixed[i]
     return N
@@ -265,10 +268,12 @@ cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
 cdef inline double edge_weight(const WorkC* w, int i, int j) noexcept nogil:
     """The weight of the edge from string position i to j: 1 for a gold
     edge, 0 for another; for a fixed dependent, 0 from its built head and
-    -inf from any other."""
+    -inf from any other; 0 into a node whose built head has left the string."""
     cdef int d = w.nodes[j], x = w.nodes[i]
     if w.fixed[j] >= 0:
         return 0.0 if i == w.fixed[j] else -INFINITY
+    if w.fixed[j] == HEAD_GONE:
+        return 0.0
     return 1.0 if d > 0 and x >= 0 and w.gold[d] == x else 0.0
 
 

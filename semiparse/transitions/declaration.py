@@ -4,7 +4,8 @@ file and line of the entry (docs/oracles.md)."""
 from semiparse.transitions.completion import read_completion
 from semiparse.transitions.interface import LBR, NO_LEFT, NO_RIGHT, RBL
 from semiparse.transitions.rules import (FINAL_STACKS, FORBID, ROLES, ROOT_PLACEMENTS,
-                                         compile_transition, cycle_edge, not_split,
+                                         compile_transition, cycle_edge, head_not_below,
+                                         headed_on_stack, headed_places, not_split,
                                          second_head)
 from semiparse.transitions.system_file import SCHEMA, SystemFileError, check_schema, key_line
 
@@ -18,7 +19,8 @@ class Declaration:
     ``root`` (and its C code ``root_code``), ``final_stack``, ``rules`` (one
     compiled :class:`~semiparse.transitions.rules.Rule` per transition),
     ``transitions``, ``static_order``, ``not_split``, ``needs_arcs``,
-    ``pops_headed``, ``stack_heads``, ``in_order``, ``buffer_suffix``, ``completion`` (a
+    ``pops_headed``, ``stack_heads``, ``buffer_heads``, ``in_order``,
+    ``buffer_suffix``, ``completion`` (a
     :class:`~semiparse.transitions.completion.Completion` or None), and the
     strategies (``strategies``, ``strategy_descriptions``, ``roles`` and
     ``forbid`` by strategy).  ``path``, ``text`` and ``data`` are the file,
@@ -94,7 +96,6 @@ class Declaration:
                       + (f"; {unknown[0]!r} is not one of them" if unknown else ""),
                       "static_order" if "static_order" in d else "name")
         self.static_order = tuple(order)
-        self.needs_arcs = any(r.headed or r.headless for r in self.rules)
         # Whether every transition that removes a node gives it a head (or
         # requires one): then every position off the stack and buffer is headed.
         self.pops_headed = all(
@@ -117,11 +118,31 @@ class Declaration:
                       'it a head (an edge to it, or "has head"), so that the words left '
                       'headless, which become the root\'s children, are on the stack at the '
                       'end', "initial", "root")
-        inv = d.get("invariants", {})
-        self.stack_heads = inv.get("stack_heads", "below" if self.needs_arcs else "none")
-        if self.stack_heads not in ("none", "below"):
-            self.fail(f"invariants.stack_heads {self.stack_heads!r}: expected 'none' or "
-                      f"'below'", "invariants", "stack_heads")
+        self._read_invariants(d.get("invariants", {}))
+        # Whether the oracles read the heads: a rule requires some, or the root's
+        # final edges go to the headless stack nodes and a stack node may have one.
+        self.needs_arcs = (any(r.headed or r.headless for r in self.rules)
+                           or (self.root == "none" and self.stack_heads != "none"))
+
+    def _read_invariants(self, declared):
+        """What the rules imply of the heads, which validate and the searches'
+        memo keys rely on: ``buffer_heads``, whether a buffer node may have a
+        head; ``stack_heads``, "none" where no stack node ever has one,
+        "below" where a headed stack node's head is always the node just
+        below it, else "any" (rules.headed_on_stack, rules.head_not_below).
+        ``invariants.stack_heads``, if given, must follow from them."""
+        self.buffer_heads = "buffer" in headed_places(self.rules)
+        found = {"none": headed_on_stack(self.rules), "below": head_not_below(self.rules)}
+        self.stack_heads = "any" if found["below"] else "below" if found["none"] else "none"
+        claim = declared.get("stack_heads")
+        if claim is None:
+            return
+        if claim not in found:
+            self.fail(f"invariants.stack_heads {claim!r}: expected 'none' or 'below'",
+                      "invariants", "stack_heads")
+        if found[claim]:
+            self.fail(f"invariants.stack_heads = {claim!r} does not follow from the "
+                      f"transitions: {found[claim][1]}", "invariants", "stack_heads")
 
     def _read_strategies(self, table):
         if "none" not in table:

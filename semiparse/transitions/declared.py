@@ -49,6 +49,11 @@ class RewriteSystem(TransitionSystem):
         self.needs_arcs, self.pops_headed, self.stack_heads = (d.needs_arcs, d.pops_headed,
                                                                d.stack_heads)
         self.buffer_suffix, self.in_order = d.buffer_suffix, d.in_order
+        self.buffer_heads = d.buffer_heads
+        # what the fast check assumes (accepts): positions up to the end in the buffer,
+        # none of them headed, and the stack heads of arc-eager or none
+        self._fast_check = (d.buffer_suffix and not d.buffer_heads
+                              and d.stack_heads in ("none", "below"))
         self.strategies, self.strategy_descriptions = d.strategies, d.strategy_descriptions
         self._data = d.data  # the parsed TOML
         self._rules = d.rules
@@ -135,9 +140,9 @@ class RewriteSystem(TransitionSystem):
         stack, buffer, arcs = int_configuration(stack, buffer, arcs)
         if arcs is None and self.needs_arcs:
             raise ValueError(f"{self.name} needs arcs (the head of each position or -1)")
-        # the positions (the arcs are the oracle's to check: a declared system
-        # may build what validate refuses, e.g. a stack node whose head is not
-        # the node below it; never a cycle, see rules.cycle_edge); n from arcs,
+        # the positions (the arcs are the oracle's to check: the rules build
+        # only what validate accepts, heads where Declaration's invariants
+        # allow them and never a cycle, see rules.cycle_edge); n from arcs,
         # else the last position named
         n = len(arcs) - 1 if arcs is not None else max(stack + buffer, default=0)
         self._check_positions(stack, buffer, n)
@@ -164,12 +169,14 @@ class RewriteSystem(TransitionSystem):
     def search_key(self, stack, buffer, arcs):
         if not self.needs_arcs:
             return stack, buffer
-        # A stack node's head, if any, is fixed by the stack (the node below it).
-        return stack, buffer, tuple(map(arcs.__getitem__, stack))
+        # The future reads the heads of the nodes still there only (the rules'
+        # requirements, the root's final edges): those of the stack, and of the
+        # buffer where one may have a head (the _exhaustive.pyx key likewise).
+        return stack, buffer, tuple(map(arcs.__getitem__,
+                                        stack + buffer if self.buffer_heads else stack))
 
     def accepts(self, stack, buffer, arcs, n):
-        # the fast check knows only buffers that stay the positions up to the end
-        return (self.buffer_suffix and (arcs is not None or not self.needs_arcs)
+        return (self._fast_check and (arcs is not None or not self.needs_arcs)
                 and _validation.accepts(stack, buffer, arcs, n, self.stack_heads == "below",
                                         self.pops_headed, self.root_code))
 
@@ -195,13 +202,13 @@ class RewriteSystem(TransitionSystem):
         if arcs[0] != -1:
             raise ValueError("arcs[0] must be -1: the root never gets a head")
         for d in buffer:
-            if arcs[d] >= 0 and self.buffer_suffix:
+            if arcs[d] >= 0 and not self.buffer_heads:
                 raise ValueError(f"buffer node {d} has head {arcs[d]} in arcs: buffer nodes "
                                  f"have no head in {self.name}")
         for i, d in enumerate(stack):
             h = arcs[d]
-            if h >= 0 and self.buffer_suffix and (self.stack_heads == "none" or i == 0
-                                                  or h != stack[i - 1]):
+            if h >= 0 and self.stack_heads != "any" and (self.stack_heads == "none" or i == 0
+                                                         or h != stack[i - 1]):
                 expected = ("no stack node has a head" if self.stack_heads == "none" else
                             "a headed stack node's head is the node just below it")
                 raise ValueError(f"stack node {d} has head {h} in arcs, but in {self.name} "

@@ -6,7 +6,9 @@ with w(i, j) = delta_gold(c_i, c_j) (0 for every edge into a word whose
 gold head is unknown, in a partial gold tree), virtual positions scored 0, the
 strategy's restrictions as -inf weights, and every edge already built between
 nodes of the string fixed: its dependent may take no other head, and the edge
-scores 0 (it is not counted again).
+scores 0 (it is not counted again).  A node whose built head has left the
+string (as after a rule that pops the node under a headed one) takes no other
+head either: every edge into it scores 0.
 
 :func:`masked_scores` is the same computation for a system that also declares
 its completion as the projective grammar with some edges forbidden
@@ -98,11 +100,17 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, forbidden_edge
                 out[t] = gain + known
                 continue
         nodes, ids = system.completion(s2, b2, a2)
-        fixed = []
+        fixed, weights = [], delta
         if tracks_arcs:
             pos = {x: i for i, x in enumerate(nodes) if x >= 0}
-            # built before: kept in every completion, and not counted
-            fixed = [(pos[a2[x]], pos[x]) for x in s2 if a2[x] >= 0 and a2[x] in pos]
+            # built before: kept in every completion, and not counted; where
+            # the head has left the string, no edge into its dependent counts
+            built = [x for x in s2 + b2 if a2[x] >= 0]
+            fixed = [(pos[a2[x]], pos[x]) for x in built if a2[x] in pos]
+            gone = [x for x in built if a2[x] not in pos]
+            if gone:
+                weights = delta.copy()
+                weights[:, gone] = 0.0
         cut = []
         if strategy != "none":
             forbid = system.forbidden(strategy, t, stack, buffer, s2, b2)
@@ -115,7 +123,7 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, forbidden_edge
             # the edges the system's projective form forbids at -inf
             ids = [0] * len(nodes)
             forbid = forbidden_edges(len(nodes) - len(s2) - len(b2), s2, b2, a2).view(np.uint8)
-        value = _cky.maxplus_gathered(rules, tables.term_left, tables.term_right, delta,
+        value = _cky.maxplus_gathered(rules, tables.term_left, tables.term_right, weights,
                                       nodes, ids, fixed, cut, forbid)
         out[t] = NEG_INF if value == NEG_INF else gain + int(value)
     return out

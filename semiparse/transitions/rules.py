@@ -410,3 +410,67 @@ def cycle_edge(rules):
                    f"ancestor {where}.  Arcs must form trees: add require "
                    f"\"{head} has no head\"")
     return None
+
+
+def headed_on_stack(rules):
+    """``(rule, reason)`` for the first rule that may leave a node with a head
+    on the stack (see :func:`headed_places`), or None: then no stack node
+    ever has a head (arc-standard, arc-hybrid)."""
+    found = headed_places(rules).get("stack")
+    if found is None:
+        return None
+    r, i = found
+    x = r.names[i]
+    what = (f"the dependent of its edge {r.names[r.edge[0]]} -> {x}"
+            if r.edge is not None and r.edge[1] == i else "which may have a head in the buffer")
+    return r, f"transition {r.name} can leave a node with a head on the stack: {x}, {what}"
+
+
+def head_not_below(rules):
+    """``(rule, reason)`` for the first rule that may leave a stack node with a
+    head other than the node directly below it, or None: then a headed stack
+    node's head is always the node directly below it (arc-eager, whose
+    right_arc pushes the buffer front onto its head).
+
+    Sound by induction over computations: it holds at first (no node has a
+    head), and every rule keeps it.  A rule changes only the nodes its
+    patterns name, at the top of the stack: the rest of the stack under them
+    keeps its nodes, their order and their heads (an edge heads a named
+    node).  So a rule keeps it if each node it leaves on the stack that may
+    have a head afterwards ends directly above that head: the dependent of
+    its edge above the edge's head; a stack node that may already have a
+    head (:func:`may_have_head`, from the fixed point of
+    :func:`headed_places`) above the node that was below it, its head (the
+    named node below it, or for the lowest named node the top of the rest);
+    and no buffer node that may have a head (that head may be anywhere).
+    The lowest node of a whole-stack pattern has none below it, so no head."""
+    places = headed_places(rules)
+    for r in rules:
+        rest = r.stack_max is None or r.stack_max > r.ns  # unnamed nodes may be under the pattern
+        for j, i in enumerate(r.stack_after):
+            under = r.stack_after[j - 1] if j else None  # None: the top of the rest
+            x = r.names[i]
+            if r.edge is not None and r.edge[1] == i:
+                if under == r.edge[0]:
+                    continue
+                why = f"{x}, the dependent of its edge {r.names[r.edge[0]]} -> {x},"
+            elif not may_have_head(r, i, places):
+                continue
+            elif i >= r.ns:
+                why = f"{x}, which may have a head in the buffer,"
+            elif under == (i - 1 if i else None) or (i == 0 and not rest):
+                continue
+            else:
+                head = r.names[i - 1] if i else "the top of the rest of the stack"
+                why = f"{x}, which may have a head, the node below it ({head}),"
+            return r, (f"transition {r.name} can leave a stack node whose head is not the node "
+                       f"just below it: {why} ends {_above(r, under, rest)}")
+    return None
+
+
+def _above(rule, i, rest):
+    """Where a stack node is: above named node ``i`` of ``rule``, or (``i``
+    None) above the top of the stack under its pattern, if any."""
+    if i is not None:
+        return f"above {rule.names[i]}"
+    return "above the rest of the stack" if rest else "at the stack bottom"
