@@ -2,6 +2,7 @@
 (tests/brute_force.py): hypothesis strategies for trees, split grammars and
 their inputs, and mutated bytes; the checks of a command's output and
 refusal; a walk through a system's configurations; system texts."""
+import json
 import warnings
 from pathlib import Path
 
@@ -286,3 +287,33 @@ def late_loop(folder):
     path.write_text(text)
     load_system(str(path))
     return path
+
+
+@st.composite
+def random_system_texts(draw, shapes, dependent_headless=False):
+    """A small declared system as TOML: shift (first, so that it can start)
+    and one to three transitions, each of one of ``shapes``: ``(stack,
+    buffer, stack_after, buffer_after, edges)``, its named nodes and the edges
+    (``"h -> d"``, None for none) it may add.  Each node it matches may be
+    required to have a head or none; with ``dependent_headless`` its edge's
+    dependent must have none (the loader refuses a second head)."""
+    final = draw(st.sampled_from(["root", "any"]))
+    parts = [f'name = "random"\nfinal = {{ stack = "{final}", buffer = "empty" }}\n'
+             '[[transition]]\nname = "shift"\nstack = ["*", "s0"]\nbuffer = ["b", "*"]\n'
+             'stack_after = ["*", "s0", "b"]\nbuffer_after = ["*"]\n']
+    for k in range(draw(st.integers(1, 3))):
+        stack, buffer, stack_after, buffer_after, edges = draw(st.sampled_from(shapes))
+        edge = draw(st.sampled_from(edges))
+        dependent = edge.split()[-1] if edge and dependent_headless else None
+        require = [f"{x} != root" for x in stack]
+        for x in stack + buffer:
+            kind = "has no head" if x == dependent else draw(
+                st.sampled_from([None, "has head", "has no head"]))
+            if kind:
+                require.append(f"{x} {kind}")
+        parts.append(f'[[transition]]\nname = "t{k}"\nstack = {json.dumps(["*"] + stack)}\n'
+                     f'buffer = {json.dumps(buffer + ["*"])}\nrequire = {json.dumps(require)}\n'
+                     f'stack_after = {json.dumps(["*"] + stack_after)}\n'
+                     f'buffer_after = {json.dumps(buffer_after + ["*"])}\n'
+                     + (f'edge = "{edge}"\n' if edge else ""))
+    return "".join(parts)

@@ -14,7 +14,6 @@
   never reaches a configuration whose arcs have a cycle (brute force over
   every reachable configuration), and a refusal names its transition's line.
 """
-import json
 import re
 from collections import deque
 from unittest import mock
@@ -31,7 +30,7 @@ from semiparse.transitions.loading import load_system, system_from_text
 from semiparse.transitions.rules import cycle_edge
 from semiparse.transitions.system_file import SystemFileError
 
-from support import SYSTEMS, cli_error
+from support import SYSTEMS, cli_error, random_system_texts
 
 SHIPPED = data_dir("systems")
 SINGLE_ROOT = (SHIPPED / "arc_eager_single_root.toml").read_text(encoding="utf-8")
@@ -212,31 +211,8 @@ _SHAPES = [
 ]
 
 
-@st.composite
-def _system_texts(draw):
-    """A small declared system (shift first, so that it can start)."""
-    final = draw(st.sampled_from(["root", "any"]))
-    parts = [f'name = "random"\nfinal = {{ stack = "{final}", buffer = "empty" }}\n'
-             '[[transition]]\nname = "shift"\nstack = ["*", "s0"]\nbuffer = ["b", "*"]\n'
-             'stack_after = ["*", "s0", "b"]\nbuffer_after = ["*"]\n']
-    for k in range(draw(st.integers(1, 3))):
-        stack, buffer, stack_after, buffer_after, edges = draw(st.sampled_from(_SHAPES))
-        require = [f"{x} != root" for x in stack]
-        for x in stack + buffer:
-            kind = draw(st.sampled_from([None, "has head", "has no head"]))
-            if kind:
-                require.append(f"{x} {kind}")
-        edge = draw(st.sampled_from(edges))
-        parts.append(f'[[transition]]\nname = "t{k}"\nstack = {json.dumps(["*"] + stack)}\n'
-                     f'buffer = {json.dumps(buffer + ["*"])}\nrequire = {json.dumps(require)}\n'
-                     f'stack_after = {json.dumps(["*"] + stack_after)}\n'
-                     f'buffer_after = {json.dumps(buffer_after + ["*"])}\n'
-                     + (f'edge = "{edge}"\n' if edge else ""))
-    return "".join(parts)
-
-
 @settings(max_examples=300, deadline=None)
-@given(text=_system_texts())
+@given(text=random_system_texts(_SHAPES))
 def test_a_system_the_loader_accepts_never_builds_a_cycle(text):
     try:
         system = system_from_text(text, "r.toml")

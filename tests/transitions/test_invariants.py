@@ -24,7 +24,6 @@ the searches' memo keys rely on, is derived from the rules.
   merge no configurations with different values.
 """
 import functools
-import json
 import re
 from collections import deque
 
@@ -41,7 +40,7 @@ from semiparse.transitions.loading import load_system, system_from_text
 from semiparse.transitions.rules import head_not_below, headed_on_stack
 from semiparse.transitions.system_file import SystemFileError
 
-from support import SYSTEMS, cli_error
+from support import SYSTEMS, cli_error, random_system_texts
 
 NEG_INF = float("-inf")
 SHIPPED = data_dir("systems")
@@ -356,34 +355,8 @@ _SHAPES = [
 ]
 
 
-@st.composite
-def _system_texts(draw):
-    """A small declared system (shift first, so that it can start)."""
-    final = draw(st.sampled_from(["root", "any"]))
-    parts = [f'name = "random"\nfinal = {{ stack = "{final}", buffer = "empty" }}\n'
-             '[[transition]]\nname = "shift"\nstack = ["*", "s0"]\nbuffer = ["b", "*"]\n'
-             'stack_after = ["*", "s0", "b"]\nbuffer_after = ["*"]\n']
-    for k in range(draw(st.integers(1, 3))):
-        stack, buffer, stack_after, buffer_after, edges = draw(st.sampled_from(_SHAPES))
-        edge = draw(st.sampled_from(edges))
-        dependent = edge.split()[-1] if edge else None
-        require = [f"{x} != root" for x in stack]
-        for x in stack + buffer:
-            kind = draw(st.sampled_from([None, None, "has head", "has no head"]))
-            if x == dependent:
-                kind = "has no head"  # else the loader may refuse a second head
-            if kind:
-                require.append(f"{x} {kind}")
-        parts.append(f'[[transition]]\nname = "t{k}"\nstack = {json.dumps(["*"] + stack)}\n'
-                     f'buffer = {json.dumps(buffer + ["*"])}\nrequire = {json.dumps(require)}\n'
-                     f'stack_after = {json.dumps(["*"] + stack_after)}\n'
-                     f'buffer_after = {json.dumps(buffer_after + ["*"])}\n'
-                     + (f'edge = "{edge}"\n' if edge else ""))
-    return "".join(parts)
-
-
 @settings(max_examples=200, deadline=None)
-@given(text=_system_texts(), data=st.data())
+@given(text=random_system_texts(_SHAPES, dependent_headless=True), data=st.data())
 def test_a_system_the_loader_accepts_reaches_only_configurations_that_validate(text, data):
     try:
         system = system_from_text(text, "r.toml")
