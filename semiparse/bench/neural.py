@@ -85,6 +85,9 @@ def run(args):
     if args.threads is not None:
         check_threads(args.threads)
         torch.set_num_threads(args.threads)
+    if args.oracle == "static" and args.nonproj == "oracle":  # Options names encode, not here
+        raise UserError("the static oracle needs projective trees: use --nonproj projectivize or "
+                        "subset")
     options = Options(**(SMALL if args.small else {}), oracle=args.oracle, nonproj=args.nonproj,
                       batch_size=args.batch_size, device=args.device, seed=1)
     path = args.file or ud_train_file("UD_Gothic-PROIEL", "got_proiel")

@@ -35,6 +35,14 @@ def test_bench_neural_threads_must_be_positive(tmp_path, capsys, threads):
     assert f"--threads must be from 1 to 1024, got {threads}" in err
 
 
+def test_bench_neural_static_oracle_names_the_policies_it_takes(tmp_path, capsys):
+    """It suggested --nonproj encode, which bench neural does not take."""
+    err = cli_error(capsys, ["bench", "neural", str(tmp_path / "absent.conllu"), "--small",
+                             "--oracle", "static", "--nonproj", "oracle"])
+    assert err.endswith("the static oracle needs projective trees: use --nonproj projectivize "
+                        "or subset\n")
+
+
 def test_any_integer_seed_trains():
     """As for the perceptron: torch takes the seed modulo 2**64."""
     trees = [_tree([2, 0], ["det", "root"])]
