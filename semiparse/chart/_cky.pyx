@@ -306,18 +306,30 @@ cdef inline void v_track(V x, double* lo, double* hi) noexcept nogil:
         track(x.p, lo, hi)
 
 
-cdef bint fill_start(V tag, Chart* ch, const int* pl, const int* pr, const double* w) noexcept nogil:
-    """The edge values ``W`` and the one-position items (``one`` in each
-    position's start states, ``zero`` elsewhere); False when a Plain
-    chart's weights leave its exact range."""
-    cdef int N = ch.N, i, b, c
-    cdef size_t NN = <size_t> N * N, x
+cdef inline void start_items(V tag, Chart* ch, int i) noexcept nogil:
+    """The one-position items of position i: ``one`` in its start states
+    (``ch.pl``, ``ch.pr``), ``zero`` elsewhere."""
+    cdef int N = ch.N, b, c
+    cdef size_t NN = <size_t> N * N
     cdef V* Lf = <V*> ch.Lf
     cdef V* Lb = <V*> ch.Lb
     cdef V* Rf = <V*> ch.Rf
     cdef V* Rb = <V*> ch.Rb
-    cdef V* W = <V*> ch.W
     cdef V zero = v_zero(tag), one = v_one(tag)
+    for b in range(ch.nl):
+        Lf[at(b, i, i, N, NN)] = Lb[at(b, i, i, N, NN)] = zero
+    for c in range(ch.nr):
+        Rf[at(c, i, i, N, NN)] = Rb[at(c, i, i, N, NN)] = zero
+    Lf[at(ch.pl[i], i, i, N, NN)] = Lb[at(ch.pl[i], i, i, N, NN)] = one
+    Rf[at(ch.pr[i], i, i, N, NN)] = Rb[at(ch.pr[i], i, i, N, NN)] = one
+
+
+cdef bint fill_start(V tag, Chart* ch, const int* pl, const int* pr, const double* w) noexcept nogil:
+    """The edge values ``W`` and the one-position items (:c:func:`start_items`);
+    False when a Plain chart's weights leave its exact range."""
+    cdef int N = ch.N, i
+    cdef size_t NN = <size_t> N * N, x
+    cdef V* W = <V*> ch.W
     ch.pl, ch.pr = pl, pr
     if V is Plain:
         ch.log_scale = plain_weights(w, W, N)
@@ -328,14 +340,7 @@ cdef bint fill_start(V tag, Chart* ch, const int* pl, const int* pr, const doubl
         for x in range(NN):
             W[x] = v_edge(tag, w[x])
     for i in range(N):
-        for b in range(ch.nl):
-            Lf[at(b, i, i, N, NN)] = Lb[at(b, i, i, N, NN)] = zero
-        for c in range(ch.nr):
-            Rf[at(c, i, i, N, NN)] = Rb[at(c, i, i, N, NN)] = zero
-        Lf[at(pl[i], i, i, N, NN)] = one
-        Lb[at(pl[i], i, i, N, NN)] = one
-        Rf[at(pr[i], i, i, N, NN)] = one
-        Rb[at(pr[i], i, i, N, NN)] = one
+        start_items(tag, ch, i)
     return True
 
 
@@ -484,21 +489,10 @@ cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept) noexcept
     and the weights ch.W (row-major, stride ch.N) of every pair that has a
     position from ``kept`` on."""
     cdef MaxPlus tag
-    cdef int S = ch.N, i, j, b, c
-    cdef size_t SS = <size_t> S * S
+    cdef int i, j
     cdef double lo = 0, hi = 0
-    cdef MaxPlus* Lf = <MaxPlus*> ch.Lf
-    cdef MaxPlus* Lb = <MaxPlus*> ch.Lb
-    cdef MaxPlus* Rf = <MaxPlus*> ch.Rf
-    cdef MaxPlus* Rb = <MaxPlus*> ch.Rb
-    cdef MaxPlus zero = v_zero(tag), one = v_one(tag)
     for j in range(kept, N):
-        for b in range(ch.nl):
-            Lf[at(b, j, j, S, SS)] = Lb[at(b, j, j, S, SS)] = zero
-        for c in range(ch.nr):
-            Rf[at(c, j, j, S, SS)] = Rb[at(c, j, j, S, SS)] = zero
-        Lf[at(ch.pl[j], j, j, S, SS)] = Lb[at(ch.pl[j], j, j, S, SS)] = one
-        Rf[at(ch.pr[j], j, j, S, SS)] = Rb[at(ch.pr[j], j, j, S, SS)] = one
+        start_items(tag, ch, j)
         for i in range(j - 1, -1, -1):
             fill_attachments(tag, ch, g, i, j, 0, &lo, &hi)
             fill_left(tag, ch, g, i, j, 0, &lo, &hi)
