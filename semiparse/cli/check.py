@@ -68,9 +68,9 @@ def run(args):
     from semiparse.transitions.registry import system_methods
 
     start = time.perf_counter()
+    system = load_system(args.system, grammar_file=args.grammar)
     chosen = [args.method]
     if args.method is None:
-        system = load_system(args.system, grammar_file=args.grammar)
         chosen = ["grammar"] if system.grammar is not None or args.grammar else [
             m.name for m in system_methods(system)]
         if chosen == ["grammar"] and not args.grammar:
@@ -83,7 +83,7 @@ def run(args):
             raise ValueError(f"{where}transition system {system.name!r} has neither a completion "
                              f"grammar nor a registered oracle method to check"
                              + (f"; no split grammar can describe it: {reason}" if reason else ""))
-    results = _check(args, args.system, chosen)
+    results = _check(args, system, chosen)
     status = _report(results)
     print(f"{sum(r.ok for r in results)}/{len(results)} strategies passed in "
           f"{time.perf_counter() - start:.1f} s")
@@ -136,16 +136,14 @@ def _check(args, system, methods):
     the system's) for each of ``methods``: the grammar under each, a method
     other than the one named by ``--method`` under those it supports."""
     from semiparse.testing.checking import check
-    from semiparse.transitions import load_system
     from semiparse.transitions.registry import system_methods
 
-    loaded = load_system(system, grammar_file=args.grammar)
-    supports = {m.name: m.strategies for m in system_methods(loaded)}
+    supports = {m.name: m.strategies for m in system_methods(system)}
     results = []
     for method in methods:
         strategies = args.strategy
         if method != "grammar" and method != args.method:
-            strategies = [s for s in strategies or loaded.strategies if s in supports[method]]
+            strategies = [s for s in strategies or system.strategies if s in supports[method]]
             if not strategies:
                 continue
         results += check(system, strategies, args.examples, args.max_n, args.seed,
