@@ -115,6 +115,46 @@ class Completion:
         return forbid
 
 
+def unmatched_node(system, completion, max_words=4, max_states=20_000):
+    """``(description, n, (stack, buffer, arcs))`` of the first node, in the
+    configurations ``system`` reaches from sentences of up to ``max_words``
+    words, that no terminal rule of ``completion`` matches; None if every
+    one is matched.  Such a node makes every oracle call on a configuration
+    that holds one fail, so the loader refuses the system (a kind of node
+    reached only by longer sentences is still reported when it is met)."""
+    table = completion.terminal_table
+    heads = completion.uses_heads
+    for n in range(max_words + 1):
+        start = tuple(system.initial(n))
+        seen, todo = {start}, [start]
+        while todo:
+            stack, buffer, arcs = config = todo.pop()
+            top = len(stack) - 1
+            for i, x in enumerate(stack):
+                headed = heads and arcs[x] >= 0
+                if ("stack", x == 0, i == top, headed) not in table:
+                    return _node_kind("stack", x == 0, i == top, heads, headed), n, config
+            for x in buffer:
+                if ("buffer", x == 0, False, False) not in table:
+                    return _node_kind("buffer", x == 0, False, heads, False), n, config
+            for _, *after, _ in system.successors(stack, buffer, arcs):
+                after = tuple(after)
+                if after not in seen and len(seen) < max_states:
+                    seen.add(after)
+                    todo.append(after)
+    return None
+
+
+def _node_kind(where, is_root, is_top, heads, headed):
+    """A node kind of the terminal table in words."""
+    what = "the root" if is_root else "a word"
+    if where == "buffer":
+        return f"{what} in the buffer"
+    place = "the stack top" if is_top else "on the stack below the top"
+    state = (", with a head" if headed else ", without a head") if heads else ""
+    return f"{what} at {place}{state}" if is_top else f"{what} {place}{state}"
+
+
 def _buffer_ids(table, buffer):
     """The terminal ids of the buffer's nodes: one for every word, another
     for the root (the positions are distinct, so it is there at most once);

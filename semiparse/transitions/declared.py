@@ -8,6 +8,7 @@ import numpy as np
 
 from semiparse.heads import find_cycle
 from semiparse.transitions import _validation
+from semiparse.transitions.completion import unmatched_node
 from semiparse.transitions.declaration import Declaration
 from semiparse.transitions.interface import TransitionSystem, int_configuration
 from semiparse.transitions.limits import MAX_WORDS
@@ -68,6 +69,12 @@ class RewriteSystem(TransitionSystem):
                    f"from stack {list(stack)} buffer {list(buffer)} arcs {list(arcs)} "
                    f"{'they come' if many else 'it comes'} back to the same configuration",
                    "transition", self.transitions.index(names[0]), "name")
+        unmatched = None if d.completion is None else unmatched_node(self, d.completion)
+        if unmatched:
+            kind, n, (stack, buffer, arcs) = unmatched
+            d.fail(f"no completion terminal rule matches {kind}, which a sentence of {n} "
+                   f"word{'' if n == 1 else 's'} reaches (stack {list(stack)} buffer {list(buffer)} arcs "
+                   f"{list(arcs)}): add a rule for it", "completion", "terminals")
 
     def __copy__(self):  # as for any object (pickling, in loading, rebuilds it)
         clone = object.__new__(type(self))

@@ -213,6 +213,38 @@ def test_bad_system_files_name_file_line_and_reason(tmp_path, edit, message):
         load_system(str(path))
 
 
+@pytest.mark.parametrize("rules, message, instead", [
+    ('    { node = "buffer", terminal = "s" },\n', "a word in the buffer, which a sentence of 1 word "
+                                                 "reaches \\(stack \\[0\\] buffer \\[1\\]", None),
+    ('    { node = "stack", terminal = "p" },\n', "the root on the stack below the top, which a "
+                                                "sentence of 1 word reaches \\(stack \\[0, 1\\]", None),
+    ('    { node = "stack", terminal = "p" },\n    { node = "buffer", terminal = "s" },\n',
+     "a word in the buffer", None),
+    ('    { node = "stack", terminal = "p" },\n', "the root on the stack below the top, without a "
+                                                "head", '{ node = "stack", headed = true, terminal = "p" }'),
+])
+def test_a_node_no_terminal_rule_matches_is_refused_at_load(tmp_path, rules, message, instead):
+    # before, only `check` or the first oracle call on such a configuration found it
+    instead = f"    {instead},\n" if instead else ""
+    text = HYBRID.replace(rules, instead, 1).replace(
+        "terminals = [\n", 'terminals = [\n    { node = "top", terminal = "s" },\n', 1)
+    path = write_system(tmp_path, text)
+    with pytest.raises(ValueError, match=f"toy.toml:45: no completion terminal rule matches {message}"):
+        load_system(str(path))
+
+
+def test_kinds_of_node_no_configuration_holds_need_no_terminal_rule(tmp_path):
+    # arc-hybrid's stack nodes never have a head: a rule for headless ones suffices
+    text = HYBRID.replace('{ node = "stack", terminal = "p" }',
+                          '{ node = "stack", headed = false, terminal = "p" }', 1)
+    system = load_system(str(write_system(tmp_path, text)))
+    assert not system.completion_spec.covers_all_nodes()
+    heads = [-1, 2, 0, 2]
+    ours, shipped = semiparse.oracle(system), semiparse.oracle("arc_hybrid")
+    for args in [([0], [1, 2, 3]), ([0, 1], [2, 3]), ([0, 2], [3], [-1, 2, -1, -1])]:
+        assert ours.scores(*args[:2], heads, *args[2:]) == shipped.scores(*args[:2], heads, *args[2:])
+
+
 def test_completion_grammar_errors(tmp_path):
     path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', '"nowhere.grammar"'))
     with pytest.raises(ValueError, match="toy.toml:42: completion grammar 'nowhere.grammar' not"):
