@@ -115,44 +115,43 @@ class Completion:
         return forbid
 
 
-def unmatched_node(system, completion, max_words=4, max_states=20_000):
-    """``(description, n, (stack, buffer, arcs))`` of the first node, in the
-    configurations ``system`` reaches from sentences of up to ``max_words``
-    words, that no terminal rule of ``completion`` matches; None if every
-    one is matched.  Such a node makes every oracle call on a configuration
-    that holds one fail, so the loader refuses the system (a kind of node
-    reached only by longer sentences is still reported when it is met)."""
-    table = completion.terminal_table
+def node_kinds(system, completion, max_words=4, max_states=20_000):
+    """``{kind: (n, (stack, buffer, arcs))}``: each kind of node of the
+    terminal table (where, is root, is top, headed) that the configurations
+    ``system`` reaches from sentences of up to ``max_words`` words hold,
+    with the first such configuration met.  For the loader, which refuses
+    a kind no terminal rule matches (every oracle call on a configuration
+    that holds one would fail) and warns of a rule that matches none."""
     heads = completion.uses_heads
+    found = {}
     for n in range(max_words + 1):
         start = tuple(system.initial(n))
         seen, todo = {start}, [start]
         while todo:
             stack, buffer, arcs = config = todo.pop()
             top = len(stack) - 1
-            for i, x in enumerate(stack):
-                headed = heads and arcs[x] >= 0
-                if ("stack", x == 0, i == top, headed) not in table:
-                    return _node_kind("stack", x == 0, i == top, heads, headed), n, config
-            for x in buffer:
-                if ("buffer", x == 0, False, False) not in table:
-                    return _node_kind("buffer", x == 0, False, heads, False), n, config
+            kinds = [("stack", x == 0, i == top, heads and arcs[x] >= 0)
+                     for i, x in enumerate(stack)]
+            kinds += [("buffer", x == 0, False, False) for x in buffer]
+            for kind in kinds:
+                found.setdefault(kind, (n, config))
             for _, *after, _ in system.successors(stack, buffer, arcs):
                 after = tuple(after)
                 if after not in seen and len(seen) < max_states:
                     seen.add(after)
                     todo.append(after)
-    return None
+    return found
 
 
-def _node_kind(where, is_root, is_top, heads, headed):
-    """A node kind of the terminal table in words."""
+def describe_kind(kind, heads):
+    """A kind of node of the terminal table in words (``heads``: whether the
+    rules look at heads)."""
+    where, is_root, is_top, headed = kind
     what = "the root" if is_root else "a word"
     if where == "buffer":
         return f"{what} in the buffer"
-    place = "the stack top" if is_top else "on the stack below the top"
     state = (", with a head" if headed else ", without a head") if heads else ""
-    return f"{what} at {place}{state}" if is_top else f"{what} {place}{state}"
+    return f"{what} at the stack top{state}" if is_top else f"{what} on the stack below the top{state}"
 
 
 def _buffer_ids(table, buffer):
@@ -171,17 +170,25 @@ def _terminal_table(term_ids):
     with ``initial.root = "none"``), is root, is top, headed): the first
     matching completion rule; combinations no rule matches are absent."""
     table = {}
-    for where, is_root, is_top, headed in itertools.product(
-            ("stack", "buffer", "outside"), (False, True), (False, True), (False, True)):
-        on_stack = where == "stack"
-        for node, want_headed, tid in term_ids:
-            hit = {"root": is_root, "top": on_stack and is_top,
-                   "below_top": on_stack and not is_top, "stack": on_stack,
-                   "buffer": where == "buffer"}[node]
-            if hit and (want_headed is None or want_headed == headed):
-                table[where, is_root, is_top, headed] = tid
-                break
+    for kind in itertools.product(("stack", "buffer", "outside"), (False, True), (False, True),
+                                  (False, True)):
+        rule = first_rule(term_ids, kind)
+        if rule is not None:
+            table[kind] = term_ids[rule][2]
     return table
+
+
+def first_rule(rules, kind):
+    """The index of the first of the terminal ``rules`` (``(node, headed, _)``)
+    that matches a node of ``kind`` (where, is root, is top, headed), or None."""
+    where, is_root, is_top, headed = kind
+    on_stack = where == "stack"
+    for i, (node, want_headed, _) in enumerate(rules):
+        hit = {"root": is_root, "top": on_stack and is_top, "below_top": on_stack and not is_top,
+               "stack": on_stack, "buffer": where == "buffer"}[node]
+        if hit and (want_headed is None or want_headed == headed):
+            return i
+    return None
 
 
 def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_file=None):

@@ -4,16 +4,19 @@ docs/oracles.md): :class:`RewriteSystem`, the interface of
 :mod:`semiparse.transitions.declaration` (its compiled rules, completion and
 strategies).  Load one with :func:`semiparse.transitions.loading.load_system`.
 """
+import warnings
+
 import numpy as np
 
 from semiparse.heads import find_cycle
 from semiparse.transitions import _validation
-from semiparse.transitions.completion import unmatched_node
+from semiparse.transitions.completion import describe_kind, first_rule, node_kinds
 from semiparse.transitions.declaration import Declaration
 from semiparse.transitions.interface import TransitionSystem, int_configuration
 from semiparse.transitions.limits import MAX_WORDS
 from semiparse.transitions.loops import find_loop
 from semiparse.transitions.registry import lookup_system
+from semiparse.transitions.system_file import key_line
 
 
 class RewriteSystem(TransitionSystem):
@@ -69,12 +72,33 @@ class RewriteSystem(TransitionSystem):
                    f"from stack {list(stack)} buffer {list(buffer)} arcs {list(arcs)} "
                    f"{'they come' if many else 'it comes'} back to the same configuration",
                    "transition", self.transitions.index(names[0]), "name")
-        unmatched = None if d.completion is None else unmatched_node(self, d.completion)
-        if unmatched:
-            kind, n, (stack, buffer, arcs) = unmatched
-            d.fail(f"no completion terminal rule matches {kind}, which a sentence of {n} "
-                   f"word{'' if n == 1 else 's'} reaches (stack {list(stack)} buffer {list(buffer)} arcs "
-                   f"{list(arcs)}): add a rule for it", "completion", "terminals")
+        if d.completion is not None:
+            self._check_terminal_rules(d)
+
+    def _check_terminal_rules(self, d):
+        """Refuse a kind of node the configurations hold that no completion
+        terminal rule matches; warn of a rule that matches none of them (an
+        earlier rule matches them first, or no configuration holds them)."""
+        completion = d.completion
+        kinds = node_kinds(self, completion)
+        heads, rules = completion.uses_heads, completion.rules
+        for kind, (n, (stack, buffer, arcs)) in kinds.items():
+            if first_rule(rules, kind) is None:
+                d.fail(f"no completion terminal rule matches {describe_kind(kind, heads)}, which "
+                       f"a sentence of {n} word{'' if n == 1 else 's'} reaches (stack "
+                       f"{list(stack)} buffer {list(buffer)} arcs {list(arcs)}): add a rule "
+                       f"for it", "completion", "terminals")
+        used = {first_rule(rules, kind) for kind in kinds}
+        if completion.root == "none":
+            used.add(first_rule(rules, ("outside", True, False, False)))
+        for i, (node, headed, term) in enumerate(rules):
+            if i not in used:
+                what = node if headed is None else f"{node}, headed = {str(headed).lower()}"
+                warnings.warn(f"{d.path}:{key_line(d.text, ('completion', 'terminals', i))}: "
+                              f"completion terminal rule {i + 1} ({what}) matches no node "
+                              f"that the configurations of sentences of up to 4 words hold: "
+                              f"an earlier rule matches them first, or none is there",
+                              stacklevel=2)
 
     def __copy__(self):  # as for any object (pickling, in loading, rebuilds it)
         clone = object.__new__(type(self))

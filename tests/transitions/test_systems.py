@@ -245,6 +245,23 @@ def test_kinds_of_node_no_configuration_holds_need_no_terminal_rule(tmp_path):
         assert ours.scores(*args[:2], heads, *args[2:]) == shipped.scores(*args[:2], heads, *args[2:])
 
 
+@pytest.mark.parametrize("before, after, rule", [
+    ("", '{ node = "top", terminal = "s" }', ":47: completion terminal rule 2 \\(top\\)"),
+    # arc-hybrid's stack nodes never have a head
+    ('{ node = "stack", headed = true, terminal = "s" }', "",
+     ":46: completion terminal rule 1 \\(stack, headed = true\\)"),
+])
+def test_a_terminal_rule_that_matches_no_node_is_warned_of(tmp_path, before, after, rule):
+    stack = '    { node = "stack", terminal = "p" },\n'
+    line = (lambda rule: f"    {rule},\n" if rule else "")
+    text = HYBRID.replace(stack, line(before) + stack + line(after), 1)
+    with pytest.warns(UserWarning, match=f"toy.toml{rule} matches "
+                                         f"no node that the configurations"):
+        system = load_system(str(write_system(tmp_path, text)))
+    unheaded = (lambda s: {k: t for k, t in s.completion_spec.terminal_table.items() if not k[3]})
+    assert unheaded(system) == unheaded(load_system("arc_hybrid"))   # it loads, as it did
+
+
 def test_completion_grammar_errors(tmp_path):
     path = write_system(tmp_path, HYBRID.replace('"arc_hybrid.grammar"', '"nowhere.grammar"'))
     with pytest.raises(ValueError, match="toy.toml:42: completion grammar 'nowhere.grammar' not"):
