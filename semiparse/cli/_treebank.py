@@ -114,7 +114,7 @@ def failed(sentence, reason, on_error):
     """``sentence`` with the error ``FILE:LINE: reason`` (at its first line)
     under ``--on-error``: raised (fail), or warned about and given back in
     a list for keep, an empty list for skip."""
-    error = ConlluError(sentence.file, sentence.first_line, reason)
+    error = ConlluError(sentence.file, sentence.start_line, reason)
     bad = dataclasses.replace(sentence, errors=[error], warnings=[])  # its warnings were given when read
     return [s for s, _ in apply_policy([bad], on_error)]
 

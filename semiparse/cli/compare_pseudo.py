@@ -112,7 +112,7 @@ def run(args):
                 sentence = kept.popleft()
                 bar.update()
                 if isinstance(result, TreeTooLarge):
-                    _left_out(ConlluError(sentence.file, sentence.first_line, str(result)), args.on_error)
+                    _left_out(ConlluError(sentence.file, sentence.start_line, str(result)), args.on_error)
                     continue
                 n, best, pseudo, projective = result
                 if best < pseudo:  # would contradict optimality: a bug, not a finding
@@ -200,7 +200,7 @@ def run_round_trip(args):
                 bar.update()
                 if isinstance(result, tuple):
                     word, reason = result
-                    line = sentence.line_of(word) if word else sentence.first_line
+                    line = sentence.line_of(word) if word else sentence.start_line
                     _left_out(ConlluError(sentence.file, line, reason), args.on_error)
                     continue
                 before.update(sentence.deprels()[1:])
@@ -216,7 +216,7 @@ def run_round_trip(args):
                     row["labels"] |= labels
                 if any(lost for lost, _, _ in result.values()):
                     per_sentence.append({
-                        "line": sentence.first_line,
+                        "line": sentence.start_line,
                         **{m: {"lost": lost, "restored": restored} for m, (lost, restored, _) in result.items()},
                     })
         for row in rows.values():

@@ -96,7 +96,7 @@ def file_statistics(path, args, spool=None):
             nonproj += kept < known
             most = max(most, count)
             if spool is not None:
-                spool.write(json.dumps([sentence.first_line, _sent_id(sentence), n, known - kept, count]) + "\n")
+                spool.write(json.dumps([sentence.start_line, _sent_id(sentence), n, known - kept, count]) + "\n")
             bar.update()
     return _with_alias({
         "file": str(path),

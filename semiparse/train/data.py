@@ -45,7 +45,7 @@ class Tree:
     def where(self):
         if self.source is None:
             return "<tree>"
-        return f"{self.source.file}:{self.source.first_line}"
+        return f"{self.source.file}:{self.source.start_line}"
 
 
 def read_trees(source, need_heads=True, name=None, keep_empty=False, partial=False):

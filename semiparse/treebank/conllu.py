@@ -121,17 +121,35 @@ class Sentence:
         """The sentence exactly as read."""
         return _decode(self.raw)
 
+    def _body_lines(self):
+        """``(line number, start, line)`` of each line of :attr:`raw` (line
+        ending kept), the byte-order mark that may open a file left out."""
+        for number, match in enumerate(_LINE.finditer(self.raw), self.first_line):
+            start, line = match.start(), match.group()
+            if number == 1 and line.startswith(BOM):
+                start, line = start + 3, line[3:]
+            yield number, start, line
+
+    @property
+    def start_line(self):
+        """The line number of the sentence's first line that is not blank
+        (:attr:`first_line` may be a blank line that opens a file)."""
+        return next((number for number, _, line in self._body_lines() if line.strip()),
+                    self.first_line)
+
     def comments(self):
-        """The comment lines before the first word line, without line endings."""
-        for match in _LINE.finditer(self.raw):
-            line = match.group().rstrip(b"\r\n")
-            if not line.startswith(b"#"):
+        """The comment lines before the first word line, without line endings
+        (blank lines that open a file skipped)."""
+        for _, _, line in self._body_lines():
+            line = line.rstrip(b"\r\n")
+            if line.startswith(b"#"):
+                yield _decode(line)
+            elif line.strip():
                 return
-            yield _decode(line)
 
     def tokenlist(self):
         """The sentence parsed by ``conllu`` (all columns, metadata)."""
-        return conllu.parse_token_and_metadata(self.text())
+        return conllu.parse_token_and_metadata(_decode(b"".join(line for *_, line in self._body_lines())))
 
     def columns(self, word):
         """The 10 columns of word ``word`` (1..n)."""
@@ -226,10 +244,7 @@ class Sentence:
                                  f"a line break (a comment is one line)")
         first = eol = None
         found = {}
-        for match in _LINE.finditer(self.raw):
-            start, line = match.start(), match.group()
-            if self.first_line == 1 and start == 0 and line.startswith(BOM):
-                start, line = start + 3, line[3:]
+        for _, start, line in self._body_lines():
             body = line.rstrip(b"\r\n")
             if first is None and body.strip():
                 first = start

@@ -36,6 +36,20 @@ def sentences_of(text, **kw):
     return list(read_conllu(io.BytesIO(text.encode()), name="t.conllu", **kw))
 
 
+@pytest.mark.parametrize("opening", [b"", b"\xef\xbb\xbf", b"\n\n", b"\xef\xbb\xbf\n \n"])
+def test_a_byte_order_mark_or_blank_lines_that_open_a_file_hide_no_comment(opening):
+    # the first sentence's sent_id was lost after either (count showed _)
+    text = b"# sent_id = a\n# text = x\n1\tx\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+    first, second = read_conllu(io.BytesIO(opening + text + text.replace(b"= a", b"= b")), name="t")
+    blank = opening.count(b"\n")
+    assert list(first.comments()) == ["# sent_id = a", "# text = x"]
+    assert list(second.comments()) == ["# sent_id = b", "# text = x"]
+    assert first.start_line == 1 + blank and first.first_line == 1
+    assert second.start_line == second.first_line == 5 + blank
+    assert first.tokenlist().metadata["sent_id"] == "a" and first.tokenlist()[0]["form"] == "x"
+    assert first.render_bytes() == opening + text   # the bytes as read
+
+
 def test_reads_words_skipping_ranges_and_empty_nodes():
     first, second = sentences_of(SAMPLE)
     assert first.heads == [-1, 3, 3, 0, 3]
