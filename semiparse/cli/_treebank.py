@@ -68,15 +68,31 @@ def expand_inputs(paths):
             files.extend(str(p) for p in found)
         else:
             files.append(name)
-    seen = set()
+    seen = {}
     for name in files:
-        key = name if name == "-" else os.path.realpath(name)
+        key = _identity(name)
         if key in seen:
-            raise ValueError("-: standard input named twice: it can be read only once"
-                             if name == "-" else f"{name}: named twice (directly or through a "
-                             f"directory): each file is read once")
-        seen.add(key)
+            if name == "-" == seen[key]:
+                raise ValueError("-: standard input named twice: it can be read only once")
+            if name == seen[key]:
+                raise ValueError(f"{name}: named twice (directly or through a directory): "
+                                 f"each file is read once")
+            raise ValueError(f"{name}: the same file as {seen[key]} (through a link, a directory "
+                             f"or standard input): each file is read once")
+        seen[key] = name
     return files
+
+
+def _identity(name):
+    """What tells two named inputs apart: the file behind them (``-`` is
+    standard input's, as ``/dev/stdin`` or a link to the file it reads),
+    else the resolved path (for one that does not exist: its error comes
+    when it is read)."""
+    try:
+        info = os.fstat(0) if name == "-" else os.stat(name)
+    except OSError:
+        return name if name == "-" else os.path.realpath(name)
+    return info.st_dev, info.st_ino
 
 
 def use_single_root(root, heads):

@@ -455,6 +455,18 @@ def test_a_file_named_twice_is_refused(tmp_path, capsys):
         assert "-: standard input named twice: it can be read only once" in capsys.readouterr().err
 
 
+def test_standard_input_that_reads_a_file_named_too_is_refused(tmp_path):
+    """count - /dev/stdin < FILE and count FILE - < FILE counted FILE's trees twice."""
+    source = tmp_path / "in.conllu"
+    source.write_bytes(_sentence(misc1="_").encode())
+    for argv, message in ((["-", "/dev/stdin"], "/dev/stdin: the same file as -"),
+                          ([str(source), "-"], f"-: the same file as {source}")):
+        with open(source, "rb") as stdin:
+            done = subprocess.run([sys.executable, "-m", "semiparse", "count", *argv], stdin=stdin,
+                                  capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and message in done.stderr and not done.stdout
+
+
 def test_treebanks_of_one_file_name_in_two_folders_keep_their_own_rows():
     from semiparse.cli.count import treebank_names
 
