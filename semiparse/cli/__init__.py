@@ -136,6 +136,7 @@ def main(argv=None):
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     name = "semiparse"
+    closed = _stand_in_for_closed_streams()
     try:
         with _signals_held(on_main_thread):
             parser = build_parser()
@@ -152,6 +153,8 @@ def main(argv=None):
         # Mistakes in the input (bad files, bad values) are reported, not traced.
         if isinstance(exc, OSError) and exc.filename and exc.strerror:
             exc = f"{exc.filename}: {exc.strerror}"  # as the other file errors, not "[Errno 21] ..."
+        elif isinstance(exc, OSError) and exc.strerror:   # no file named (standard output's)
+            exc = exc.strerror
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -159,8 +162,30 @@ def main(argv=None):
     except Terminated:
         return 128 + signal.SIGTERM
     finally:
+        for stream in closed:
+            setattr(sys, stream, None)
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
+
+
+class _Closed:
+    """Standard input or output where the process was started with it closed
+    (Python makes it None: print() would drop the results without a word)."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __getattr__(self, name):
+        raise UserError(f"{self.what} is closed")
+
+
+def _stand_in_for_closed_streams():
+    """Put a :class:`_Closed` in place of a closed ``sys.stdin`` or
+    ``sys.stdout``; the names of those replaced (set back to None after)."""
+    closed = [name for name in ("stdin", "stdout") if getattr(sys, name) is None]
+    for name in closed:
+        setattr(sys, name, _Closed({"stdin": "standard input", "stdout": "standard output"}[name]))
+    return closed
 
 
 def _reader_gone():

@@ -83,7 +83,7 @@ def moved_deps(deps, deprel, old, new):
 
 def _head_key(head):
     """Sort key of a DEPS head: ``8`` before ``8.1`` before ``9``."""
-    return tuple(int(part) if part.isdigit() else -1 for part in head.split("."))
+    return tuple(int(part) if part.isascii() and part.isdigit() else -1 for part in head.split("."))
 
 
 def stale_deps(sentence, heads):

@@ -86,14 +86,9 @@ def check_output(path, inputs=(), allow_input=False):
     them is refused (unless ``allow_input``: a command that reads its input
     whole before the atomic rename may write in place).
     """
-    if is_stdout(path):
-        return
-    fd = _descriptor(path)
+    fd = 1 if is_stdout(path) else _descriptor(path)
     if fd is not None:
-        try:
-            os.fstat(fd)
-        except OSError as exc:
-            raise OutputError(f"{path}: cannot write here: descriptor {fd}: {exc.strerror}") from None
+        _check_descriptor("-" if is_stdout(path) else path, fd, inputs)
         return
     target, info = _resolve(path)
     if info is not None and stat.S_ISDIR(info.st_mode):
@@ -116,13 +111,32 @@ def check_output(path, inputs=(), allow_input=False):
                 raise OutputError(f"{path}: is also an input of this command; choose another output")
 
 
+def _check_descriptor(path, fd, inputs):
+    """Refuse an output descriptor that is closed, or that writes into a
+    regular file the command reads (``cmd IN >> IN`` would read what it
+    appends, forever): it is written as it goes, never renamed into place."""
+    try:
+        info = os.fstat(fd)
+    except OSError as exc:
+        what = "standard output" if fd == 1 else f"descriptor {fd}"
+        raise OutputError(f"{path}: cannot write here: {what}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        return
+    for name in inputs:
+        with contextlib.suppress(OSError, TypeError):
+            if name is not None and _same_file(info, os.fstat(0) if is_stdout(name) else os.stat(name)):
+                where = "standard output" if fd == 1 else f"descriptor {fd}"
+                raise OutputError(f"{path}: {where} writes into {'standard input' if is_stdout(name) else name}, "
+                                  f"which this command reads; choose another output")
+
+
 @contextlib.contextmanager
 def open_output(path, binary=False):
     """A stream for ``path``, written as the module docstring says: text
     (UTF-8, line endings written as given) or ``binary``."""
     fd = None if is_stdout(path) else _descriptor(path)
     if is_stdout(path) or fd == 1:
-        with _stdout(binary) as out:
+        with _full("-" if is_stdout(path) else path), _stdout(binary) as out:
             yield out
         return
     if fd is not None:

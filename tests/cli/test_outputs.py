@@ -333,6 +333,38 @@ def test_output_named_by_a_closed_descriptor_is_refused(tmp_path, capsys):
     assert f"/dev/fd/{fd}: cannot write here: descriptor {fd}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("args", [["projectivize", "IN"], ["deprojectivize", "IN"],
+                                  ["projectivize", "IN", "-o", "/dev/stdout"]])
+def test_standard_output_appending_to_the_input_is_refused(tmp_path, args):
+    """`semiparse projectivize IN >> IN` read what it appended, forever (the file grew
+    to the size limit)."""
+    source = tmp_path / "in.conllu"
+    source.write_text(NONPROJ * 3)
+    before = source.read_bytes()
+    with open(source, "ab") as out:
+        done = subprocess.run(_command(*[str(source) if a == "IN" else a for a in args]), stdout=out,
+                              stderr=subprocess.PIPE, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert f"standard output writes into {source}, which this command reads" in done.stderr.decode()
+    assert source.read_bytes() == before
+
+
+@pytest.mark.parametrize("args, closed, message", [
+    (["projectivize"], "stdin", "standard input is closed"),
+    (["count", "-"], "stdin", "standard input is closed"),
+    (["projectivize", "IN"], "stdout", "-: cannot write here: standard output"),
+    (["count", "IN"], "stdout", "standard output is closed"),   # printed nothing, status 0
+])
+def test_a_closed_standard_stream_is_an_error(tmp_path, args, closed, message):
+    source = tmp_path / "in.conllu"
+    source.write_text(NONPROJ)
+    command = _command(*[str(source) if a == "IN" else a for a in args])
+    streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
+    done = subprocess.run(command, **streams, stderr=subprocess.PIPE, cwd=tmp_path, timeout=120,
+                          preexec_fn=lambda: os.close(0 if closed == "stdin" else 1))
+    assert done.returncode == 2 and message in done.stderr.decode(), done.stderr
+
+
 @pytest.mark.parametrize("args", [["projectivize"], ["count", "--per-sentence"]])
 def test_a_closed_pipe_ends_quietly(tmp_path, args):
     """`semiparse projectivize f | head -2` used to print `error: [Errno 32] Broken pipe`, exit 2."""
