@@ -15,7 +15,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from semiparse.cli import int_range
-from semiparse.treebank.conllu import ON_ERROR, ConlluError, apply_policy, count_sentences, read_conllu
+from semiparse.treebank.conllu import (ON_ERROR, ConlluError, UnknownHead, apply_policy,
+                                       count_sentences, read_conllu)
 
 BATCH = 512  # sentences per batch handed to the worker processes
 PROGRESS_MIN = 300  # files with more sentences than this get a progress bar
@@ -119,11 +120,21 @@ def sentences(path, args, passthrough=False):
     """``(sentence, usable)`` pairs of a file under the ``--on-error`` policy
     (``passthrough``: as :func:`read_conllu` says; partial trees with
     ``--partial``)."""
-    partial = getattr(args, "partial", False)
-    return apply_policy(
-        read_conllu(path, multiple_roots=args.multiple_roots, passthrough=passthrough, partial=partial),
-        args.on_error,
-    )
+    partial = getattr(args, "partial", None)
+    read = read_conllu(path, multiple_roots=args.multiple_roots, passthrough=passthrough,
+                       partial=bool(partial))
+    if partial is None:   # a command without --partial: not to be suggested
+        read = _complete_only(read, f"semiparse {args.command} reads complete trees")
+    return apply_policy(read, args.on_error)
+
+
+def _complete_only(items, why):
+    """The sentences of ``items`` with each unknown-head error saying ``why``."""
+    for item in items:
+        if not isinstance(item, bytes):
+            item.errors = [UnknownHead(e.file, e.line, e.word, why) if isinstance(e, UnknownHead)
+                           else e for e in item.errors]
+        yield item
 
 
 def failed(sentence, reason, on_error):

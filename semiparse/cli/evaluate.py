@@ -4,7 +4,7 @@ import json
 import sys
 
 from semiparse.cli import UserError
-from semiparse.train import read_trees
+from semiparse.train.data import complete_trees
 from semiparse.train.evaluate import (
     ScorerRefused, align, attachment_scores, calibration, conll18_scores, format_calibration,
     format_scores,
@@ -35,8 +35,9 @@ def add_parser(subparsers):
 def run(args):
     if args.gold == args.system == "-":
         raise UserError("GOLD and SYSTEM cannot both be - (standard input is read once)")
-    gold = read_trees(args.gold)  # each input is read once (it may be a pipe)
-    system = read_trees(args.system)
+    why = "evaluate scores complete trees"
+    gold = complete_trees(args.gold, why)  # each input is read once (it may be a pipe)
+    system = complete_trees(args.system, why)
     align(gold, system)
     scores = attachment_scores(gold, [(s.heads, s.labels) for s in system])
     try:

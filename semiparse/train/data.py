@@ -119,4 +119,4 @@ def _tree(sentence):
 def _tree_only(reason):
     """Whether a reading problem concerns only the HEAD column (harmless for input to parse)."""
     return not reason.startswith(("expected 10", "bad ID", "word ID", "not valid UTF-8", "column ",
-                                  "multiword token"))
+                                  "multiword token", "the line starts with a byte-order mark"))

@@ -246,6 +246,29 @@ BAD_INPUTS = {  # name: (bytes, or None for a missing file; the error after FILE
 }
 
 
+@pytest.mark.parametrize("command, why", [
+    (["deprojectivize"], "semiparse deprojectivize reads complete trees"),
+    (["compare-pseudo", "--round-trip"], "semiparse compare-pseudo reads complete trees"),
+    (["evaluate", "GOOD"], "evaluate scores complete trees"),
+])
+def test_commands_without_partial_do_not_suggest_it(tmp_path, capsys, command, why):
+    """They suggested --partial, which they do not take."""
+    source, good = tmp_path / "in.conllu", tmp_path / "good.conllu"
+    source.write_text(_WORD.format(1, "_") + "\n")
+    good.write_text(_WORD.format(1, 0) + "\n")
+    assert main([str(good) if a == "GOOD" else a for a in command] + [str(source)]) == 2
+    assert capsys.readouterr().err.endswith(f"{source}:1: HEAD of word 1 is '_' (no basic tree; {why})\n")
+
+
+def test_evaluate_names_a_byte_order_mark_inside_a_file(tmp_path, capsys):
+    """It reported a word ID out of sequence on the next line (two files joined)."""
+    joined, good = tmp_path / "joined.conllu", tmp_path / "good.conllu"
+    joined.write_bytes((_GOOD + "\ufeff" + _GOOD).encode())
+    good.write_text(_GOOD + _GOOD)
+    assert main(["evaluate", str(good), str(joined)]) == 2
+    assert f"{joined}:4: the line starts with a byte-order mark" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("bad", BAD_INPUTS)
 @pytest.mark.parametrize("bench", BENCH_INPUTS, ids=" ".join)
 def test_bench_inputs_are_read_alike(tmp_path, capsys, bench, bad):
