@@ -379,8 +379,32 @@ def get(semiring, k=None):
             raise ValueError(f"unknown semiring {semiring!r}: expected one of {', '.join(NAMES)} "
                              "or a semiring object")
         return _BY_NAME[semiring]()
+    if isinstance(semiring, type):
+        raise ValueError(f"semiring {semiring.__name__}: pass an instance ({semiring.__name__}"
+                         f"(...)) or a name, not the class")
     for attr in ("zero", "one", "plus", "times", "weight"):
         if not hasattr(semiring, attr):
             raise ValueError(f"semiring object {semiring!r} lacks {attr!r}: a semiring provides "
                              "zero, one, plus(a, b), times(a, b) and weight(score, head, dep)")
     return semiring
+
+
+_OPERATIONS = ("zero", "one", "plus", "times", "weight")
+
+
+def same_arithmetic(ring, cls):
+    """Whether ``ring`` is a ``cls`` that keeps ``cls``'s zero, one, plus,
+    times and weight (a subclass that adds methods but changes none of
+    these computes what ``cls`` computes)."""
+    return isinstance(ring, cls) and all(getattr(type(ring), op, None) is getattr(cls, op, None)
+                                         for op in _OPERATIONS)
+
+
+def kernel_of(ring):
+    """The name of ``ring``'s Cython kernel, or None: that of the nearest
+    class naming one, where ``ring`` keeps its arithmetic (a subclass that
+    changes ``weight``, ``plus`` or ``times``, which the kernel would not
+    see, runs in the generic engine)."""
+    owner = next(c for c in type(ring).__mro__ if "cython_kernel" in vars(c) or c is object)
+    kernel = vars(owner).get("cython_kernel")
+    return kernel if kernel is not None and same_arithmetic(ring, owner) else None

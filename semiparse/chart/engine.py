@@ -57,7 +57,7 @@ def parse(grammar, terminals, weights=None, semiring="maxplus", k=None, engine="
     """
     grammar = loaded(grammar)
     ring = sr.get(semiring, k)
-    kernel = getattr(ring, "cython_kernel", None)
+    kernel = sr.kernel_of(ring)
     check_engine(engine)
     if engine == "cython" and kernel is None:
         raise ValueError(f"semiring {ring!r} has no Cython kernel: use engine='python'")
@@ -67,7 +67,8 @@ def parse(grammar, terminals, weights=None, semiring="maxplus", k=None, engine="
 
 # The semirings whose values are tree scores (sums of edge scores) and whose
 # trees and counts depend only on score differences: they parse shifted
-# scores.  Exact classes: a subclass may read the scores otherwise.
+# scores, as does a subclass that keeps their arithmetic (one that changes
+# it may read the scores otherwise).
 _SHIFTED = (sr.MaxPlus, sr.Log, sr.Viterbi, sr.MaxCount, sr.KBest, sr.Polynomial)
 
 
@@ -76,7 +77,7 @@ def _parse_one(grammar, terminals, weights, ring, kernel, engine, semiring):
         return parse_labelled(grammar, terminals, weights, semiring)
     (ids, pl, pr), w = check_input(grammar, terminals, weights)
     shift = None
-    if type(ring) in _SHIFTED:
+    if any(sr.same_arithmetic(ring, c) for c in _SHIFTED):
         w, shift = shifted(w)
     if engine == "python" or kernel is None or (kernel == "log" and not exact_log_scale(w)):
         result = python_result(ring, grammar, ids, w)

@@ -138,6 +138,45 @@ def test_user_defined_semiring():
     assert parse("projective", "s" * 6, w, MinPlus()).value == -parse("projective", "s" * 6, w).value
 
 
+class _Doubled(sr.MaxPlus):
+    def weight(self, score, head, dep):
+        return 2 * score
+
+
+class _Pairs(sr.Counting):
+    def weight(self, score, head, dep):
+        return 2
+
+
+class _Tempered(sr.Log):
+    def weight(self, score, head, dep):
+        return score / 10
+
+
+class _SameMaxCount(sr.MaxCount):
+    def describe(self):
+        return "a method, the arithmetic unchanged"
+
+
+@settings(max_examples=40)
+@given(case=grammar_and_input())
+def test_a_subclass_of_a_built_in_semiring_computes_its_own_arithmetic(case):
+    # the built-in Cython kernel ran and ignored the overridden weight
+    g, terms, w = case
+    for ring in (_Doubled(), _Pairs(), _Tempered(), _SameMaxCount()):
+        expected = semiring_value(ring, g, terms, w)
+        got = parse(g, terms, w, ring).value
+        assert got == expected or math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9)
+    assert sr.kernel_of(_SameMaxCount()) == "maxcount" and sr.kernel_of(_Doubled()) is None
+
+
+def test_a_subclass_keeping_maxcount_parses_shifted_scores_as_maxcount():
+    # unshifted, scores near 1e16 rounded ties apart: 55 optimal trees for 19
+    w = np.random.default_rng(0).normal(size=(5, 5)) + 1e16
+    assert parse("projective", "s" * 5, w, _SameMaxCount()).value == parse(
+        "projective", "s" * 5, w, "maxcount").value
+
+
 # -- projective grammar ------------------------------------------------------------
 
 def test_count_projective_matches_closed_form_up_to_60():
@@ -203,6 +242,8 @@ def test_bad_semiring_and_engine():
         parse("projective", "ss", w, "tropical")
     with pytest.raises(ValueError, match="lacks 'zero'"):
         parse("projective", "ss", w, object())
+    with pytest.raises(ValueError, match="semiring MaxCount: pass an instance"):
+        parse("projective", "ss", w, sr.MaxCount)   # the class ran on unshifted scores
     with pytest.raises(ValueError, match="no Cython kernel"):
         parse("projective", "ss", w, "polynomial", engine="cython")
     with pytest.raises(ValueError, match="positive integer k"):
