@@ -15,6 +15,7 @@ name may be used in each); terminals are a fourth.  The file is parsed with
 lark into a tree, turned into rules by a transformer, and checked as a whole
 before a :class:`Grammar` exists, so a bad file never loads partially.
 """
+import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -465,7 +466,9 @@ _CACHE = {}
 
 
 def load_grammar(name_or_path):
-    """Load a grammar: a shipped name (``"projective"``), a path, or a Grammar.
+    """Load a grammar: a shipped name (``"projective"``, a string), a path
+    (a string with ``/`` or ending in ``.grammar``, or any path object), or
+    a Grammar.
 
     Shipped grammars are cached; a path is read every time.
     """
@@ -478,17 +481,26 @@ def load_grammar_text(name_or_path):
     """``(grammar, text)``: :func:`load_grammar` of a shipped name or a path,
     and the text it was read from (one read of the file, so that the two
     always agree)."""
-    text_name = str(name_or_path)
-    if text_name in _CACHE:
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise ValueError(f"a grammar is a shipped name, a path or a Grammar, got "
+                         f"{name_or_path!r:.60} ({type(name_or_path).__name__})")
+    text_name = os.fspath(name_or_path)
+    if not isinstance(text_name, str):
+        raise ValueError(f"a grammar path must be text, got {text_name!r:.60}")
+    is_bare = (isinstance(name_or_path, str) and "/" not in text_name
+               and not text_name.endswith(".grammar"))
+    if is_bare and text_name in _CACHE:
         return _CACHE[text_name]
     shipped = data_dir("grammars") / f"{text_name}.grammar"
-    is_bare = "/" not in text_name and not text_name.endswith(".grammar")
     if is_bare and shipped.is_file():
         text = _read_text(shipped, text_name)
         _CACHE[text_name] = Grammar.from_text(text, name=text_name), text
         return _CACHE[text_name]
     path = Path(name_or_path)
     if not path.is_file():
+        if not isinstance(name_or_path, str):
+            raise ValueError(f"no grammar file {text_name!r} (a shipped grammar is named by a "
+                             f"string such as 'projective')")
         available = sorted(p.name[:-8] for p in data_dir("grammars").iterdir()
                            if p.name.endswith(".grammar"))
         raise ValueError(f"no grammar {text_name!r}: not a file, and not one of the shipped "

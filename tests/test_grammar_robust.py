@@ -139,3 +139,23 @@ def test_grammar_text_and_terminals_of_the_wrong_type_are_value_errors():
         with pytest.raises(ValueError, match="terminals must be a string or a sequence of terminal names"):
             grammar.encode(terminals)
     assert grammar.encode(["s", "s"])[0].tolist() == grammar.encode("ss")[0].tolist()
+
+
+def test_a_path_object_is_a_path_even_where_a_shipped_grammar_has_its_name(tmp_path, monkeypatch):
+    # Path("projective") loaded the shipped grammar, not the file
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "projective").write_text(SMALL)
+    from pathlib import Path
+    assert list(load_grammar(Path("projective")).terminals) == ["s"]
+    assert list(load_grammar("./projective").terminals) == ["s"]
+    assert load_grammar("projective").name == "projective"   # a bare string: the shipped one
+    (tmp_path / "projective").unlink()
+    with pytest.raises(ValueError, match="no grammar file 'projective' \\(a shipped grammar is "
+                                         "named by a string"):
+        load_grammar(Path("projective"))
+
+
+@pytest.mark.parametrize("bad", [None, 3, b"projective"])
+def test_what_is_not_a_grammar_name_or_path_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="a grammar is a shipped name, a path or a Grammar"):
+        load_grammar(bad)
