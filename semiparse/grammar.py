@@ -306,6 +306,11 @@ def _syntax_reason(exc, text):
             return hint
     if token is not None and getattr(token, "type", None) == "$END":
         return "unexpected end of file: a rule is incomplete"
+    if token is not None and (str(token) == "start" or re.search(r"(^|[\s(])start\s*$",
+                                                                text[:token.start_pos])):
+        return (f"unexpected {str(token)!r}{'' if str(token) == 'start' else ' after start'}: "
+                f"'start' is the keyword of the start declaration ('start A'), so no "
+                f"constituent can be named start")
     if token is not None:
         return (f"unexpected {str(token)!r}: expected a rule of the form '(B, C) -> a', "
                 "'A -> (B, C)', '(B2, _) -> A (B, _)', '(_, C2) -> (_, C) A' or 'start A'")
@@ -344,6 +349,9 @@ def _check(rules, starts, file, last_line):
     if len(starts) > 1:
         fail(f"several 'start' declarations ({', '.join(s[1] for s in starts)})", pos=starts[1][2])
     _, start, start_pos = starts[0]
+    if start == "start":
+        fail("'start' is the keyword of the start declaration: no constituent can be named "
+             "start", pos=start_pos)
 
     seen_terms = {}
     for r in rules:

@@ -159,3 +159,14 @@ def test_a_path_object_is_a_path_even_where_a_shipped_grammar_has_its_name(tmp_p
 def test_what_is_not_a_grammar_name_or_path_is_a_value_error(bad):
     with pytest.raises(ValueError, match="a grammar is a shipped name, a path or a Grammar"):
         load_grammar(bad)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("start start\n(S, S) -> s\nstart -> (S, S)\n", "3:7"),
+    ("start S\n(S, S) -> s\nS -> (S, S)\nstart -> (S, S)\n", "4:7"),
+])
+def test_a_constituent_named_start_is_refused_with_the_reason(text, where):
+    # the message was "unexpected '->'", with no word of the keyword
+    with pytest.raises(GrammarError, match=f"^k:{where}: unexpected '->' after start: 'start' is "
+                                           f"the keyword of the start declaration"):
+        Grammar.from_text(text, name="k")
