@@ -16,6 +16,7 @@ from semiparse.treebank.outputs import check_output, open_output
 from semiparse.train import Model, ModelError, read_trees
 from semiparse.train.evaluate import steps_metadata
 from semiparse.train.model import check_beam
+from semiparse.transitions.loading import definition_files
 
 
 def add_parser(subparsers):
@@ -41,7 +42,7 @@ def add_parser(subparsers):
 def run(args):
     from tqdm import tqdm
 
-    check_output(args.output, [args.model, args.input])
+    check_output(args.output, [args.model, args.input, *definition_files(args.system)])
     if args.beam is not None:
         check_beam(args.beam)
     model = load_model(args)

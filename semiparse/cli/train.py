@@ -13,6 +13,7 @@ from semiparse.treebank.outputs import check_output
 from semiparse.train import NONPROJ, ORACLES, TRAINERS, Trainer, options_for, read_trees
 from semiparse.train.data import complete_trees
 from semiparse.train.options import RESTARTS
+from semiparse.transitions.loading import definition_files
 
 MODELS = ("perceptron", "bilstm")
 # --nonproj: the perceptron's policies and the neural parser's (subset = skip)
@@ -128,7 +129,7 @@ def run(args):
         if args.nonproj == "encode":
             raise UserError("--nonproj encode is an option of --model bilstm")
         args.nonproj = "skip"
-    check_output(args.output, [args.train, args.dev])
+    check_output(args.output, [args.train, args.dev, *definition_files(args.system)])
     settings = {k: default if getattr(args, k) is None else getattr(args, k)
                 for k, default in PERCEPTRON_ONLY.items()}
     # the settings are checked before any data is read
@@ -173,13 +174,14 @@ def _run_neural(args, log):
     if args.threads is not None:
         check_threads(args.threads)
         torch.set_num_threads(args.threads)
-    check_output(args.output, [args.train, args.dev, args.resume])
+    system_files = definition_files(args.system)
+    check_output(args.output, [args.train, args.dev, args.resume, *system_files])
     if args.checkpoint is not None:
         # one path for both, even one not written yet, would lose the other
         if os.path.realpath(args.checkpoint) == os.path.realpath(args.output):
             raise UserError(f"--checkpoint {args.checkpoint}: it names the model's file (-o); "
                             f"the run's state needs a file of its own")
-        check_output(args.checkpoint, [args.train, args.dev])
+        check_output(args.checkpoint, [args.train, args.dev, *system_files])
     trainer = NeuralTrainer(args.system, options, progress=not args.quiet, log=log,
                             checkpoint=args.checkpoint, resume=args.resume)
     trees = complete_trees(args.train, COMPLETE_ONLY)

@@ -4,6 +4,7 @@
 the definitions' fingerprints, and the oracle methods bound to shipped
 definitions."""
 import copyreg
+import os
 import re
 from pathlib import Path
 
@@ -71,6 +72,22 @@ def load_system(spec, grammar_file=None):
         raise ValueError(f"{text_name}: is a directory, not a transition system file" if path.is_dir()
                          else f"no transition system file {text_name!r}")
     return _from_file(path, grammar_file=grammar_file)
+
+
+def definition_files(spec):
+    """The files a system spec reads: its TOML file and the completion
+    grammar that file names, where ``spec`` is a path to one (none for a
+    name or ``module:attr``); a file that does not load gives its path
+    alone (loading it says what is wrong).  For commands that refuse to
+    write over their inputs."""
+    if not isinstance(spec, (str, os.PathLike)) or not is_file(Path(spec)):
+        return []
+    try:
+        system = load_system(spec)
+    except ValueError:
+        return [str(spec)]
+    grammar = getattr(getattr(system, "completion_spec", None), "grammar_file", None)
+    return [str(spec)] + ([str(grammar)] if grammar is not None else [])
 
 
 def _imported(spec, module, attr):

@@ -246,6 +246,30 @@ BAD_INPUTS = {  # name: (bytes, or None for a missing file; the error after FILE
 }
 
 
+def test_outputs_never_replace_the_system_file_or_its_grammar(tmp_path, capsys):
+    """train and parse with --system FILE.toml wrote their output over that file or
+    the completion grammar it names (-o, --checkpoint)."""
+    from semiparse.resources import data_dir
+
+    system, grammar = tmp_path / "my.toml", tmp_path / "my.grammar"
+    system.write_text((data_dir("systems") / "arc_hybrid.toml").read_text().replace(
+        'grammar = "arc_hybrid.grammar"', 'grammar = "my.grammar"'))
+    grammar.write_text((data_dir("grammars") / "arc_hybrid.grammar").read_text())
+    before = system.read_bytes(), grammar.read_bytes()
+    source = tmp_path / "in.conllu"
+    source.write_text(_GOOD)
+    model = tmp_path / "m.npz"
+    assert main(["train", str(source), "--system", str(system), "--epochs", "1", "--quiet",
+                 "-o", str(model)]) == 0
+    for argv in (["train", str(source), "--system", str(system), "-o", str(system)],
+                 ["train", str(source), "--system", str(system), "-o", str(grammar)],
+                 ["parse", str(model), str(source), "--system", str(system), "-o", str(grammar)]):
+        capsys.readouterr()
+        assert main(argv) == 2
+        assert "is also an input of this command" in capsys.readouterr().err
+    assert (system.read_bytes(), grammar.read_bytes()) == before
+
+
 @pytest.mark.parametrize("command, why", [
     (["deprojectivize"], "semiparse deprojectivize reads complete trees"),
     (["compare-pseudo", "--round-trip"], "semiparse compare-pseudo reads complete trees"),
