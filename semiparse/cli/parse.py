@@ -15,7 +15,7 @@ from semiparse.neural.io import is_neural_model, refuse_checkpoint
 from semiparse.treebank.outputs import check_output, open_output
 from semiparse.train import Model, ModelError, read_trees
 from semiparse.train.evaluate import steps_metadata
-from semiparse.train.model import check_beam
+from semiparse.train.model import check_beam, check_model_file
 from semiparse.transitions.loading import definition_files
 
 
@@ -85,6 +85,7 @@ def run(args):
 def load_model(args):
     """The perceptron or neural model in ``args.model``; neural models take
     neither ``--beam`` nor ``--probabilities``."""
+    check_model_file(args.model)   # a FIFO would block the first look at its bytes
     if not is_neural_model(args.model):
         refuse_checkpoint(args.model)
         return Model.load(args.model, system=args.system)

@@ -30,8 +30,8 @@ import zipfile
 
 from semiparse.transitions.loading import definition_sha256
 from semiparse.treebank.outputs import open_output
-from semiparse.train.model import (SYSTEM_KEYS, ModelError, check_same_system, model_path,
-                                   recorded_system, system_record)
+from semiparse.train.model import (SYSTEM_KEYS, ModelError, check_model_file, check_same_system,
+                                   model_path, recorded_system, system_record)
 
 FORMAT = "semiparse-neural-model"
 CHECKPOINT = "semiparse-neural-checkpoint"
@@ -115,10 +115,7 @@ def _read(path, fmt):
     import torch
 
     path = model_path(path)
-    if os.path.isdir(path):
-        raise ModelError(f"{path}: is a directory, not a model file")
-    if not os.path.exists(path):
-        raise ModelError(f"{path}: model file not found")
+    check_model_file(path, "model file" if fmt == FORMAT else "training checkpoint (--resume)")
     found = _format_of(path)
     if fmt == FORMAT:
         refuse_checkpoint(path, found)

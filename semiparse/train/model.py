@@ -80,6 +80,18 @@ def model_path(path):
         raise ValueError(f"a model file's path must be a str or path object, got {path!r:.60}") from None
 
 
+def check_model_file(path, what="model file"):
+    """ModelError unless ``path`` is a regular file that exists: a directory
+    is not one, and a FIFO or device would block the readers, which open
+    a file more than once."""
+    if os.path.isdir(path):
+        raise ModelError(f"{path}: is a directory, not a {what}")
+    if not os.path.exists(path):
+        raise ModelError(f"{path}: {what} not found")
+    if not os.path.isfile(path):
+        raise ModelError(f"{path}: not a regular file (a FIFO or a device), so not a {what}")
+
+
 def _plain(value):
     """A numpy scalar in the meta data as the Python number JSON writes."""
     if isinstance(value, np.generic):
@@ -365,8 +377,7 @@ class Model:
         :class:`ModelError` naming the file and the reason.
         """
         path = model_path(path)
-        if os.path.isdir(path):
-            raise ModelError(f"{path}: is a directory, not a model file")
+        check_model_file(path)
         try:
             with open(path, "rb") as head:
                 if head.read(2) != b"PK":  # np.load would take it for a pickle or a .npy file

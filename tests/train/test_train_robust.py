@@ -1,5 +1,6 @@
 """Training, parsing and evaluation refuse bad settings, paths and files up
 front with one clear line, and model files are written safely."""
+import os
 import threading
 
 import numpy as np
@@ -132,6 +133,15 @@ def test_model_file_that_is_a_directory(small, tmp_path, capsys):
     folder.mkdir()
     err = cli_error(capsys, ["parse", str(folder), str(treebank), "--quiet"])
     assert f"{folder}: is a directory, not a model file" in err
+
+
+def test_model_file_that_is_a_fifo_is_refused_without_blocking(small, tmp_path, capsys):
+    # parse opened it to look at its first bytes and waited for a writer forever
+    treebank, _, _ = small
+    fifo = tmp_path / "m.npz"
+    os.mkfifo(fifo)
+    err = cli_error(capsys, ["parse", str(fifo), str(treebank), "--quiet"])
+    assert f"{fifo}: not a regular file (a FIFO or a device), so not a model file" in err
 
 
 # -- hyper-parameters ------------------------------------------------------------
