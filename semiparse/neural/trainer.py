@@ -9,6 +9,7 @@ to undo it (``semiparse.treebank.encoding``, the ``head`` encoding; parses are
 decoded), ``subset`` drops them.
 """
 import copy
+import math
 import sys
 import time
 
@@ -117,9 +118,16 @@ class NeuralTrainer:
                 optimizer.zero_grad()
                 losses = lockstep_loss(model.net, [examples[i] for i in batch], model.transitions,
                                        self.oracle, model.reader, policy, o.loss)
+                loss = float(losses.loss.detach())
                 (losses.loss / len(batch)).backward()
-                optimizer.step()
-                total += float(losses.loss.detach())
+                try:
+                    optimizer.step()
+                except RuntimeError as exc:   # a step beyond what a float holds
+                    if "overflow" not in str(exc):
+                        raise
+                    loss = math.inf
+                _check_finite(model.net, loss, epoch)
+                total += loss
                 configurations += losses.configurations
                 correct += losses.correct
                 bar.set_postfix(loss=f"{total / max(configurations, 1):.4f}",
@@ -147,3 +155,14 @@ class NeuralTrainer:
         model.meta["best_epoch"] = next((r["epoch"] for r in reversed(self.history) if r.get("best")),
                                         None)
         return model
+
+
+def _check_finite(net, loss, epoch):
+    """ValueError where a step left the loss or a weight NaN or infinite: the
+    run has diverged, and a model of such weights would be saved, then
+    refused by every loader."""
+    if math.isfinite(loss) and all(bool(torch.isfinite(p).all()) for p in net.parameters()):
+        return
+    what = f"the loss is {loss}" if not math.isfinite(loss) else "a weight is not finite"
+    raise ValueError(f"training diverged in epoch {epoch + 1}: {what} (a smaller --lr may "
+                     f"help); no model was saved")

@@ -354,6 +354,23 @@ def test_overfits_twenty_sentences(shared_data):
     assert scores["uas"] >= 99.0, scores
 
 
+def test_a_diverging_run_stops_with_a_clear_error(shared_data):
+    # it saved a model of NaN weights with status 0, which parse refused; a step too
+    # large for a float was a RuntimeError traceback
+    from semiparse.neural.trainer import _check_finite
+
+    trees = gothic(shared_data, 8)
+    with pytest.raises(ValueError, match="training diverged in epoch 1: the loss is inf"):
+        NeuralTrainer("arc_hybrid", Options(**TINY, epochs=2, batch_size=2, lr=1e38, seed=1),
+                      progress=False).run(trees)
+    net = torch.nn.Linear(2, 2)
+    _check_finite(net, 1.0, 0)
+    with torch.no_grad():
+        net.weight[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="epoch 3: a weight is not finite"):
+        _check_finite(net, 1.0, 2)
+
+
 def test_model_selection_and_resume(shared_data, tmp_path):
     """The model kept is the epoch of best dev LAS; a run stopped after one
     epoch and resumed from its checkpoint ends with the weights and history
