@@ -509,8 +509,9 @@ def test_standard_input_that_reads_a_file_named_too_is_refused(tmp_path):
     for argv, message in ((["-", "/dev/stdin"], "/dev/stdin: the same file as -"),
                           ([str(source), "-"], f"-: the same file as {source}")):
         with open(source, "rb") as stdin:
+            # in the checkout the uncompiled sources would shadow the installed package
             done = subprocess.run([sys.executable, "-m", "semiparse", "count", *argv], stdin=stdin,
-                                  capture_output=True, text=True, timeout=120)
+                                  capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert done.returncode == 2 and message in done.stderr and not done.stdout
 
 
