@@ -309,8 +309,10 @@ class _Batch:
 
 
 def _numpy(t):
-    """A float64 CPU numpy view or copy of a tensor (no gradient)."""
-    return t.detach().to(device="cpu", dtype=torch.float64).numpy()
+    """A float64 CPU numpy view or copy of a tensor (no gradient); a lazily
+    negated or conjugated view (``z.conj().imag``) is materialized first,
+    as numpy cannot take one."""
+    return t.detach().to(device="cpu", dtype=torch.float64).resolve_neg().resolve_conj().numpy()
 
 
 class _LogPartition(torch.autograd.Function):

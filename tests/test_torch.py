@@ -728,3 +728,19 @@ def test_biaffine_crf_experiment_runs_on_20_sentences(shared_data, tmp_path):
     assert len(rows) == 2
     for row in rows:
         assert 0.0 <= float(row.split("|")[2]) <= 100.0
+
+
+def test_a_lazily_negated_float64_tensor_is_read_as_its_values():
+    # z.conj().imag is a float64 tensor with the negative bit: numpy() refused it
+    z = torch.randn(1, 4, 4, dtype=torch.complex128, generator=torch.Generator().manual_seed(0))
+    w = z.conj().imag
+    assert w.is_neg()
+    plain = w.resolve_neg()
+    assert torch.equal(torch_log_partition(w), torch_log_partition(plain))
+    assert torch.equal(TreeCRF(w).marginals, TreeCRF(plain).marginals)
+    g = (1j * torch.ones(1, dtype=torch.complex128)).conj().imag   # -1, as a negated view
+    assert g.is_neg()
+    x, y = plain.clone().requires_grad_(), plain.clone().requires_grad_()
+    torch_log_partition(x).backward(g)
+    torch_log_partition(y).backward(-torch.ones(1, dtype=torch.float64))
+    assert torch.equal(x.grad, y.grad)
