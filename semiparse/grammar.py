@@ -272,6 +272,21 @@ class Grammar:
             pairs=arr(pairs, 4),
         )
 
+    @cached_property
+    def mirrored(self):
+        """The grammar of the reversed strings: every rule with its left and
+        right sides swapped (a left rule becomes a right rule, a state pair
+        ``(b, c)`` becomes ``(c, b)``).  Its derivations of a reversed string
+        are this grammar's derivations of the string, mirrored, with the same
+        edges; the whole string is then headed by its last position, not its
+        first (the chart's ``head_last``).  Terminals keep their ids."""
+        swap = {"preterminal": lambda a, b, t: ("preterminal", (b, a, t)),
+                "finish": lambda a, b, c: ("finish", (a, c, b)),
+                "left": lambda b2, a, b: ("right", (b2, b, a)),
+                "right": lambda c2, c, a: ("left", (c2, a, c))}
+        rules = [Rule(*swap[r.form](*r.symbols), r.line, r.column) for r in self.rules]
+        return Grammar(rules, self.start, f"{self.name} (mirrored)")
+
     def to_text(self):
         """The grammar in DSL notation (loads back to an equal grammar)."""
         return "\n".join([f"start {self.start}"] + [str(r) for r in self.rules]) + "\n"

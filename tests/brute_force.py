@@ -110,15 +110,16 @@ def projective_optima(heads, single_root=False, only=None):
 
 # -- derivations of split grammars ----------------------------------------------------
 
-def derivation_count(grammar, terms, heads):
+def derivation_count(grammar, terms, heads, root=0):
     """Number of derivations of the tree ``heads`` over ``terms``, node by
-    node with the head automata of the grammar."""
+    node with the head automata of the grammar, the whole string headed by
+    position ``root`` (its entry in ``heads`` ignored)."""
     rules = grammar.rules
     finish = [r.symbols for r in rules if r.form == "finish"]
     left = [r.symbols for r in rules if r.form == "left"]
     right = [r.symbols for r in rules if r.form == "right"]
     n1 = len(heads)
-    children = {h: [d for d in range(1, n1) if heads[d] == h] for h in range(n1)}
+    children = {h: [d for d in range(n1) if d != root and heads[d] == h] for h in range(n1)}
 
     def ways(h):  # constituent type -> number of derivations of h's subtree
         lefts = sorted((d for d in children[h] if d < h), reverse=True)
@@ -145,7 +146,7 @@ def derivation_count(grammar, terms, heads):
             out[a] += lstates[b] * rstates[c]
         return out
 
-    return ways(0)[grammar.start]
+    return ways(root)[grammar.start]
 
 
 def semiring_value(ring, grammar, terms, w):

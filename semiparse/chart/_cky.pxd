@@ -45,4 +45,4 @@ cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogi
 
 cdef void chart_layout(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil
 
-cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept) noexcept nogil
+cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept, bint head_last) noexcept nogil

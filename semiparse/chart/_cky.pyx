@@ -433,17 +433,19 @@ cdef inline void fill_right(V tag, Chart* ch, const Rules* g, int i, int j, uint
     copy_by_end(Rf, <V*> ch.Rb, nr, i, j, N, NN, lo, hi)
 
 
-cdef inline V root_value(V tag, Chart* ch, const Rules* g, int last, uint64_t p) noexcept nogil:
-    """The value of the input 0..last: sum over start rules (B, C) of
-    L[B][0][0] * R[C][0][last]."""
-    cdef int N = ch.N, q
+cdef inline V root_value(V tag, Chart* ch, const Rules* g, int last, uint64_t p,
+                         bint head_last=False) noexcept nogil:
+    """The value of the input 0..last headed by position h (0, or ``last``
+    with ``head_last``): sum over start rules (B, C) of L[B][0][h] *
+    R[C][h][last]."""
+    cdef int N = ch.N, q, h = last if head_last else 0
     cdef size_t NN = <size_t> N * N
     cdef const V* Lf = <const V*> ch.Lf
     cdef const V* Rf = <const V*> ch.Rf
     cdef V acc = v_zero(tag)
     for q in range(g.nroot):
-        acc = v_plus(acc, v_times(Lf[at(g.root[2 * q], 0, 0, N, NN)],
-                                  Rf[at(g.root[2 * q + 1], 0, last, N, NN)], p), p)
+        acc = v_plus(acc, v_times(Lf[at(g.root[2 * q], 0, h, N, NN)],
+                                  Rf[at(g.root[2 * q + 1], h, last, N, NN)], p), p)
     return acc
 
 
@@ -479,7 +481,7 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
     return root_value(tag, ch, g, ch.N - 1, p)
 
 
-cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept) noexcept nogil:
+cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept, bint head_last) noexcept nogil:
     """The max-plus value of positions 0..N-1 in a chart laid out for ch.N >=
     N positions, filled column by column (the spans ending at j, for j from
     ``kept`` to N - 1, each column from its shortest span up): every item of
@@ -487,7 +489,9 @@ cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept) noexcept
     an earlier fill made them, which must have had the same first ``kept``
     positions (start states and edge weights).  The caller sets ch.pl, ch.pr
     and the weights ch.W (row-major, stride ch.N) of every pair that has a
-    position from ``kept`` on."""
+    position from ``kept`` on.  The whole input is headed by position 0, or
+    with ``head_last`` by position N - 1 (a mirrored grammar over a reversed
+    string, :attr:`semiparse.grammar.Grammar.mirrored`)."""
     cdef MaxPlus tag
     cdef int i, j
     cdef double lo = 0, hi = 0
@@ -497,7 +501,7 @@ cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept) noexcept
             fill_attachments(tag, ch, g, i, j, 0, &lo, &hi)
             fill_left(tag, ch, g, i, j, 0, &lo, &hi)
             fill_right(tag, ch, g, i, j, 0, &lo, &hi)
-    return root_value(tag, ch, g, N - 1, 0).s
+    return root_value(tag, ch, g, N - 1, 0, head_last).s
 
 
 # --- backtrace -----------------------------------------------------------------

@@ -32,9 +32,13 @@ Three things make it cheaper than one parse per transition:
   of a computation from the last to the first, each one's value (the best
   of its row) is kept, and the successor a computation took costs no parse;
 - **kept columns**: a work fills its chart column by column and keeps the
-  columns over the prefix a string shares with the last one it filled (the
-  successors of a configuration differ near the stack top, and the stack
-  bottom comes first), so only the spans that end after it are filled.
+  columns over the prefix a string shares with the last one it filled, so
+  only the spans that end after it are filled.  The successors of a
+  configuration differ near the stack top: where the configuration's
+  string has the longer stack part, the stack bottom comes first; where
+  its buffer part is the longer (a system without ``critical_buffer``,
+  early in a sentence), the string is reversed and parsed with the
+  mirrored grammar, so that the buffer's end comes first.
 """
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
@@ -77,6 +81,10 @@ cdef struct SpecC:
     int nl, nr
     const int* term_left       # start states of each terminal
     const int* term_right
+    const Rules* rules_rev     # the same for the mirrored grammar (reversed strings)
+    int nl_rev, nr_rev
+    const int* term_left_rev
+    const int* term_right_rev
     int n_prefix
     const int* prefix_ids
     int table[TABLE_SIZE]      # terminal id, -1: no rule
@@ -107,9 +115,13 @@ cdef struct WorkC:
     void* chart                # the chart's block (chart, then start states), stride positions
     size_t chart_size
     int stride                 # positions the chart is laid out for (0: no chart)
+    int split                  # the string's first position after the stack
+    bint rev                   # this row's strings are reversed for the chart
     int* last                  # the string the chart was last filled for (nodes, ids, fixed)
     int last_len               # its length: the chart's columns below it are valid
+    bint last_rev              # and whether it was reversed
     long parses                # charts filled (the memo's saving shows here)
+    long parses_rev            # of which for reversed strings
     bint out_of_memory         # a chart could not be allocated: its row is not exact
 
 
@@ -236,6 +248,7 @@ cdef int build_string(WorkC* w, const StateC* s, int* credit) noexcept nogil:
         x = s.stack[i]
         w.nodes[N], w.ids[N] = x, term_of(sp, WHERE_STACK, x == 0, i == top, s.head[x] >= 0)
         N += 1
+    w.split = N
     if w.spec.critical:
         mark_dropped(w, s)
     for i in range(s.buffer_len - 1, -1, -1):   # front first
@@ -296,47 +309,74 @@ cdef bint chart_room(WorkC* w, int N) noexcept nogil:
     return True
 
 
+cdef void reverse_string(WorkC* w, int N) noexcept nogil:
+    """Reverse the string in w.nodes / ids / fixed (fixed head positions
+    follow), for the mirrored grammar."""
+    cdef int i, k, x
+    for i in range(N // 2):
+        k = N - 1 - i
+        w.nodes[i], w.nodes[k] = w.nodes[k], w.nodes[i]
+        w.ids[i], w.ids[k] = w.ids[k], w.ids[i]
+        w.fixed[i], w.fixed[k] = w.fixed[k], w.fixed[i]
+    for i in range(N):
+        x = w.fixed[i]
+        if x >= 0:
+            w.fixed[i] = N - 1 - x
+
+
 cdef double chart_value(WorkC* w, int N) noexcept nogil:
     """The max-plus value of the string in w, as :c:func:`build_string` left
     it (the memo first): -inf, NaN if out of memory.  The chart's columns
     over the longest prefix this string shares with the last one filled
-    are kept (:c:func:`maxplus_columns`): the strings of one row, and of a
-    configuration and the next, mostly differ near the stack top only."""
+    are kept (:c:func:`maxplus_columns`).  The strings of one row, and of a
+    configuration and the next, mostly differ near the stack top only: the
+    stack bottom comes first, and with ``w.rev`` the string is reversed
+    (the buffer's end first) and parsed by the mirrored grammar, which keeps
+    more where the buffer is the longer part.  Leaves the string reversed
+    where it reversed it (its memo key is not)."""
     cdef const SpecC* sp = &w.spec
     cdef int i, j, v, S, kept = 0, strings = w.n + 3 + sp.n_prefix
     cdef double value
     cdef Chart ch
     cdef double* wt
     cdef int* states
+    cdef const int* term_left = sp.term_left_rev if w.rev else sp.term_left
+    cdef const int* term_right = sp.term_right_rev if w.rev else sp.term_right
     v = memo_get(&w.memo, w.key, 3 * N, 0)
     if v != MEMO_MISSING:
         return -INFINITY if v == NEG else v
     if not chart_room(w, N):
         return NAN
     S = w.stride
-    while (kept < N and kept < w.last_len and w.nodes[kept] == w.last[kept]
+    if w.rev:
+        reverse_string(w, N)
+    while (w.rev == w.last_rev and kept < N and kept < w.last_len and w.nodes[kept] == w.last[kept]
            and w.ids[kept] == w.last[strings + kept] and w.fixed[kept] == w.last[2 * strings + kept]):
         kept += 1
     ch.block = w.chart
-    chart_layout(&ch, sizeof(double), S, sp.nl, sp.nr)
+    if w.rev:
+        chart_layout(&ch, sizeof(double), S, sp.nl_rev, sp.nr_rev)
+    else:
+        chart_layout(&ch, sizeof(double), S, sp.nl, sp.nr)
     states = <int*> (<char*> w.chart + chart_bytes(sizeof(double), S, sp.nl, sp.nr))
     ch.pl, ch.pr = states, states + S
     wt = <double*> ch.W
     for j in range(kept, N):
-        states[j] = sp.term_left[w.ids[j]]
-        states[S + j] = sp.term_right[w.ids[j]]
+        states[j] = term_left[w.ids[j]]
+        states[S + j] = term_right[w.ids[j]]
         for i in range(N):
             wt[i * S + j] = edge_weight(w, i, j)
     for i in range(kept, N):
         for j in range(kept):
             wt[i * S + j] = edge_weight(w, i, j)
-    value = maxplus_columns(&ch, sp.rules, N, kept)
+    value = maxplus_columns(&ch, sp.rules_rev if w.rev else sp.rules, N, kept, w.rev)
     for i in range(kept, N):
         w.last[i] = w.nodes[i]
         w.last[strings + i] = w.ids[i]
         w.last[2 * strings + i] = w.fixed[i]
-    w.last_len = N
+    w.last_len, w.last_rev = N, w.rev
     w.parses += 1
+    w.parses_rev += w.rev
     memo_put(&w.memo, w.key, 3 * N, 0, NEG if value == -INFINITY else <int> value)
     return value
 
@@ -349,7 +389,7 @@ cdef void grammar_row(void* work, const StateC* state, const int* stack, int ns,
     cdef const MachineC* m = w.spec.machine
     cdef int t, h, d, N, credit
     cdef double gain, value, best = -INFINITY
-    cdef bint complete = True
+    cdef bint complete = True, directed = False
     for t in range(m.n_rules):
         out[t] = NAN
         if not machine_legal(m, state, t):
@@ -358,6 +398,8 @@ cdef void grammar_row(void* work, const StateC* state, const int* stack, int ns,
         state_copy(w.next, state)
         machine_apply(m, w.next, t, -1)
         N = build_string(w, w.next, &credit)
+        if not directed:   # the chart's direction, one for the row: see chart_value
+            w.rev, directed = N - w.split > w.split, True
         value = chart_value(w, N) if N >= 0 else NAN
         if value != value:
             complete = False
@@ -384,16 +426,20 @@ cdef class Spec:
 
     def __init__(self, Machine machine, CompiledRules rules, completion):
         grammar = completion.grammar
-        tables = grammar.tables
-        term_left = np.ascontiguousarray(tables.term_left, dtype=np.intc)
-        term_right = np.ascontiguousarray(tables.term_right, dtype=np.intc)
+        tables, mirrored = grammar.tables, grammar.mirrored.tables
+        cdef CompiledRules rules_rev = compiled(grammar.mirrored)
+        terms = [np.ascontiguousarray(t, dtype=np.intc) for t in
+                 (tables.term_left, tables.term_right, mirrored.term_left, mirrored.term_right)]
         prefix = np.asarray(completion.prefix_ids or [0], dtype=np.intc)
-        cdef const int[::1] tl = term_left, tr = term_right, px = prefix
-        self.keep = (machine, rules, term_left, term_right, prefix)
+        cdef const int[::1] tl = terms[0], tr = terms[1], tlr = terms[2], trr = terms[3], px = prefix
+        self.keep = (machine, rules, rules_rev, terms, prefix)
         self.c.machine = &machine.c
         self.c.rules = &rules.g
         self.c.nl, self.c.nr = rules.n_left, rules.n_right
         self.c.term_left, self.c.term_right = &tl[0], &tr[0]
+        self.c.rules_rev = &rules_rev.g
+        self.c.nl_rev, self.c.nr_rev = rules_rev.n_left, rules_rev.n_right
+        self.c.term_left_rev, self.c.term_right_rev = &tlr[0], &trr[0]
         self.c.n_prefix = len(completion.prefix_ids)
         self.c.prefix_ids = &px[0]
         self.c.uses_heads = completion.uses_heads
@@ -425,8 +471,11 @@ cdef class Work(KernelWork):
         self.c.chart_size = 0
         self.c.stride = 0
         self.c.last_len = 0
+        self.c.last_rev = False
+        self.c.rev = False
         self.c.marked_len = -1
         self.c.parses = 0
+        self.c.parses_rev = 0
         self.c.out_of_memory = False
 
     def __init__(self, Spec spec, heads):
@@ -477,6 +526,11 @@ cdef class Work(KernelWork):
     def parses(self):
         """How many charts this work has filled (the memo answers the others)."""
         return self.c.parses
+
+    @property
+    def parses_reversed(self):
+        """How many of them were for reversed strings, by the mirrored grammar."""
+        return self.c.parses_rev
 
     def buffer_kept(self, stack, buffer):
         """``(kept, dropped)``: the buffer nodes (front first) that the string

@@ -95,6 +95,23 @@ def test_viterbi_gives_a_best_derivable_tree(case):
         assert derivation_count(g, terms, heads) > 0
 
 
+@settings(max_examples=80)
+@given(case=grammar_and_input())
+def test_the_mirrored_grammar_derives_each_tree_reversed_as_often(case):
+    """``Grammar.mirrored`` over the reversed string, headed by its last
+    position: every projective tree's mirror image has as many derivations
+    as the tree (brute force on both sides); terminals keep their ids, and
+    mirroring twice gives the rules back."""
+    g, terms, _ = case
+    m, n1 = g.mirrored, len(terms)
+    assert list(m.terminals) == list(g.terminals) and m.mirrored.rules == g.rules
+    for heads in projective_trees(n1):
+        mirror = [-1] * n1
+        for d in range(1, n1):
+            mirror[n1 - 1 - d] = n1 - 1 - heads[d]
+        assert derivation_count(m, terms[::-1], mirror, root=n1 - 1) == derivation_count(g, terms, heads)
+
+
 @settings(max_examples=40)
 @given(case=grammar_and_input(), k=st.integers(1, 6))
 def test_kbest_lists_the_k_best_derivations(case, k):

@@ -251,6 +251,38 @@ def test_fill_rows_checks_each_kernel_against_the_columns_it_is_given():
                   lambda config, i: None, out)
 
 
+@pytest.mark.parametrize("name", ["arc_swift2", "arc_standard_root_end"])
+def test_strings_parsed_reversed_by_the_mirrored_grammar_give_the_rows_of_the_python_path(name):
+    """A row whose configuration's string has the longer buffer part is
+    parsed reversed, by the mirrored grammar; along computations of random
+    trees (complete and partial) both directions occur, one work keeping its
+    chart throughout, and every row is the Python grammar path's."""
+    system = semiparse.system(name)
+    kernel, machine = grammar_kernel(system.definition), system.machine
+    columns = np.arange(len(kernel.columns), dtype=np.intc)
+    rng = np.random.default_rng(3)
+    parses = reversed_parses = 0
+    for n, hidden in ((3, 0), (9, 0), (16, 0), (12, 4)):
+        heads, placed = [-1] * (n + 1), [0]
+        for d in rng.permutation(np.arange(1, n + 1)):   # a random tree, any shape
+            heads[d] = int(rng.choice(placed))
+            placed.append(int(d))
+        for d in rng.choice(np.arange(1, n + 1), hidden, replace=False):   # unknown heads
+            heads[d] = -1
+        heads = tuple(heads)
+        work, gold = kernel.work_type(heads), Gold(heads, partial=True)
+        config = system.initial(n)
+        while not config.is_final():
+            got = kernel_scores(machine, kernel, work, columns, n, config.stack, config.buffer,
+                                config.arcs)
+            assert got == grammar_scores(system.definition, gold, config.stack, config.buffer,
+                                         config.arcs, "none")
+            legal = config.legal()
+            config = config.apply(legal[int(rng.integers(0, len(legal)))])
+        parses, reversed_parses = parses + work.parses, reversed_parses + work.parses_reversed
+    assert 0 < reversed_parses < parses
+
+
 def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
     """Scored from the last configuration of a computation to the first, each
     configuration's successor on the computation has its value remembered:
