@@ -103,7 +103,7 @@ class _ToRules(Transformer):
 
     @v_args(inline=True)
     def pair(self, b, c):
-        return (b, c)
+        return (b, c, self._pos(b))
 
     @v_args(inline=True)
     def left_rhs(self, a, b):
@@ -118,12 +118,15 @@ class _ToRules(Transformer):
         return [("start", str(name), self._pos(name))]
 
     def preterminal(self, items):
-        (b, c), terms = items[0], items[1:]
+        (b, c, _), terms = items[0], items[1:]
         return [Rule("preterminal", (str(b), str(c), str(t)), *self._pos(t)) for t in terms]
 
     def finish(self, items):
+        """One rule per alternative, each at its own pair (the first at the
+        constituent's name)."""
         a = items[0]
-        return [Rule("finish", (str(a), str(b), str(c)), *self._pos(a)) for b, c in items[1:]]
+        return [Rule("finish", (str(a), str(b), str(c)), *(self._pos(a) if i == 0 else pos))
+                for i, (b, c, pos) in enumerate(items[1:])]
 
     def left_rule(self, items):
         b2 = items[0]
@@ -187,7 +190,8 @@ class Grammar:
         try:
             items = _ToRules().transform(_PARSER.parse(text))
         except UnexpectedInput as exc:
-            raise GrammarError(_syntax_reason(exc, text), name, exc.line, exc.column) from None
+            reason, line, column = _syntax_error(exc, text)
+            raise GrammarError(reason, name, line, column) from None
         except VisitError as exc:  # pragma: no cover - the transformer does not raise
             raise GrammarError(str(exc.orig_exc), name) from None
         starts = [item for item in items if isinstance(item, tuple)]
@@ -310,6 +314,25 @@ def plain_text(text):
 
 def _ordered(names):
     return tuple(dict.fromkeys(names))
+
+
+def _syntax_error(exc, text):
+    """``(reason, line, column)`` of a lark syntax error.  Statements are not
+    bound to lines, so a name left over at the end of a statement shows only
+    when the next line's first token does not continue it: that name is
+    blamed, on its own line."""
+    token = getattr(exc, "token", None)
+    reason, line, column = _syntax_reason(exc, text), exc.line, exc.column
+    if token is None or getattr(token, "type", None) == "$END" or token.start_pos is None:
+        return reason, line, column
+    before = re.sub(r"#[^\n]*", "", text[:token.start_pos]).rstrip()
+    last = re.search(r"[A-Za-z0-9_'.]+$", before)
+    if last is not None and before.count("\n") + 1 < line and reason.startswith("unexpected"):
+        line = before.count("\n") + 1
+        column = last.start() - before.rfind("\n")
+        reason = (f"{last.group()!r} at the end of the line is followed by {str(token)!r} on the "
+                  f"next: a name left over, or a missing '|'? ({reason})")
+    return reason, line, column
 
 
 def _syntax_reason(exc, text):
@@ -444,8 +467,9 @@ def _productive(rules):
 def _warn_useless(rules, start, file):
     """Warn about constituents that can never be used in a derivation of start."""
     productive = _productive(rules)
-    used = {start} | {r.symbols[1] for r in rules if r.form == "left"} | {
+    children = {r.symbols[1] for r in rules if r.form == "left"} | {
         r.symbols[2] for r in rules if r.form == "right"}
+    reachable = _reachable(rules, start)
     for r in rules:
         if r.form != "finish":
             continue
@@ -453,13 +477,44 @@ def _warn_useless(rules, start, file):
         if a not in productive:
             warnings.warn(f"{file}:{r.line}:{r.column}: constituent {a!r} derives no tree",
                           GrammarWarning, stacklevel=4)
-        elif a not in used:
-            warnings.warn(f"{file}:{r.line}:{r.column}: constituent {a!r} is never used "
-                          "(not the start symbol, never a child)", GrammarWarning, stacklevel=4)
+        elif a not in reachable:
+            why = ("only a child of constituents that are never used themselves" if a in children
+                   else "not the start symbol, never a child")
+            warnings.warn(f"{file}:{r.line}:{r.column}: constituent {a!r} is never used ({why})",
+                          GrammarWarning, stacklevel=4)
     for r, side, state in _dead_states(rules):
         warnings.warn(f"{file}:{r.line}:{r.column}: {side} state {state!r} ends no constituent "
                       f"(no finish rule takes it, nor a state it leads to)", GrammarWarning,
                       stacklevel=4)
+
+
+def _reachable(rules, start):
+    """The constituents a derivation of start can contain: start, and the
+    child of every rule that leads into a state some reachable constituent
+    finishes from, directly or through further rules of the same side.
+    Linear in the grammar (each state and constituent is visited once)."""
+    finish, into = {}, {}
+    for r in rules:
+        s = r.symbols
+        if r.form == "finish":
+            finish.setdefault(s[0], []).append((("left", s[1]), ("right", s[2])))
+        elif r.form == "left":   # (b2, _) -> A (b, _): reaching b2 reaches A and b
+            into.setdefault(("left", s[0]), []).append((s[1], ("left", s[2])))
+        elif r.form == "right":  # (_, c2) -> (_, c) A
+            into.setdefault(("right", s[0]), []).append((s[2], ("right", s[1])))
+    reached, states, todo = {start}, set(), [start]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            found = [state for pair in finish.get(item, ()) for state in pair]
+        else:
+            found = [x for child, state in into.get(item, ()) for x in (child, state)]
+        for x in found:
+            seen = reached if isinstance(x, str) else states
+            if x not in seen:
+                seen.add(x)
+                todo.append(x)
+    return reached
 
 
 def _dead_states(rules):

@@ -65,6 +65,13 @@ S -> (S, S) | (S, T)
         ("start S\nS -> (S, S)\n", 2, None, "undefined left state|no preterminal"),
         ("start S\n(S, S) -> s\nS -> (S, S)\nS -> (S, S)\n", 4, 1, "given twice"),
         ("start S\n(S, S) -> s ; S -> (S, S)\n", 2, 13, "unexpected character ';'"),
+        # an alternative of a finish rule is blamed at its own pair
+        ("start S\n(S, S) -> s\nS -> (S, S)\n   | (S, T)\n", 4, 7, "undefined right state 'T'"),
+        ("start S\n(S, S) -> s\nS -> (S, S)\n   | (S, S)\n", 4, 7, "given twice"),
+        # a name left over at a line's end, not the next line's first token
+        ("start S T\n(S, S) -> s\nS -> (S, S)\n", 1, 9, "'T' at the end of the line is followed by '\\('"),
+        ("start S\n(S, S) -> s t  # two terminals\nS -> (S, S)\n", 2, 13,
+         "'t' at the end of the line .* a missing '\\|'"),
     ],
 )
 def test_errors_name_file_line_column_and_reason(text, line, column, reason):
@@ -98,6 +105,20 @@ def test_useless_symbols_warn_but_load():
     assert any("'T' is never used" in m for m in messages)
     assert any("'U' derives no tree" in m for m in messages)
     assert g.start == "S"
+
+
+def test_a_constituent_used_only_by_unused_ones_is_never_used_too():
+    """T is a child only on the way to U, which nothing uses: neither can be
+    part of a derivation of the start symbol."""
+    text = TABLE_3 + "T -> (S, S)\n(S2, _) -> T (S, _)\nU -> (S2, S)\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Grammar.from_text(text, "w.grammar")
+    messages = [str(w.message) for w in caught if issubclass(w.category, GrammarWarning)]
+    assert messages == ["w.grammar:6:1: constituent 'T' is never used (only a child of constituents "
+                        "that are never used themselves)",
+                        "w.grammar:8:1: constituent 'U' is never used (not the start symbol, never "
+                        "a child)"]
 
 
 def test_a_state_that_ends_no_constituent_warns():
