@@ -290,14 +290,15 @@ def late_loop(folder):
 
 
 @st.composite
-def random_system_texts(draw, shapes, dependent_headless=False):
+def random_system_texts(draw, shapes, dependent_headless=False, finals=("root", "any")):
     """A small declared system as TOML: shift (first, so that it can start)
     and one to three transitions, each of one of ``shapes``: ``(stack,
     buffer, stack_after, buffer_after, edges)``, its named nodes and the edges
     (``"h -> d"``, None for none) it may add.  Each node it matches may be
     required to have a head or none; with ``dependent_headless`` its edge's
-    dependent must have none (the loader refuses a second head)."""
-    final = draw(st.sampled_from(["root", "any"]))
+    dependent must have none (the loader refuses a second head).  The final
+    stack is one of ``finals``."""
+    final = draw(st.sampled_from(finals))
     parts = [f'name = "random"\nfinal = {{ stack = "{final}", buffer = "empty" }}\n'
              '[[transition]]\nname = "shift"\nstack = ["*", "s0"]\nbuffer = ["b", "*"]\n'
              'stack_after = ["*", "s0", "b"]\nbuffer_after = ["*"]\n']

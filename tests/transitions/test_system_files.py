@@ -45,7 +45,7 @@ from semiparse.transitions.loading import (
 )
 from semiparse.transitions.system_file import SystemFileError
 
-from support import SYSTEMS
+from support import SYSTEMS, random_system_texts
 
 DEAD_END = SYSTEMS / "arc_hybrid_root_end_deadend.toml"
 SHIPPED_GRAMMARS = sorted(p.stem for p in data_dir("grammars").glob("*.grammar"))
@@ -248,29 +248,6 @@ _SHAPES = [
 ]
 
 
-@st.composite
-def _system_texts(draw):
-    """A small declared system (shift first, so that it can start)."""
-    parts = ['name = "random"\nfinal = { stack = "any", buffer = "empty" }\n'
-             '[[transition]]\nname = "shift"\nstack = ["*", "s0"]\nbuffer = ["b", "*"]\n'
-             'stack_after = ["*", "s0", "b"]\nbuffer_after = ["*"]\n']
-    for k in range(draw(st.integers(1, 3))):
-        stack, buffer, stack_after, buffer_after, edges = draw(st.sampled_from(_SHAPES))
-        require = [f"{x} != root" for x in stack]
-        for x in stack + buffer:
-            kind = draw(st.sampled_from([None, "has head", "has no head"]))
-            if kind:
-                require.append(f"{x} {kind}")
-        edge = draw(st.sampled_from(edges))
-        quoted = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"
-        parts.append(f'[[transition]]\nname = "t{k}"\nstack = {quoted(["*"] + stack)}\n'
-                     f'buffer = {quoted(buffer + ["*"])}\nrequire = {quoted(require)}\n'
-                     f'stack_after = {quoted(["*"] + stack_after)}\n'
-                     f'buffer_after = {quoted(buffer_after + ["*"])}\n'
-                     + (f'edge = "{edge}"\n' if edge else ""))
-    return "".join(parts)
-
-
 def _second_heads(system, n):
     """The steps ``(configuration, transition)`` reachable from ``initial(n)``
     whose edge goes into a node that already has a head (breadth first)."""
@@ -288,7 +265,7 @@ def _second_heads(system, n):
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=_system_texts())
+@given(text=random_system_texts(_SHAPES, finals=("any",)))
 def test_a_system_the_loader_accepts_never_overwrites_a_head(text):
     try:
         system = system_from_text(text, "r.toml")
