@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 
-_POSITION = re.compile(r"^([sb])(\d+)(?:\.(lc|rc))?$")
+_POSITION = re.compile(r"([sb])([0-9]+)(?:\.(lc|rc))?")  # ASCII digits (\d takes others)
 
 
 def parse_positions(spec):
@@ -27,7 +27,7 @@ def parse_positions(spec):
     if not names or not all(isinstance(p, str) for p in names):
         raise ValueError(f"feature positions must be names such as s0, b0, s1.lc, got {spec!r}")
     for p in names:
-        if not _POSITION.match(p):
+        if not _POSITION.fullmatch(p):
             raise ValueError(f"bad feature position {p!r}: expected sK, bK, sK.lc, sK.rc, "
                              f"bK.lc or bK.rc (K = 0, 1, ...)")
     if len(set(names)) != len(names):
@@ -56,7 +56,7 @@ class FeatureReader:
         self.positions = parse_positions(positions)
         self._parsed = []
         for p in self.positions:
-            where, k, child = _POSITION.match(p).groups()
+            where, k, child = _POSITION.fullmatch(p).groups()
             self._parsed.append((where == "s", int(k), child))
         self.children = any(child for _, _, child in self._parsed)
 

@@ -18,12 +18,15 @@ It holds tensors, strings and numbers only and is read with
 ``torch.load(weights_only=True)``, which runs no pickled code.  A checkpoint
 (``semiparse train --checkpoint``) is the same dict with the format
 ``"semiparse-neural-checkpoint"`` and the optimizer, the random states, the
-epoch reached, the best weights so far and the dev set that chose them
-(:func:`dev_record`).
+epoch reached, the best weights so far, and the training data and dev set of
+the run (:func:`data_record`).  Reading checks every zip member's CRC-32
+(``torch.load`` does not), so damaged bytes are refused, not loaded.
 """
+import copy
 import hashlib
 import io
 import json
+import math
 import os
 import warnings
 import zipfile
@@ -50,8 +53,8 @@ def _format_of(path):
                 return "perceptron" if "meta.npy" in names else ""
             with archive.open(name) as stream:
                 head = stream.read(256)
-    except (OSError, zipfile.BadZipFile, EOFError):
-        return None
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError, RuntimeError):
+        return None  # ValueError: a name not UTF-8; RuntimeError: an unknown zip version
     for fmt in (FORMAT, CHECKPOINT):
         if b"format" in head[:32] and fmt.encode() in head[:64]:
             return fmt
@@ -109,6 +112,13 @@ def save(model, path):
     _write(_payload(model, FORMAT), path)
 
 
+def _reason(exc):
+    """The first line of an exception's message (two where the first ends in
+    a colon, as torch's load_state_dict's), or its type's name."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+    return " ".join(lines[:2]) if lines[0].endswith(":") else lines[0]
+
+
 def _read(path, fmt):
     import pickle
 
@@ -126,14 +136,19 @@ def _read(path, fmt):
         kind = {FORMAT: "neural model", "perceptron": "perceptron model"}.get(found)
         raise ModelError(f"{path}: not a semiparse {what}" + (f" (it is a {kind})" if kind else ""))
     try:
+        with zipfile.ZipFile(path) as archive:
+            damaged = archive.testzip()  # torch.load does not check the CRC-32 of what it reads
+        if damaged is not None:
+            raise ValueError(f"{damaged} fails its CRC-32 check")
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, EOFError, OSError, ValueError, pickle.UnpicklingError) as exc:
+    except (RuntimeError, EOFError, OSError, ValueError, pickle.UnpicklingError,
+            zipfile.BadZipFile) as exc:
         raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt: "
-                         f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+                         f"{_reason(exc)})") from None
     if not isinstance(payload, dict) or payload.get("format") != fmt:
         raise ModelError(f"{path}: not a semiparse neural model")
     if payload.get("version") != VERSION:
-        raise ModelError(f"{path}: model format version {payload.get('version')} "
+        raise ModelError(f"{path}: model format version {payload.get('version')!r} "
                          f"(this semiparse reads {VERSION})")
     try:
         meta = json.loads(payload["meta"])
@@ -141,6 +156,8 @@ def _read(path, fmt):
             raise ValueError("meta is not an object")
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelError(f"{path}: inconsistent model: {exc}") from None
+    except RecursionError:  # json recurses once per level of nesting
+        raise ModelError(f"{path}: inconsistent model: its meta data is nested too deeply") from None
     return payload, meta
 
 
@@ -165,8 +182,7 @@ def _build(path, payload, meta, system=None):
         if not model.finite():
             raise ValueError("its weights are not all finite numbers (NaN or infinity)")
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ModelError(f"{path}: inconsistent model: {reason}") from None
+        raise ModelError(f"{path}: inconsistent model: {_reason(exc)}") from None
     return model
 
 
@@ -178,33 +194,53 @@ def load(path, system=None, device="cpu"):
     return _build(path, payload, meta, system).to(device)
 
 
-def dev_record(trees):
-    """What a checkpoint records of the dev trees (None for none): their file
-    (for messages), number and the sha256 of their CoNLL-U text as read (of
-    their words, tags, heads and labels for trees made in memory)."""
+def data_record(trees):
+    """What a checkpoint records of its training or dev trees (None for
+    none): their file (for messages), number and the sha256 of their CoNLL-U
+    text as read (of their words, tags, heads and labels for trees made in
+    memory)."""
     if trees is None:
         return None
     digest = hashlib.sha256()
     for tree in trees:
         digest.update(tree.source.raw if tree.source is not None else json.dumps(
-            [tree.forms, tree.tags, list(tree.heads), tree.labels]).encode() + b"\n")
+            [tree.forms, tree.tags, list(tree.heads), tree.labels],
+            default=int).encode() + b"\n")  # int: numpy's integers
     file = next((t.source.file for t in trees if t.source is not None), "<trees>")
     return {"file": str(file), "sentences": len(trees), "sha256": digest.hexdigest()}
 
 
-def _dev_named(record):
+def _named(record):
     if record is None:
         return "none"
     return f"{record['file']} ({record['sentences']} sentences, sha256 {record['sha256'][:12]})"
 
 
-def _check_dev(path, payload, history, dev):
+def _check_train(path, state, saved, model, n_examples, train):
+    """ModelError unless the run resumed trains on the data of the
+    checkpoint (``train``: the :func:`data_record` of its trees), whose
+    examples its ``order`` numbers.  A checkpoint written before training
+    data were recorded (no ``train``) is checked by its vocabulary and number
+    of examples only, as then."""
+    then, order = state.get("train"), state["order"]
+    if then is None:
+        if saved.vocab.to_dict() != model.vocab.to_dict() or len(order) != n_examples:
+            raise ModelError(f"{path}: the checkpoint was made with other training data")
+    elif then["sha256"] != train["sha256"]:
+        raise ModelError(f"{path}: the checkpoint was made with other training data: "
+                         f"{_named(then)}, now {_named(train)}")
+    elif len(order) != n_examples:
+        raise ModelError(f"{path}: inconsistent checkpoint: order numbers {len(order)} training "
+                         f"examples, its training data make {n_examples}")
+
+
+def _check_dev(path, state, dev):
     """ModelError unless the run resumed is scored on the dev set of the
-    checkpoint (:func:`dev_record` ``dev``): the best epoch is chosen by dev
+    checkpoint (:func:`data_record` ``dev``): the best epoch is chosen by dev
     LAS.  A checkpoint written before dev sets were recorded tells from its
     history only whether it had one; it is resumed with a warning."""
-    if "dev" not in payload:
-        had = any("las" in record for record in history)
+    if "dev" not in state:
+        had = any("las" in record for record in state["history"])
         if had != (dev is not None):
             raise ModelError(f"{path}: the checkpoint was made {'with' if had else 'without'} a dev "
                              f"set (--dev), which chooses the best epoch; resume it "
@@ -213,15 +249,15 @@ def _check_dev(path, payload, history, dev):
             warnings.warn(f"{path}: the checkpoint does not record its dev set (an earlier "
                           f"semiparse wrote it): make sure --dev is the one its run had")
         return
-    then = json.loads(payload["dev"])
+    then = state["dev"]
     if (then or {}).get("sha256") != (dev or {}).get("sha256"):
         raise ModelError(f"{path}: the checkpoint was made with another dev set (--dev), which "
-                         f"chooses the best epoch: {_dev_named(then)}, now {_dev_named(dev)}")
+                         f"chooses the best epoch: {_named(then)}, now {_named(dev)}")
 
 
-def save_checkpoint(path, model, optimizer, epoch, best, rng, order, history, dev=None):
+def save_checkpoint(path, model, optimizer, epoch, best, rng, order, history, train, dev=None):
     """Write the state of a run after ``epoch`` epochs (see the module doc);
-    ``dev``: the :func:`dev_record` of its dev trees."""
+    ``train`` and ``dev``: the :func:`data_record` of its trees."""
     import torch
 
     payload = _payload(model, CHECKPOINT)
@@ -230,20 +266,103 @@ def save_checkpoint(path, model, optimizer, epoch, best, rng, order, history, de
         "best_score": float(best[0]),
         "best_state": {k: v.detach().cpu() for k, v in best[1].items()} if best[1] else {},
         "random": rng.getstate(), "torch_random": torch.get_rng_state(), "order": list(order),
-        "history": json.dumps(history), "dev": json.dumps(dev),
+        "history": json.dumps(history), "train": json.dumps(train), "dev": json.dumps(dev),
     })
     _write(payload, path)
 
 
-def restore_checkpoint(path, model, optimizer, rng, history, n_examples, dev=None):
-    """Load a checkpoint into a freshly built run (same options, training
-    data and dev set, ``dev`` its :func:`dev_record`): the weights, optimizer,
-    random states and history.  Returns
+# The fields save_checkpoint adds to a model's, besides train and dev (which an
+# earlier semiparse did not write), and those of a data_record
+RUN_STATE = ("epoch", "order", "history", "best_score", "best_state", "optimizer", "random",
+             "torch_random")
+RECORD = {"file": str, "sentences": int, "sha256": str}
+
+
+def _run_state(path, payload, saved, optimizer):
+    """The run-state fields of a checkpoint, JSON decoded, each checked
+    against the others and against ``saved``, the checkpoint's own model
+    (whose weights become the best ones), so that a damaged file is refused
+    before the run, not in it: ModelError ``FILE: inconsistent checkpoint:
+    FIELD ...``.  ``optimizer``: the run's (its class checks the state)."""
+    import random
+
+    import torch
+
+    def bad(field, reason):
+        return ModelError(f"{path}: inconsistent checkpoint: {field} {reason}")
+
+    missing = next((k for k in RUN_STATE if k not in payload), None)
+    if missing is not None:
+        raise bad(missing, "is missing")
+    state = {k: payload[k] for k in RUN_STATE + ("train", "dev") if k in payload}
+    for field in (f for f in ("history", "train", "dev") if f in state):
+        try:
+            state[field] = json.loads(state[field])
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise bad(field, f"is not JSON text ({_reason(exc)})") from None
+    epoch, order, history = state["epoch"], state["order"], state["history"]
+    if type(epoch) is not int or epoch < 1:
+        raise bad("epoch", f"must be a whole number >= 1, got {epoch!r:.60}")
+    if not (isinstance(history, list) and all(isinstance(r, dict) for r in history)
+            and [r.get("epoch") for r in history] == list(range(1, epoch + 1))):
+        raise bad("history", f"does not hold one record per epoch done ({epoch})")
+    if not (isinstance(order, list) and all(type(i) is int for i in order)
+            and sorted(order) == list(range(len(order)))):
+        raise bad("order", "is not an order of the training examples (0, 1, ... each once)")
+    for field in ("train", "dev"):
+        record = state.get(field)
+        if record is not None and not (isinstance(record, dict) and all(
+                isinstance(record.get(k), t) for k, t in RECORD.items())):
+            raise bad(field, "is neither null nor a record of a file, its number of sentences and "
+                             "their sha256")
+    score = state["best_score"]
+    if type(score) not in (int, float) or not math.isfinite(score):
+        raise bad("best_score", f"must be a finite number, got {score!r:.60}")
+    try:
+        if not isinstance(state["best_state"], dict):
+            raise TypeError(f"a {type(state['best_state']).__name__}")
+        if state["best_state"]:
+            saved.net.load_state_dict(state["best_state"])
+            if not saved.finite():
+                raise ValueError("not all finite numbers")
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise bad("best_state", f"is not weights of its network ({_reason(exc)})") from None
+    try:
+        random.Random().setstate(state["random"])
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise bad("random", f"is not a state of Python's random generator ({_reason(exc)})") from None
+    try:
+        torch.Generator().set_state(state["torch_random"])
+    except (TypeError, RuntimeError) as exc:
+        raise bad("torch_random", f"is not a state of torch's random generator "
+                                  f"({_reason(exc)})") from None
+    scratch = type(optimizer)(saved.net.parameters())
+    try:
+        value = state["optimizer"]
+        if not (isinstance(value, dict) and isinstance(value.get("state"), dict)
+                and isinstance(value.get("param_groups"), list)):
+            raise ValueError("no state and param_groups")
+        scratch.load_state_dict(copy.deepcopy(value))  # the step changes the tensors in place
+        for param in saved.net.parameters():
+            param.grad = torch.zeros_like(param)
+        scratch.step()  # load_state_dict looks at the groups only; a step uses all of it
+    except (AttributeError, LookupError, TypeError, ValueError, RuntimeError) as exc:
+        raise bad("optimizer", f"is not the state of {type(optimizer).__name__} on its network "
+                               f"({_reason(exc)})") from None
+    return state
+
+
+def restore_checkpoint(path, model, optimizer, rng, history, n_examples, train, dev=None):
+    """Load a checkpoint into a freshly built run (same options, system,
+    training data and dev set: ``train`` and ``dev`` the :func:`data_record`
+    of its trees, ``n_examples`` its number of training examples): the
+    weights, optimizer, random states and history.  Returns
     ``(epochs done, (best score, best weights), example order)``."""
     import torch
 
     payload, meta = _read(path, CHECKPOINT)
     saved = _build(path, payload, meta)
+    state = _run_state(path, payload, saved, optimizer)
     then, now = (definition_sha256(m.transition_system) for m in (saved, model))
     if saved.system != model.system or then != now:
         raise ModelError(f"{path}: the checkpoint was made with another transition system: "
@@ -255,17 +374,14 @@ def restore_checkpoint(path, model, optimizer, rng, history, n_examples, dev=Non
     if differ:
         raise ModelError(f"{path}: the checkpoint was made with other options: "
                          + ", ".join(f"{k} {before[k]!r} (now {now[k]!r})" for k in differ))
-    if saved.vocab.to_dict() != model.vocab.to_dict() or len(payload["order"]) != n_examples:
-        raise ModelError(f"{path}: the checkpoint was made with other training data")
-    if payload["epoch"] > model.options.epochs:  # the run would end with more than asked
-        raise ModelError(f"{path}: the checkpoint has {payload['epoch']} epochs done: --epochs "
+    _check_train(path, state, saved, model, n_examples, train)
+    if state["epoch"] > model.options.epochs:  # the run would end with more than asked
+        raise ModelError(f"{path}: the checkpoint has {state['epoch']} epochs done: --epochs "
                          f"must be at least that, got {model.options.epochs}")
-    done = json.loads(payload["history"])
-    _check_dev(path, payload, done, dev)
+    _check_dev(path, state, dev)
     model.net.load_state_dict(payload["state"])
-    optimizer.load_state_dict(payload["optimizer"])
-    rng.setstate(payload["random"])
-    torch.set_rng_state(payload["torch_random"])
-    history.extend(done)
-    best = (payload["best_score"], payload["best_state"] or None)
-    return payload["epoch"], best, list(payload["order"])
+    optimizer.load_state_dict(state["optimizer"])
+    rng.setstate(state["random"])
+    torch.set_rng_state(state["torch_random"])
+    history.extend(state["history"])
+    return state["epoch"], (state["best_score"], state["best_state"] or None), state["order"]

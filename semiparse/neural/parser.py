@@ -35,6 +35,8 @@ class NeuralModel:
         self.labels = vocab.labels
         self.label_index = vocab.label_index
         self.meta = dict(meta or {})
+        if not self.labels:
+            raise ValueError("its vocab has no labels")
         self.root_label = self.meta.get("root_label", self.labels[0])
         if self.root_label not in self.label_index:
             raise ValueError(f"root label {self.root_label!r} is not among the labels")

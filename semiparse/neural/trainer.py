@@ -63,8 +63,8 @@ class NeuralTrainer:
 
     ``checkpoint``: a file written after every epoch (the model so far, the
     optimizer, the random states and the history) from which ``resume``
-    continues a run that stopped; the options and the dev trees must be the
-    same."""
+    continues a run that stopped; the options, the training trees and the
+    dev trees must be the same."""
 
     def __init__(self, system="arc_standard", options=None, progress=True, log=None,
                  checkpoint=None, resume=None):
@@ -90,7 +90,8 @@ class NeuralTrainer:
         o = self.options
         torch.manual_seed(o.seed % 2**64)  # torch's 64 bits (where it maps a negative seed the same)
         rng = seeded(o.seed)
-        trees = training_trees(trees, o.nonproj, o.oracle, self.log)
+        given, trees = trees, training_trees(trees, o.nonproj, o.oracle, self.log)
+        train_record, dev_record = io.data_record(given), io.data_record(dev)
         meta = {"oracle": o.oracle, "nonproj": o.nonproj, "root_label": root_label(trees),
                 "train_sentences": len(trees), "train_tokens": sum(len(t) for t in trees)}
         model = self.model = NeuralModel(self.system, Vocab.build(trees), o, meta).to(o.device)
@@ -98,10 +99,10 @@ class NeuralTrainer:
         first, best = 0, (-1.0, None)
         examples = self.examples(model, trees)
         order = list(range(len(examples)))
-        dev_record = io.dev_record(dev)
         if self.resume is not None:
             first, best, order = io.restore_checkpoint(self.resume, model, optimizer, rng,
-                                                       self.history, len(examples), dev_record)
+                                                       self.history, len(examples), train_record,
+                                                       dev_record)
             self.log(f"resuming {self.resume} after epoch {first}")
         self.oracle = TrainingOracle(model.api, model.transitions, o.oracle, threads=o.oracle_threads)
         policy = Policy(o.oracle, o.explore_p, rng)
@@ -148,7 +149,7 @@ class NeuralTrainer:
                               for k, v in record.items()))
             if self.checkpoint is not None:
                 io.save_checkpoint(self.checkpoint, model, optimizer, epoch + 1, best, rng, order,
-                                   self.history, dev_record)
+                                   self.history, train_record, dev_record)
         if best[1] is not None:
             model.net.load_state_dict(best[1])
         model.meta["history"] = self.history

@@ -93,6 +93,8 @@ class Vocab:
     def from_dict(cls, data):
         """The vocabularies of a model file (one written before lemmas were
         read has an empty lemma table: its network has no lemma embedding)."""
+        if not isinstance(data, dict):
+            raise ValueError(f"its vocab is not a JSON object: {data!r:.60}")
         lemmas = data.get("lemmas")
         return cls(*(Symbols.from_dict(data[k]) for k in ("words", "chars", "upos", "xpos", "feats")),
                    data["labels"], Symbols([]) if lemmas is None else Symbols.from_dict(lemmas))

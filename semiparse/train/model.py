@@ -398,7 +398,8 @@ class Model:
             raise ModelError(f"{path}: model file not found") from None
         except ModelError:
             raise
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as exc:
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError,
+                NotImplementedError, RuntimeError) as exc:  # the last two: a damaged zip header
             raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt: {exc})") from None
         except RecursionError:  # json recurses once per level of nesting
             raise ModelError(f"{path}: not a semiparse parser model (its meta data is nested "
@@ -406,7 +407,7 @@ class Model:
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ModelError(f"{path}: not a semiparse parser model")
         if meta.get("version") != VERSION:
-            raise ModelError(f"{path}: model format version {meta.get('version')} (this semiparse reads {VERSION})")
+            raise ModelError(f"{path}: model format version {meta.get('version')!r} (this semiparse reads {VERSION})")
         recorded = recorded_system(path, meta)
         if system is not None:
             check_same_system(path, recorded, system)

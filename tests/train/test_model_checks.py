@@ -1,6 +1,8 @@
 """A damaged perceptron model file is refused when read, naming the file and
 what is wrong (exit status 2 on the command line), rather than parsing with
 other weights."""
+import json
+
 import numpy as np
 import pytest
 
@@ -47,4 +49,31 @@ def test_a_file_that_is_no_zip_archive_is_not_a_model(tmp_path, content):
     path = tmp_path / "m.npz"
     path.write_bytes(content)
     with pytest.raises(ModelError, match=r"m\.npz: not a semiparse model \(a model file is a zip archive\)$"):
+        Model.load(path)
+
+
+@pytest.mark.parametrize("offset, byte", [(6, 0xff), (10, 0x63)], ids=["zip-version", "compression"])
+def test_a_damaged_zip_header_is_a_corrupt_model_not_a_traceback(model_file, tmp_path, offset, byte):
+    """The first central directory entry asks for a zip version or a
+    compression method zipfile does not know: NotImplementedError inside
+    np.load, which the loader reported as a traceback."""
+    data = bytearray(model_file.read_bytes())
+    data[data.index(b"PK\x01\x02") + offset] = byte
+    path = tmp_path / "m.npz"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match=r"m\.npz: not a readable semiparse model \(truncated or "
+                                         r"corrupt: .*(version|compression)"):
+        Model.load(path)
+
+
+def test_a_version_of_another_type_is_shown_as_it_is(model_file, tmp_path):
+    """A version "1" (a string) is not version 1: the message shows which."""
+    with np.load(model_file) as archive:
+        arrays = dict(archive)
+    meta = json.loads(str(arrays["meta"]))
+    meta["version"] = str(meta["version"])
+    arrays["meta"] = np.array(json.dumps(meta))
+    path = tmp_path / "v.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(ModelError, match=r"model format version '1' \(this semiparse reads 1\)"):
         Model.load(path)

@@ -1,0 +1,218 @@
+"""Neural model files and training checkpoints that are damaged, tampered
+with or made on other data are refused with one line naming the file
+(ModelError in Python, exit status 2 on the command line), never loaded
+silently or with a traceback."""
+import hashlib
+import json
+import struct
+import zipfile
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from semiparse.cli import main  # noqa: E402
+from semiparse.neural import io, load  # noqa: E402
+from semiparse.neural.features import parse_positions  # noqa: E402
+from semiparse.train import ModelError  # noqa: E402
+
+from support import cli_error  # noqa: E402
+
+FLAGS = ["--model", "bilstm", "--word-dim", "4", "--char-dim", "0", "--upos-dim", "2",
+         "--lstm-dim", "4", "--lstm-layers", "1", "--hidden-dim", "4", "--label-hidden-dim", "4",
+         "--threads", "1", "--quiet"]
+SENTENCES = ["1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tb\tb\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
+             "3\tc\tc\tVERB\t_\t_\t0\troot\t_\t_\n\n",
+             "1\tc\tc\tVERB\t_\t_\t0\troot\t_\t_\n2\ta\ta\tDET\t_\t_\t3\tdet\t_\t_\n"
+             "3\tb\tb\tNOUN\t_\t_\t1\tobj\t_\t_\n\n",
+             "1\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_\n\n"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A run of one epoch on SENTENCES: its TRAIN file, checkpoint and model."""
+    folder = tmp_path_factory.mktemp("run")
+    train = folder / "train.conllu"
+    train.write_text("".join(SENTENCES))
+    checkpoint, model = folder / "ck.pt", folder / "m.pt"
+    assert main(["train", str(train), *FLAGS, "--epochs", "1", "--checkpoint", str(checkpoint),
+                 "-o", str(model)]) == 0
+    return train, checkpoint, model
+
+
+def _resume(train, checkpoint, out):
+    return ["train", str(train), *FLAGS, "--epochs", "2", "--resume", str(checkpoint), "-o", str(out)]
+
+
+def _error(capsys, argv):
+    """The error line of a train command line that must exit with status 2
+    (after its log lines)."""
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and err.count("error:") == 1, err
+    return err.splitlines()[-1]
+
+
+def _named(path):
+    return f"{path} (3 sentences, sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:12]})"
+
+
+def test_resume_refuses_other_training_data(run, tmp_path, capsys):
+    """The checkpoint records the sha256 of its training sentences: the same
+    words and labels in another order or with other heads were resumed
+    silently (order numbers the examples); the same sentences in another
+    file resume.  A checkpoint of an earlier semiparse (no record) is still
+    checked by its vocabulary and number of sentences only."""
+    train, checkpoint, _ = run
+    files = {name: tmp_path / f"{name}.conllu" for name in ("reordered", "heads", "copy", "words")}
+    files["reordered"].write_text("".join(reversed(SENTENCES)))
+    files["heads"].write_text("".join(SENTENCES).replace("\t2\tdet\t", "\t3\tdet\t", 1))
+    files["copy"].write_text("".join(SENTENCES))
+    files["words"].write_text("".join(SENTENCES).replace("\tb\tb\t", "\tz\tz\t"))
+    capsys.readouterr()
+    for name in ("reordered", "heads"):
+        err = _error(capsys, _resume(files[name], checkpoint, tmp_path / "x.pt"))
+        assert err == (f"semiparse train: error: {checkpoint}: the checkpoint was made with other "
+                       f"training data: {_named(train)}, now {_named(files[name])}")
+    assert not (tmp_path / "x.pt").exists()
+    assert main(_resume(files["copy"], checkpoint, tmp_path / "copy.pt")) == 0
+    payload = torch.load(checkpoint, weights_only=True)
+    del payload["train"]
+    old = tmp_path / "old.pt"
+    torch.save(payload, old)
+    assert main(_resume(files["reordered"], old, tmp_path / "old_reordered.pt")) == 0
+    assert _error(capsys, _resume(files["words"], old, tmp_path / "x.pt")) == (
+        f"semiparse train: error: {old}: the checkpoint was made with other training data")
+
+
+def test_resume_names_the_checkpoint(run, tmp_path, capsys):
+    """It said "model file" of a --resume file."""
+    train = run[0]
+    for path, reason in ((tmp_path / "missing.pt", "training checkpoint (--resume) not found"),
+                         (tmp_path, "is a directory, not a training checkpoint (--resume)")):
+        assert _error(capsys, _resume(train, path, tmp_path / "x.pt")) == (
+            f"semiparse train: error: {path}: {reason}")
+
+
+def _data_start(data, info):
+    """Where a zip member's bytes start (its local header's extra field, as
+    torch pads it, is not the central directory's)."""
+    name, extra = struct.unpack("<HH", data[info.header_offset + 26:info.header_offset + 30])
+    return info.header_offset + 30 + name + extra
+
+
+def test_damaged_bytes_are_refused(run, tmp_path, capsys):
+    """torch.load does not check the zip's CRC-32: damaged weights (still
+    finite numbers) or a damaged digit of the meta data loaded and parsed
+    silently.  Damaged zip headers (a name that is not UTF-8, an unknown zip
+    version) gave tracebacks from the first look at the file."""
+    train, _, model = run
+    good = model.read_bytes()
+    with zipfile.ZipFile(model) as archive:
+        weights = max((i for i in archive.infolist() if "/data/" in i.filename),
+                      key=lambda i: i.file_size)
+    at = _data_start(good, weights) + 2  # the high bits of a float's mantissa: still finite
+    loss = good.index(b'"loss": ') + len(b'"loss": ')  # a digit of the history's first loss
+    directory = good.index(b"PK\x01\x02")  # the first central directory entry
+    crc = "truncated or corrupt: {} fails its CRC-32 check"
+    cases = {  # {offset: new byte}, the reason given
+        "weights": ({at: good[at] ^ 0x10}, crc.format(weights.filename)),
+        "meta": ({loss: good[loss] ^ 0x01}, crc.format("archive/data.pkl")),
+        "name": ({directory + 9: good[directory + 9] | 0x08, directory + 46: 0xff},  # UTF-8?
+                 "truncated or corrupt zip archive"),
+        "version": ({directory + 6: 0xff}, "truncated or corrupt zip archive"),
+    }
+    for name, (changes, reason) in cases.items():
+        damaged = bytearray(good)
+        for offset, byte in changes.items():
+            damaged[offset] = byte
+        path = tmp_path / f"{name}.pt"
+        path.write_bytes(damaged)
+        assert io.is_neural_model(path) == (name in ("weights", "meta"))
+        with pytest.raises(ModelError) as info:
+            load(path)
+        assert str(info.value) == f"{path}: not a readable semiparse model ({reason})"
+    for name in ("weights", "meta"):
+        err = cli_error(capsys, ["parse", str(tmp_path / f"{name}.pt"), str(train),
+                                 "-o", str(tmp_path / "o.conllu")])
+        assert err.endswith(f"({cases[name][1]})\n") and not (tmp_path / "o.conllu").exists()
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("labels", "inconsistent model: its vocab has no labels"),  # labels[0] raised IndexError
+    ("vocab", "inconsistent model: its vocab is not a JSON object: []"),  # AttributeError
+    ("deep", "inconsistent model: its meta data is nested too deeply"),  # RecursionError
+    ("version", "model format version '1' (this semiparse reads 1)"),  # printed as 1
+])
+def test_tampered_model_meta_is_an_inconsistent_model(run, tmp_path, capsys, case, reason):
+    train, _, model = run
+    payload = torch.load(model, weights_only=True)
+    meta = json.loads(payload["meta"])
+    if case == "labels":
+        meta["vocab"]["labels"] = []
+    if case == "vocab":
+        meta["vocab"] = []
+    payload["meta"] = json.dumps(meta) if case != "deep" else "[" * 100000 + "]" * 100000
+    if case == "version":
+        payload["version"] = "1"
+    path = tmp_path / "tampered.pt"
+    torch.save(payload, path)
+    err = cli_error(capsys, ["parse", str(path), str(train), "-o", str(tmp_path / "o.conllu")])
+    assert err == f"semiparse parse: error: {path}: {reason}\n"
+
+
+TAMPERED = {  # case: (change to the checkpoint, reason given); what it gave before, if not a message
+    "order missing": (lambda p: p.pop("order"), "order is missing"),  # KeyError
+    "order out of range": (lambda p: p.update(order=[100] * len(p["order"])),  # IndexError
+                           "order is not an order of the training examples (0, 1, ... each once)"),
+    "order short": (lambda p: p.update(order=[1, 0]),
+                    "order numbers 2 training examples, its training data make 3"),
+    "epoch text": (lambda p: p.update(epoch="1"),  # TypeError
+                   "epoch must be a whole number >= 1, got '1'"),
+    "epoch fraction": (lambda p: p.update(epoch=1.5),  # TypeError
+                       "epoch must be a whole number >= 1, got 1.5"),
+    "torch_random size": (lambda p: p.update(torch_random=torch.zeros(3, dtype=torch.uint8)),
+                          "torch_random is not a state of torch's random generator (Expected a "
+                          "CPUGeneratorImplState of size"),  # RuntimeError
+    "random": (lambda p: p.update(random="x"), "random is not a state of Python's random "
+               "generator (state with version x passed to Random.setstate() of version 3)"),
+    "optimizer empty": (lambda p: p.update(optimizer={}),  # KeyError
+                        "optimizer is not the state of Adam on its network (no state and "
+                        "param_groups)"),
+    "optimizer shape": (lambda p: p["optimizer"]["state"][0].update(exp_avg=torch.zeros(1, 2, 3)),
+                        "optimizer is not the state of Adam on its network (The size of "
+                        "tensor"),  # RuntimeError at the first step
+    "best_score text": (lambda p: p.update(best_score="a"),  # TypeError
+                        "best_score must be a finite number, got 'a'"),
+    "best_state keys": (lambda p: p.update(best_state={"x": torch.zeros(1)}),
+                        "best_state is not weights of its network (Error(s) in loading "
+                        "state_dict for Network: Missing key(s)"),  # RuntimeError at the end
+    "dev list": (lambda p: p.update(dev="[1]"), "dev is neither null nor a record of a file, its "
+                 "number of sentences and their sha256"),  # AttributeError
+    "history not JSON": (lambda p: p.update(history="x"), "history is not JSON text (Expecting "
+                         "value: line 1 column 1 (char 0))"),
+    "history short": (lambda p: p.update(history="[]"),
+                      "history does not hold one record per epoch done (1)"),
+}
+
+
+@pytest.mark.parametrize("case", TAMPERED)
+def test_tampered_checkpoint_is_an_inconsistent_checkpoint(run, tmp_path, capsys, case):
+    """Each field restore_checkpoint reads is checked before the run, with
+    a message naming the file and the field."""
+    train, checkpoint, _ = run
+    tamper, reason = TAMPERED[case]
+    payload = torch.load(checkpoint, weights_only=True)
+    tamper(payload)
+    path = tmp_path / "tampered.pt"
+    torch.save(payload, path)
+    err = _error(capsys, _resume(train, path, tmp_path / "x.pt"))
+    assert err.startswith(f"semiparse train: error: {path}: inconsistent checkpoint: {reason}"), err
+
+
+@pytest.mark.parametrize("spec", ["s٣", ["s0\n"]])
+def test_feature_positions_take_ascii_digits_only(spec):
+    """\\d took s٣ (saved as a position of its own, s3 by int()); $ took a final newline."""
+    with pytest.raises(ValueError, match="bad feature position"):
+        parse_positions(spec)
+    assert parse_positions("s10,b0.lc") == ("s10", "b0.lc")
