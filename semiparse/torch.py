@@ -26,11 +26,14 @@ position 0 the root, ``-inf`` forbidding an edge) or labelled scores
 
 Tensors on a GPU are copied to the CPU for the kernels and the results
 copied back.  Scores are shifted per dependent first
-(:func:`semiparse.chart.shift.shifted`), so large or shifted scores give the same
-distribution; what a double cannot hold is a ValueError naming the batch
-item, never a wrong number.
+(:func:`semiparse.chart.shift.shifted`), in float64 whatever the dtype
+(:class:`TreeCRF` computes in float64 and casts its results back at the
+end), so large or shifted scores give the same distribution; what a double
+cannot hold, or a shift whose rounding would move a likely tree's score
+(:meth:`semiparse.chart.shift.Shift.check_digits`), is a ValueError naming
+the batch item, never a wrong number.
 """
-import random
+import math
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -41,8 +44,8 @@ from semiparse import semiring as sr
 from semiparse.chart.engine import parse
 from semiparse.chart.generic import outside_generic
 from semiparse.chart.inputs import NEG_INF, compiled
-from semiparse.chart.shift import (ROUNDING_LIMIT, keeps_digits, likely_edges, rounding_bound, shifted,
-                                   unshift)
+from semiparse.chart.shift import (NEGLIGIBLE, ROUNDING_LIMIT, Shift, keeps_digits, likely_edges,
+                                   rounding_bound, shift_errors, shifted, unshift)
 from semiparse.grammar import Grammar, load_grammar
 
 __all__ = ["log_partition", "TreeCRF", "SINGLE_ROOT", "grammar_of", "heads_to_edges"]
@@ -84,7 +87,7 @@ def _single_root():
     return _SINGLE[0]
 
 
-MAX_RESULT = 10 ** 8  # entries of the (k, B, N) heads of sample and kbest
+MAX_RESULT = 10 ** 8  # entries of a result: the (k, B, N) heads of sample and kbest, heads_to_edges
 
 
 class _Batch:
@@ -99,6 +102,9 @@ class _Batch:
             raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
         self.n_jobs, self.B, self.N = n_jobs, B, N
         if lengths is not None:
+            if torch.is_tensor(lengths) and _storage(lengths):
+                raise ValueError(f"lengths must be a dense tensor holding values, got one"
+                                 f"{_storage(lengths)}")
             values = lengths.tolist() if torch.is_tensor(lengths) else lengths
             values = None if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") \
                 else list(values)  # once: a generator is read only once
@@ -383,9 +389,8 @@ def _checked(weights):
         raise ValueError(f"weights must be a torch tensor, got {type(weights).__name__}")
     if weights.dtype not in _DTYPES:
         raise ValueError(f"weights must be float32 or float64, got {weights.dtype}")
-    if weights.layout != torch.strided or weights.is_meta:
-        raise ValueError(f"weights must be a dense tensor holding values, got one "
-                         f"{'on the meta device' if weights.is_meta else f'of layout {weights.layout}'}")
+    if _storage(weights):
+        raise ValueError(f"weights must be a dense tensor holding values, got one{_storage(weights)}")
     if weights.dim() not in (3, 4) or weights.shape[1] != weights.shape[2] or weights.shape[1] < 1:
         raise ValueError(f"weights have shape {tuple(weights.shape)}: expected (B, n+1, n+1) "
                          "edge scores or (B, n+1, n+1, L) labelled ones, w[b, h, d] the edge h -> d")
@@ -421,7 +426,8 @@ class TreeCRF:
     ``DependencyCRF``.  Differentiable: :attr:`log_partition`,
     :attr:`marginals`, :meth:`log_prob`, :attr:`entropy`, :meth:`expected`,
     :attr:`max`.  Not differentiable: :attr:`argmax`, :meth:`sample`,
-    :meth:`kbest`, :attr:`count`.
+    :meth:`kbest`, :attr:`count`.  Every query computes in float64 whatever
+    the weights' dtype and casts its result to that dtype at the end.
     """
 
     def __init__(self, log_potentials, lengths=None, grammar="projective", terminals=None,
@@ -441,28 +447,49 @@ class TreeCRF:
         valid = self._batch.mask(inside)
         if self.labelled:
             valid = valid.unsqueeze(-1)
-        neg = torch.tensor(NEG_INF, dtype=w.dtype, device=w.device)
-        self._valid, self._neg = valid, neg
-        # per-dependent shifts (max over heads and labels), detached: every tree
-        # attaches each word once, so they change no probability and no gradient
-        col = torch.where(valid, w, neg).detach().amax(dim=(1, 3) if self.labelled else 1)
+        self._valid = valid
+        self._neg = torch.tensor(NEG_INF, dtype=torch.float64, device=w.device)
+        # per-dependent shifts (max over heads and labels), float64 and detached:
+        # every tree attaches each word once, so they change no probability and
+        # no gradient
+        given = self._given
+        col = (given.amax(-1) if self.labelled else given).amax(1)
         self._shift = torch.where(torch.isfinite(col), col, torch.zeros_like(col))
-        given = torch.where(valid, w, neg).detach()
-        lost = torch.nonzero((self._ws.detach() == NEG_INF) & (given > NEG_INF))
-        if len(lost):
-            b, h, d = lost[0, :3].tolist()
+        ws = given - self._shift.reshape(self._columns)
+        # each sentence's lowest shifted score (of an allowed edge): -inf where
+        # the shift overflowed, else how far its rounding may go
+        low = _numpy(torch.where(given > NEG_INF, ws, 0.0).flatten(1).amin(1))
+        if (low == NEG_INF).any():
+            at = torch.nonzero((ws == NEG_INF) & (given > NEG_INF))[0].tolist()
+            b, h, d = at[:3]
             raise ValueError(f"batch item {b}: weights: the scores of the edges into word {d} differ "
-                             f"by more than a {w.dtype} holds (w[{b}, {h}, {d}] is "
-                             f"{given[tuple(lost[0])].item():.3g} and the largest "
+                             f"by more than a double holds (w[{b}, {h}, {d}] is "
+                             f"{given[tuple(at)].item():.3g} and the largest "
                              f"{self._shift[b, d].item():.3g}); use -inf to forbid an edge")
+        # the sentences whose shifted scores are large enough for the shift's
+        # rounding to matter (where shift_errors computes it), for _check_digits
+        self._suspect = np.flatnonzero(
+            np.finfo(float).eps * self._batch.size_array * -low > ROUNDING_LIMIT).tolist()
 
     # -- the scores the kernels see (built anew for each query, so that each
     # -- query's graph can be differentiated on its own) -------------------------
     @property
+    def _given(self):
+        """The scores as given in float64, detached, -inf where no tree reads
+        (padding too)."""
+        return torch.where(self._valid, self.log_potentials.detach().to(torch.float64), self._neg)
+
+    @property
+    def _columns(self):
+        """The shape that broadcasts the ``(B, N)`` shifts over heads (and labels)."""
+        return (-1, 1, self._batch.N) + ((1,) if self.labelled else ())
+
+    @property
     def _ws(self):
-        """Shifted scores, -inf where no tree reads (padding too)."""
-        shape = (-1, 1, self._batch.N) + ((1,) if self.labelled else ())
-        return torch.where(self._valid, self.log_potentials, self._neg) - self._shift.reshape(shape)
+        """Shifted float64 scores, -inf where no tree reads; the graph reaches
+        the weights through the conversion."""
+        return (torch.where(self._valid, self.log_potentials.to(torch.float64), self._neg)
+                - self._shift.reshape(self._columns))
 
     def _edges(self, ws=None):
         """Shifted edge scores ``(B, N, N)``: labelled ones reduced by
@@ -475,6 +502,35 @@ class TreeCRF:
             ws = torch.where(allowed, lse, torch.full_like(lse, NEG_INF))
         return ws
 
+    def _check_digits(self):
+        """ValueError naming the first sentence whose shift rounded the score
+        of a likely tree by more than :data:`ROUNDING_LIMIT`, for the queries
+        that read differences of tree scores: the core's check
+        (:func:`semiparse.chart.shift.shift_errors` and
+        :func:`semiparse.chart.shift.likely_edges` on the edge scores), a
+        label exp(800) below its edge's total weight being no likely tree's
+        either.  Only the sentences ``__init__`` found large enough for it
+        (none of the ordinary ones), once."""
+        if not self._suspect:
+            return
+        with torch.no_grad():
+            ws = self._ws
+            edges = self._edges(ws)
+        given = self._numpy_items()
+        for b in self._suspect:
+            m, (_, pl, pr) = self._batch.sizes[b], self._batch.codes[b]
+            w, out, columns = given[b], _numpy(ws[b, :m, :m]), _numpy(self._shift[b, :m])
+            edge = np.ascontiguousarray(_numpy(edges[b, :m, :m]))
+            if self.labelled:
+                negligible = out < edge[..., None] - NEGLIGIBLE
+                w, out = np.where(negligible, NEG_INF, w), np.where(negligible, NEG_INF, out)
+            shift = Shift(columns, None, shift_errors(w, columns, out))  # no check reads a total
+            try:
+                likely_edges(self._batch.rules, pl, pr, edge, shift)
+            except ValueError as exc:
+                raise ValueError(f"batch item {b}: {exc}") from None
+        self._suspect = []
+
     @property
     def lengths(self):
         return torch.tensor([m - 1 for m in self._batch.sizes])
@@ -484,7 +540,9 @@ class TreeCRF:
         """``(B,)`` log Z of the scores as given."""
         if not self.labelled:
             return _LogPartition.apply(self.log_potentials, self._batch)
-        return self._unshift(self._log_z_shifted, "log Z")
+        if torch.is_grad_enabled() and self.log_potentials.requires_grad:
+            self._check_digits()  # its gradient is the marginals
+        return self._unshift(self._log_z_shifted)
 
     partition = log_partition
 
@@ -492,11 +550,27 @@ class TreeCRF:
     def _log_z_shifted(self):
         return _LogPartition.apply(self._edges(), self._batch)
 
+    def _unshift(self, value):
+        """Labelled log Z: ``value`` (B,), log Z of the shifted scores, plus the
+        score each sentence's trees lost to the shift
+        (:func:`semiparse.chart.shift.unshift`: exact near the limits of a
+        double, ValueError where rounding ate its digits); differentiable in
+        ``value``, in the weights' dtype."""
+        shifts = _numpy(self._shift)
+        totals = [unshift(lz, Shift(shifts[b, :m], _fsum(shifts[b, 1:m])), f"batch item {b}: log Z")
+                  for b, (lz, m) in enumerate(zip(value.detach().cpu().tolist(), self._batch.sizes))]
+        total = torch.tensor(totals, dtype=torch.float64, device=value.device)
+        return self._in_dtype(total + (value - value.detach()), "log Z of these weights")
+
     @property
     def marginals(self):
         """``(B, N, N)`` edge posteriors (``(B, N, N, L)`` of labelled edges),
         zero outside each sentence; differentiable (exactly)."""
-        ws = self._ws
+        return self._marginals(self._ws).to(self.log_potentials.dtype)
+
+    def _marginals(self, ws):
+        """The marginals in float64, of the shifted scores ``ws``."""
+        self._check_digits()
         edge = self._edges(ws)
         mu = _Marginals.apply(edge, self._batch, None)
         if not self.labelled:
@@ -505,16 +579,16 @@ class TreeCRF:
         post = torch.exp(ws - torch.where(torch.isfinite(edge), edge, torch.zeros_like(edge)))
         return mu.unsqueeze(-1) * torch.where(ws > NEG_INF, post, torch.zeros_like(post))
 
-
     @property
     def entropy(self):
         """``(B,)`` entropy in nats, ``log Z - sum mu * w`` over shifted
         scores; ValueError when rounding could move it by more than
         :data:`semiparse.chart.shift.ROUNDING_LIMIT` (the likely trees score far
         below their words' best edges)."""
-        log_z = self._log_z_shifted
         ws = self._ws
-        mean = (self.marginals * torch.where(ws > NEG_INF, ws, torch.zeros_like(ws))).flatten(1).sum(1)
+        scores = torch.where(ws > NEG_INF, ws, torch.zeros_like(ws))
+        mean = (self._marginals(ws) * scores).flatten(1).sum(1)
+        log_z = self._log_z_shifted
         lz, mn = log_z.detach().cpu().tolist(), mean.detach().cpu().tolist()
         for b in range(self._batch.B):
             bound = rounding_bound(self._batch.sizes[b], lz[b], mn[b])
@@ -522,39 +596,68 @@ class TreeCRF:
                 raise ValueError(f"batch item {b}: entropy: the likely trees score about "
                                  f"{-mn[b]:.3g} below their words' best edges, so log Z "
                                  f"- E[score] could be off by {bound:.1g} after rounding")
-        return torch.clamp(log_z - mean, min=0.0)
+        return torch.clamp(log_z - mean, min=0.0).to(self.log_potentials.dtype)
 
     def expected(self, values):
         """``(B,)`` E[sum of ``values`` over the (labelled) edges of T],
         differentiable in the scores and in ``values`` (a real tensor, finite
         where an edge is allowed; the weights' shape, or ``(B, N, N)`` per edge whatever
-        its label)."""
-        if not torch.is_tensor(values) or values.shape[:3] != self.log_potentials.shape[:3] \
-                or values.dim() not in (3, self.log_potentials.dim()) or values.is_complex() \
-                or values.is_meta or values.layout != torch.strided:
-            got = (f"shape {tuple(values.shape)} of {values.dtype}{_storage(values)}"
-                   if torch.is_tensor(values) else f"a {type(values).__name__}")
-            raise ValueError("values must be a dense real tensor of shape "
-                             f"{tuple(self.log_potentials.shape)}"
-                             + (f" or {tuple(self.log_potentials.shape[:3])}" if self.labelled else "")
+        its label).  ValueError where the expectation is beyond the weights'
+        dtype."""
+        shape = self.log_potentials.shape
+        if (not torch.is_tensor(values) or _storage(values) or values.is_complex()
+                or values.shape not in (shape, shape[:3])):
+            got = _what(values) if torch.is_tensor(values) else f"a {type(values).__name__}"
+            raise ValueError(f"values must be a dense real tensor of shape {tuple(shape)}"
+                             + (f" or {tuple(shape[:3])}" if self.labelled else "")
                              + f", got {got}")
-        mu = self.marginals
+        ws = self._ws
+        mu = self._marginals(ws)
         if self.labelled and values.dim() == 3:
             mu = mu.sum(-1)
-            allowed = self._edges() > NEG_INF
+            allowed = self._edges(ws) > NEG_INF
         else:
-            allowed = self._ws > NEG_INF
-        values = values.to(device=mu.device, dtype=mu.dtype)
+            allowed = ws > NEG_INF
+        values = values.to(device=mu.device, dtype=torch.float64)
         if not torch.isfinite(values[allowed]).all():
             raise ValueError("values must be finite where an edge is allowed")
-        return (mu * torch.where(allowed, values, torch.zeros_like(values))).flatten(1).sum(1)
+        terms = mu * torch.where(allowed, values, torch.zeros_like(values))
+        return self._total(terms.flatten(1), "the expected value")
+
+    def _total(self, terms, what):
+        """``(B,)`` the sums of the rows of float64 ``terms`` in the weights'
+        dtype, taken at a power-of-two scale where a partial sum overflows
+        (exact, and differentiable); ValueError naming the first sentence
+        whose sum is beyond the dtype."""
+        total = terms.sum(1)
+        if not torch.isfinite(total.detach()).all():
+            scale = 2.0 ** max(terms.shape[1], 2).bit_length()
+            total = (terms / scale).sum(1) * scale
+        return self._in_dtype(total, what)
+
+    def _in_dtype(self, x, what):
+        """Float64 ``x`` (B,) in the weights' dtype, or ValueError naming the
+        first sentence where it is not finite there (beyond the dtype)."""
+        x = x.to(self.log_potentials.dtype)
+        bad = torch.nonzero(~torch.isfinite(x.detach())).flatten().tolist()
+        if bad:
+            raise self._beyond(bad[0], what)
+        return x
+
+    def _beyond(self, b, what):
+        dtype = self.log_potentials.dtype
+        return ValueError(f"batch item {b}: {what} is beyond the range of {dtype} "
+                          f"(+-{torch.finfo(dtype).max:.2g})")
 
     def log_prob(self, heads, labels=None):
         """``(B,)`` log p of the trees ``heads`` (``(B, N)`` ints, ``heads[b, d]``
         the head of d, ``heads[b, 0]`` and padding ignored; with labelled
         weights also ``labels``, same shape): the tree's score less log Z,
         plus the log of its number of derivations (0 for a tree the grammar
-        does not derive: -inf)."""
+        does not derive: -inf).  ValueError when rounding could move it by
+        more than :data:`semiparse.chart.shift.ROUNDING_LIMIT` (or a
+        billionth of it): the tree and log Z both score far below their
+        words' best edges."""
         heads = self._tree_tensor(heads, "heads")
         if self.labelled:
             if labels is None:
@@ -562,15 +665,30 @@ class TreeCRF:
             labels = self._tree_tensor(labels, "labels")
         elif labels is not None:
             raise ValueError("labels given but the weights have no label axis")
+        self._check_digits()
         counts = [self._derivations(b, heads[b].tolist()) for b in range(self._batch.B)]
-        score = self._score(heads, labels)
+        score = self._tree_edges(self._ws, heads, labels).sum(1)
+        log_z = self._log_z_shifted
         log_count = torch.tensor([np.log(c) if c else NEG_INF for c in counts],
-                                 dtype=score.dtype, device=score.device)
-        return score + log_count - self._log_z_shifted
+                                 dtype=torch.float64, device=score.device)
+        log_p = score + log_count - log_z
+        s, lz, lp = _numpy(score), _numpy(log_z), _numpy(log_p)
+        with np.errstate(invalid="ignore"):  # both sums' rounding against log p
+            bad = np.flatnonzero(np.isfinite(lp) & ~keeps_digits(self._batch.size_array,
+                                                                 np.abs(s) + np.abs(lz), lp))
+        if len(bad):
+            b = int(bad[0])
+            raise ValueError(f"batch item {b}: log_prob: the tree scores {-s[b]:.3g} and log Z "
+                             f"{-lz[b]:.3g} below the sum of their words' best edges, so their "
+                             f"difference could be off by "
+                             f"{rounding_bound(self._batch.sizes[b], s[b], lz[b]):.1g} after rounding")
+        return log_p.to(self.log_potentials.dtype)
 
-    def _score(self, heads, labels=None):
-        """``(B,)`` shifted score of each sentence's tree (checked heads)."""
-        dev = self._ws.device
+    def _tree_edges(self, scores, heads, labels=None):
+        """``(B, N)``: ``[b, d]`` the score in ``scores`` (shaped as the
+        weights) of the edge into d of sentence b's tree (checked heads), 0
+        where there is no word."""
+        dev = scores.device
         B, N = self._batch.B, self._batch.N
         d = torch.arange(N, device=dev).expand(B, N)
         used = (d > 0) & (d < torch.tensor(self._batch.sizes, device=dev).unsqueeze(1))
@@ -578,10 +696,10 @@ class TreeCRF:
         bidx = torch.arange(B, device=dev).unsqueeze(1).expand(B, N)
         if self.labelled:
             lab = torch.where(used, labels.to(dev), torch.zeros_like(d))
-            edge = self._ws[bidx, h, d, lab]
+            edge = scores[bidx, h, d, lab]
         else:
-            edge = self._ws[bidx, h, d]
-        return torch.where(used, edge, torch.zeros_like(edge)).sum(1)
+            edge = scores[bidx, h, d]
+        return torch.where(used, edge, torch.zeros_like(edge))
 
     def _tree_tensor(self, x, name):
         x = _integers(x, name, (self._batch.B, self._batch.N))
@@ -604,7 +722,7 @@ class TreeCRF:
 
     def _numpy_items(self):
         """Sentence b's scores as given (float64 numpy), within its length."""
-        w64 = _numpy(torch.where(self._valid, self.log_potentials, self._neg))
+        w64 = _numpy(self._given)
         return [np.ascontiguousarray(w64[b, :m, :m]) for b, m in enumerate(self._batch.sizes)]
 
     def _each(self, semiring, k=None):
@@ -641,39 +759,27 @@ class TreeCRF:
 
     @property
     def max(self):
-        """``(B,)`` the best tree's score; its gradient is the best tree's
-        edges (a subgradient where several trees are best)."""
+        """``(B,)`` the best tree's score, the sum of its edges' scores as
+        given; its gradient is the best tree's edges (a subgradient where
+        several trees are best)."""
         best = self.argmax
         heads, labels = best if self.labelled else (best, None)
-        return self._unshift(self._score(heads, labels), "the best score")
-
-    def _unshift(self, value, what):
-        """``value`` (B,) of shifted scores plus the score each sentence's
-        trees lost to the shift; ValueError where that leaves the dtype's range."""
-        total = value + self._shift.sum(1)
-        bad = torch.nonzero(~torch.isfinite(total.detach())).flatten().tolist()
-        if bad:
-            raise ValueError(f"batch item {bad[0]}: {what} of these weights overflows "
-                             f"{self.log_potentials.dtype}: the sum of {self._batch.sizes[bad[0]] - 1} "
-                             "scores is beyond its largest number")
-        return total
+        edges = self._tree_edges(self.log_potentials.to(torch.float64), heads, labels)
+        return self._total(edges, "the best score")
 
     def sample(self, k=1, temperature=1.0, rng=None):
         """``(k, B, N)`` heads of k exact independent draws per sentence
-        (``semiparse.sample``; labelled: ``(heads, labels)``).  rng: a
+        (``semiparse.sample`` of the batch, which checks temperature and rng
+        before any sentence; labelled: ``(heads, labels)``).  rng: a
         ``random.Random`` (None: a fresh one)."""
         from semiparse.queries.sampling import sample
 
         self._check_k(k)
-        rng = random.Random() if rng is None else rng
+        batch = list(zip(self._batch.terminals, self._numpy_items()))
+        items = sample(self._batch.grammar, batch, temperature=temperature, rng=rng, k=k)
         heads = torch.full((k, self._batch.B, self._batch.N), -1, dtype=torch.long)
         labels = heads.clone()
-        for b, w in enumerate(self._numpy_items()):
-            try:
-                draws = sample(self._batch.grammar, self._batch.terminals[b], w,
-                               temperature=temperature, rng=rng, k=k)
-            except ValueError as exc:
-                raise ValueError(f"batch item {b}: {exc}") from None
+        for b, draws in enumerate(items):
             for i, draw in enumerate(draws):
                 h, lab = draw if self.labelled else (draw, None)
                 heads[i, b, :len(h)] = torch.tensor(h)
@@ -704,7 +810,12 @@ class TreeCRF:
             for i, (score, h) in enumerate(r.trees):
                 scores[i, b] = score
                 heads[i, b, :len(h)] = torch.tensor(h)
-        return scores.to(self.log_potentials.dtype), heads
+        out = scores.to(self.log_potentials.dtype)
+        bad = torch.nonzero(torch.isfinite(scores) & ~torch.isfinite(out))
+        if len(bad):
+            i, b = bad[0].tolist()
+            raise self._beyond(b, f"the score of tree {i + 1}")
+        return out, heads
 
     @property
     def count(self):
@@ -721,19 +832,36 @@ def _integers(x, name, shape=None):
         x = torch.as_tensor(x)
     except (TypeError, ValueError, RuntimeError):
         raise ValueError(f"{name} must be integers of shape {wanted}, got {type(x).__name__}") from None
-    if (x.is_meta or x.layout != torch.strided or x.dtype.is_floating_point or x.dtype.is_complex
+    if (_storage(x) or x.dtype.is_floating_point or x.dtype.is_complex
             or x.dtype == torch.bool or x.dim() != 2 or shape is not None and x.shape != shape):
-        raise ValueError(f"{name} must be integers of shape {wanted}, got {tuple(x.shape)} of "
-                         f"{x.dtype}{_storage(x)}")
+        raise ValueError(f"{name} must be integers of shape {wanted}, got {_what(x)}")
     return x
 
 
 def _storage(x):
     """What keeps tensor ``x`` from being read: " on the meta device", " of
-    layout ...", or "" for a dense tensor holding values."""
+    layout ...", " nested (torch.nested)", or "" for a dense tensor holding
+    values."""
     if x.is_meta:
         return " on the meta device"
+    if x.is_nested:
+        return " nested (torch.nested)"
     return "" if x.layout == torch.strided else f" of layout {x.layout}"
+
+
+def _what(x):
+    """Tensor ``x`` for a message: its shape (none for a nested tensor), its
+    dtype and :func:`_storage`."""
+    return ("a tensor" if x.is_nested else str(tuple(x.shape))) + f" of {x.dtype}{_storage(x)}"
+
+
+def _fsum(x):
+    """The exact sum of the numbers ``x``, or inf when a partial sum leaves
+    the range of a double (:attr:`semiparse.chart.shift.Shift.total`)."""
+    try:
+        return math.fsum(x.tolist())
+    except OverflowError:
+        return math.inf
 
 
 def heads_to_edges(heads, n_labels=None, labels=None):
@@ -756,7 +884,10 @@ def heads_to_edges(heads, n_labels=None, labels=None):
         if len(bad):
             raise ValueError(f"labels must lie in 0..{n_labels - 1} where a head is given, "
                              f"got {bad[0].item()}")
-    shape = (B, N, N) if labels is None else (B, N, N, n_labels)
+    shape = (B, N, N) if labels is None else (B, N, N, int(n_labels))
+    if math.prod(shape) > MAX_RESULT:
+        raise ValueError(f"the result would hold {' x '.join(map(str, shape))} entries, more than "
+                         f"{MAX_RESULT:.0e}")
     out = torch.zeros(shape, dtype=torch.float64)
     b, d = torch.nonzero(heads >= 0, as_tuple=True)
     if labels is None:

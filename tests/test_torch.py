@@ -177,7 +177,7 @@ def test_gradcheck_log_partition_and_second_derivatives():
     (lambda w: TreeCRF(w).expected(torch.zeros(1, 3, 3, device="meta")),
      r"values must be a dense real tensor .* of torch.float32 on the meta device"),
     (lambda w: TreeCRF(w).expected(torch.zeros(1, 3, 3, dtype=torch.complex64)),
-     r"values must be a dense real tensor .*, got shape \(1, 3, 3\) of torch.complex64"),
+     r"values must be a dense real tensor .*, got \(1, 3, 3\) of torch.complex64"),
 ])
 def test_bad_arguments_are_value_errors(call, message):
     """What was a TypeError, RuntimeError or NotImplementedError (or a
@@ -319,7 +319,7 @@ def test_scores_a_double_cannot_hold_are_errors():
         torch_log_partition(w)
     w = torch.zeros(1, 3, 3, 2, dtype=torch.float64)
     w[0, 0, 1, 0], w[0, 0, 1, 1] = 1e308, -1e308  # two labels of one edge
-    with pytest.raises(ValueError, match="batch item 0: .*differ by more than a torch.float64 holds"):
+    with pytest.raises(ValueError, match="batch item 0: .*differ by more than a double holds"):
         torch_log_partition(w)
 
 
@@ -607,14 +607,71 @@ def test_bad_input_is_a_value_error():
     (lambda: heads_to_edges([[-1, 0]], n_labels=True, labels=[[0, 0]]), "n_labels must be a positive integer"),
     (lambda: heads_to_edges([[-1, 0]], n_labels=2, labels=[[0, -1]]), r"labels must lie in 0\.\.1 where a head is given, got -1"),
     (lambda: heads_to_edges([[-1, 0]], n_labels=2, labels=[[0, 0, 1]]), r"labels must be integers of shape \(1, 2\)"),
+    (lambda: heads_to_edges([[-1, 0, 1]], n_labels=10 ** 12, labels=[[0, 0, 0]]),
+     r"the result would hold 1 x 3 x 3 x 1000000000000 entries, more than 1e\+08"),
+    (lambda: heads_to_edges(torch.full((1, 200000), -1)), r"1 x 200000 x 200000 entries, more than 1e\+08"),
 ])
 def test_heads_to_edges_refuses_bad_heads_and_labels(call, message):
     """Bools became edges, label -1 the last label, heads below -1 were
-    dropped and n_labels alone ignored; the rest were IndexError or TypeError."""
+    dropped and n_labels alone ignored; the rest were IndexError or TypeError,
+    or (results of terabytes) a RuntimeError from the allocator."""
     with pytest.raises(ValueError, match=message):
         call()
     assert heads_to_edges([[-1, 0, 1]], n_labels=2, labels=[[-1, 1, 0]]).nonzero().tolist() == [
         [0, 0, 1, 1], [0, 1, 2, 0]]
+
+
+def test_tensors_without_values_are_value_errors():
+    """lengths on the meta device or sparse, and nested weights, values or
+    heads, were NotImplementedError or RuntimeError."""
+    w = torch.zeros(2, 4, 4, dtype=torch.float64)
+    with pytest.warns(UserWarning, match="nested tensors"):  # torch: a prototype
+        nested = torch.nested.nested_tensor([w[0], w[1, :3, :3]])
+    for call, message in [
+        (lambda: torch_log_partition(w, lengths=torch.tensor([1, 2], device="meta")),
+         "lengths must be a dense tensor holding values, got one on the meta device"),
+        (lambda: TreeCRF(w, lengths=torch.tensor([1, 2]).to_sparse()),
+         "lengths must be a dense tensor holding values, got one of layout torch.sparse_coo"),
+        (lambda: torch_log_partition(nested), r"weights must be a dense tensor holding values, "
+                                              r"got one nested \(torch.nested\)"),
+        (lambda: TreeCRF(w).expected(nested), r"values must be a dense real tensor of shape "
+                                              r"\(2, 4, 4\), got a tensor of torch.float64 nested"),
+        (lambda: TreeCRF(w).log_prob(nested.long()), r"heads must be integers of shape \(2, 4\), "
+                                                     r"got a tensor of torch.int64 nested"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_labelled_expected_refuses_values_of_another_label_axis():
+    """Values ``(B, N, N, L')`` for weights with L labels: an IndexError when
+    L' != L.  The two shapes it takes give the number of words for values
+    of 1 (each word has one head)."""
+    crf = TreeCRF(torch.zeros(2, 4, 4, 2, dtype=torch.float64), lengths=[3, 2])
+    for labels in (1, 3):
+        with pytest.raises(ValueError, match=rf"values must be a dense real tensor of shape "
+                                             rf"\(2, 4, 4, 2\) or \(2, 4, 4\), got \(2, 4, 4, {labels}\)"):
+            crf.expected(torch.ones(2, 4, 4, labels, dtype=torch.float64))
+    for shape in ((2, 4, 4, 2), (2, 4, 4)):
+        assert torch.allclose(crf.expected(torch.ones(shape)), torch.tensor([3.0, 2.0], dtype=torch.float64))
+
+
+def test_sample_checks_temperature_and_rng_before_any_sentence():
+    """A bad temperature or rng is the caller's, not "batch item 0"'s, and an
+    empty batch took any; the draws are semiparse.sample's, sentence by
+    sentence, from one rng."""
+    for crf in (TreeCRF(torch.zeros(3, 4, 4)), TreeCRF(torch.zeros(0, 4, 4))):
+        for kwargs, message in [({"temperature": 0}, "temperature must be a finite number > 0, got 0"),
+                                ({"temperature": -1}, "temperature must be a finite number > 0, got -1"),
+                                ({"rng": 3}, "rng must be a random.Random or None, got 3")]:
+            with pytest.raises(ValueError, match=f"^{message}"):
+                crf.sample(1, **kwargs)
+    w = torch.tensor(np.random.default_rng(2).normal(size=(2, 4, 4)))
+    heads = TreeCRF(w, lengths=[3, 2]).sample(5, rng=random.Random(7))
+    rng = random.Random(7)
+    for b, n in enumerate([3, 2]):
+        draws = semiparse.sample("projective", "s" * (n + 1), w[b, :n + 1, :n + 1].numpy(), rng=rng, k=5)
+        assert heads[:, b, :n + 1].tolist() == draws
 
 
 def test_lengths_may_be_a_generator_and_terminals_are_checked():
@@ -711,6 +768,8 @@ def test_bench_torch_runs(capsys):
                  "--rounds", "1", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "eisner/ours" in out and "round trip from cpu" in out
+    header = out.split("round trip from cpu")[1].splitlines()[1]
+    assert header.split() == ["batch", "n", "cpu", "tensors", "cpu", "again", "copies", "alone", "extra"]
 
 
 # -- the worked example ----------------------------------------------------------------

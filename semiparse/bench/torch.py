@@ -207,9 +207,11 @@ def _round_trip(torch, log_partition, args, fmt_time):
     """The cost of scores on another device: copied to the CPU for the
     kernels, results copied back; wall time (the copies synchronize)."""
     device = torch.device(args.device)
+    # on the CPU itself nothing is copied: the second column times the same call again
+    theirs = "cpu again" if device.type == "cpu" else f"{device} tensors"
     print(f"\nround trip from {device}: forward + backward per batch, wall time, median of "
           f"{args.rounds * 5} calls")
-    print(f"{'batch':>5} {'n':>4}  {'cpu tensors':>12} {device.type + ' tensors':>13}  "
+    print(f"{'batch':>5} {'n':>4}  {'cpu tensors':>12} {theirs:>14}  "
           f"{'copies alone':>12}  {'extra':>8}")
     for B in args.batches:
         for n in args.lengths:
@@ -236,5 +238,5 @@ def _round_trip(torch, log_partition, args, fmt_time):
             cpu = timed(_fwd_bwd(w_cpu, log_partition))
             dev = timed(_fwd_bwd(w_dev, log_partition))
             alone = timed(copies)
-            print(f"{B:>5} {n:>4}  {fmt_time(cpu):>12} {fmt_time(dev):>13}  {fmt_time(alone):>12}  "
+            print(f"{B:>5} {n:>4}  {fmt_time(cpu):>12} {fmt_time(dev):>14}  {fmt_time(alone):>12}  "
                   f"{dev / cpu:>7.2f}x", flush=True)

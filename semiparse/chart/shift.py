@@ -181,7 +181,7 @@ def unshift_result(result, shift):
 
 # A tree scoring this much below the best weighs exp(-800) < 1e-347 of it:
 # nothing in a double.
-_NEGLIGIBLE = 800.0
+NEGLIGIBLE = 800.0
 
 
 def likely_edges(rules, pl, pr, w, shift=None):
@@ -210,7 +210,7 @@ def likely_edges(rules, pl, pr, w, shift=None):
         raise ValueError(f"scores too large for log-space queries (marginals, entropy, "
                          f"expectations) of {len(w)} terminals: below the best edge into each "
                          "word, every tree scores less than the most negative double")
-    likely = np.where(w < best - (_NEGLIGIBLE + log_count), NEG_INF, w)
+    likely = np.where(w < best - (NEGLIGIBLE + log_count), NEG_INF, w)
     if exact_log_scale(likely):
         if shift is not None:
             shift.check_digits(likely)
