@@ -398,12 +398,12 @@ class Model:
             raise ModelError(f"{path}: model file not found") from None
         except ModelError:
             raise
+        except RecursionError:  # json recurses once per level of nesting (before RuntimeError)
+            raise ModelError(f"{path}: not a semiparse parser model (its meta data is nested "
+                             f"too deeply)") from None
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError,
                 NotImplementedError, RuntimeError) as exc:  # the last two: a damaged zip header
             raise ModelError(f"{path}: not a readable semiparse model (truncated or corrupt: {exc})") from None
-        except RecursionError:  # json recurses once per level of nesting
-            raise ModelError(f"{path}: not a semiparse parser model (its meta data is nested "
-                             f"too deeply)") from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ModelError(f"{path}: not a semiparse parser model")
         if meta.get("version") != VERSION:
