@@ -98,13 +98,45 @@ def build_parser():
     return parser
 
 
-class Terminated(BaseException):
+class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main process so that ``finally`` blocks (and
-    the removal of temporary output files) run as they do on Ctrl-C."""
+    the removal of temporary output files) run as they do on Ctrl-C.  An
+    interrupt to every library between: hypothesis (``semiparse check``)
+    stops on one, where another exception landing in its data generation
+    came out as its own FlakyStrategyDefinition traceback."""
+
+
+# Whether a SIGTERM is waiting for the command to stop: [] none, [True] one
+# is, [False] the command has stopped for it.
+_terminating = []
 
 
 def _terminate(signum, frame):
-    raise Terminated()
+    """Raise :class:`Terminated`.  Python reports and then ignores an
+    exception raised inside a garbage collector callback or a ``__del__``
+    (hypothesis times its collections with one), so until the command has
+    stopped a timer raises it again every 50 ms."""
+    if not _terminating:
+        _terminating.append(True)
+        sys.unraisablehook = _unraisable
+        signal.signal(signal.SIGALRM, _terminate)
+        signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
+    if _terminating[0]:
+        raise Terminated()
+
+
+def _unraisable(info, default=sys.unraisablehook):
+    """Python's report of an exception it ignores, but for a
+    :class:`Terminated` (raised again by :func:`_terminate`'s timer)."""
+    if not isinstance(info.exc_value, Terminated):
+        default(info)
+
+
+def _stopped():
+    """The command has stopped: no SIGTERM is raised again."""
+    if _terminating:
+        _terminating[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 @contextlib.contextmanager
@@ -135,6 +167,8 @@ def main(argv=None):
     signals held until the imports are done."""
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
+    if on_main_thread:
+        _terminating.clear()
     name = "semiparse"
     closed = _stand_in_for_closed_streams()
     try:
@@ -157,14 +191,16 @@ def main(argv=None):
             exc = exc.strerror
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        _stopped()
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
-    except Terminated:
-        return 128 + signal.SIGTERM
     finally:
         for stream in closed:
             setattr(sys, stream, None)
         if on_main_thread:
+            _stopped()
             signal.signal(signal.SIGTERM, previous)
 
 

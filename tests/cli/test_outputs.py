@@ -413,3 +413,20 @@ def test_pool_is_capped_by_the_cores(monkeypatch):
     monkeypatch.setattr(_treebank.os, "cpu_count", lambda: 3)
     assert list(_treebank.mapped(abs, range(-2000, 0), 10000)) == list(range(2000, 0, -1))
     assert sizes == [3]
+
+
+@pytest.mark.parametrize("delay", [1.5, 3.0])
+def test_sigterm_during_check_stops_quietly(tmp_path, delay):
+    """check draws its examples with hypothesis, which took SIGTERM landing
+    in its data generation for a flaky strategy and printed its own
+    traceback (exit status 1); it is an interrupt, as Ctrl-C is."""
+    process = subprocess.Popen(_command("check", "in_order"), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        time.sleep(delay)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 143, err
+    assert b"Traceback" not in err and b"Flaky" not in err
