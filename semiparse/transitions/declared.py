@@ -156,7 +156,9 @@ class RewriteSystem(TransitionSystem):
     def is_final(self, stack, buffer, arcs):
         if buffer or self.final_stack == "any":
             return not buffer
-        return stack == (0,) if self.final_stack == "root" else len(stack) <= 1
+        if self.final_stack == "root":
+            return len(stack) == 1 and stack[0] == 0  # a list as well as a tuple
+        return len(stack) <= 1
 
     def legal(self, stack, buffer, arcs):
         if self.is_final(stack, buffer, arcs):

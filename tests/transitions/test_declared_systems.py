@@ -270,3 +270,15 @@ def test_an_edge_never_makes_the_root_a_dependent():
     config = semiparse.system(system).initial(1).apply("shift").apply("shift")
     assert config.legal() == ["left_arc"]
     assert config.apply("left_arc").arcs == (-1, 0)
+
+
+@pytest.mark.parametrize("name", ["arc_eager_single_root", "arc_standard", "arc_swift2"])
+def test_is_final_reads_lists_as_tuples(name):
+    """A final stack of the root alone was compared with the tuple (0,), so
+    a list [0] was never final."""
+    system = load_system(name)
+    stack, buffer, arcs = system.initial(2)
+    while not system.is_final(stack, buffer, arcs):
+        stack, buffer, arcs, _ = system.apply(stack, buffer, arcs, system.legal(stack, buffer, arcs)[-1])
+    assert system.is_final(list(stack), list(buffer), list(arcs))
+    assert not system.is_final([0], [1], [-1, -1, -1])
