@@ -201,8 +201,11 @@ class Oracle(DynamicOracle):
         columns = np.arange(len(kernel.columns), dtype=np.intc)
 
         def scores(s, b, g, a):
-            out = kernel_scores(machine, kernel, work, columns, g.n, s, b, a)
-            _check_memory(work)
+            nonlocal work
+            out, used = kernel_scores(machine, kernel, work, columns, g.n, s, b, a), work
+            if _out_of_memory(used):  # its mark stays: the next call takes a fresh work
+                work = kernel.work_type(gold.heads)
+            _check_memory(used)
             return out
         return scores
 
