@@ -115,13 +115,15 @@ def _terminate(signum, frame):
     """Raise :class:`Terminated`.  Python reports and then ignores an
     exception raised inside a garbage collector callback or a ``__del__``
     (hypothesis times its collections with one), so until the command has
-    stopped a timer raises it again every 50 ms."""
+    stopped a timer raises it again every 50 ms, unless it is on its way
+    (the ``finally`` blocks it runs, which remove temporary files, are not
+    cut short)."""
     if not _terminating:
         _terminating.append(True)
         sys.unraisablehook = _unraisable
         signal.signal(signal.SIGALRM, _terminate)
         signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
-    if _terminating[0]:
+    if _terminating[0] and not isinstance(sys.exc_info()[1], Terminated):
         raise Terminated()
 
 

@@ -430,3 +430,31 @@ def test_sigterm_during_check_stops_quietly(tmp_path, delay):
         process.kill()
     assert process.returncode == 143, err
     assert b"Traceback" not in err and b"Flaky" not in err
+
+
+def test_sigterm_raised_again_never_cuts_a_cleanup_short():
+    """The timer that raises SIGTERM's exception again (where Python ignored
+    it) holds off while the first one is on its way: a finally block that
+    outlasts several of its ticks (a slow removal of temporary files) runs
+    to its end."""
+    from semiparse.cli import Terminated, _stopped, _terminate, _terminating
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGALRM)}
+    done = []
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+        _terminating.clear()
+        with pytest.raises(Terminated):
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+            finally:
+                start = time.monotonic()
+                while time.monotonic() - start < 0.3:   # six ticks of the timer
+                    pass
+                done.append("cleanup finished")
+    finally:
+        _stopped()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    assert done == ["cleanup finished"]
