@@ -17,7 +17,8 @@ import re
 
 import numpy as np
 
-_POSITION = re.compile(r"([sb])([0-9]+)(?:\.(lc|rc))?")  # ASCII digits (\d takes others)
+# ASCII digits (\d takes others), no leading zero (s01 would be s1 under another name)
+_POSITION = re.compile(r"([sb])(0|[1-9][0-9]*)(?:\.(lc|rc))?")
 
 
 def parse_positions(spec):

@@ -210,9 +210,10 @@ def test_tampered_checkpoint_is_an_inconsistent_checkpoint(run, tmp_path, capsys
     assert err.startswith(f"semiparse train: error: {path}: inconsistent checkpoint: {reason}"), err
 
 
-@pytest.mark.parametrize("spec", ["s٣", ["s0\n"]])
+@pytest.mark.parametrize("spec", ["s٣", ["s0\n"], "s01", "s1,s01"])
 def test_feature_positions_take_ascii_digits_only(spec):
-    """\\d took s٣ (saved as a position of its own, s3 by int()); $ took a final newline."""
+    """\\d took s٣ (saved as a position of its own, s3 by int()); $ took a final newline;
+    s01 was s1 under another name (and both could be given)."""
     with pytest.raises(ValueError, match="bad feature position"):
         parse_positions(spec)
     assert parse_positions("s10,b0.lc") == ("s10", "b0.lc")
