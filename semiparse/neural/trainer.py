@@ -161,8 +161,10 @@ class NeuralTrainer:
 def _check_finite(net, loss, epoch):
     """ValueError where a step left the loss or a weight NaN or infinite: the
     run has diverged, and a model of such weights would be saved, then
-    refused by every loader."""
-    if math.isfinite(loss) and all(bool(torch.isfinite(p).all()) for p in net.parameters()):
+    refused by every loader.  One reduction over all weights, read once (on a
+    GPU, one synchronization a step, not one per weight tensor)."""
+    if math.isfinite(loss) and bool(torch.stack([torch.isfinite(p).all()
+                                                 for p in net.parameters()]).all()):
         return
     what = f"the loss is {loss}" if not math.isfinite(loss) else "a weight is not finite"
     raise ValueError(f"training diverged in epoch {epoch + 1}: {what} (a smaller --lr may "
