@@ -2,7 +2,7 @@
 """The split bilexical CKY's C interface (``_cky.pyx``), for compiled code
 that fills many max-plus charts without the GIL (the grammar oracle's
 kernel): a grammar's rules as C tables, a chart laid out in one reusable
-block, and :c:func:`maxplus_columns`."""
+block (:c:func:`maxplus_layout`), and :c:func:`maxplus_columns`."""
 
 
 cdef struct Chart:
@@ -31,12 +31,25 @@ cdef struct Rules:
     # zero, so their combinations are skipped
     const unsigned char* lreach
     const unsigned char* rreach
+    # the max-plus column chart's blocks of combinations (chart/grouping.py):
+    # rows (B2, A, B) and (C2, A, B) over the chart's rows and virtual rows,
+    # whether each block may apply to a head of each start state, and the
+    # virtual rows of L, R, IL, IR (members vmembers[k][vstarts[k][v]:...])
+    int nl, nr, nlb, nrb
+    const int* lb
+    const int* rb
+    const unsigned char* lb_ok
+    const unsigned char* rb_ok
+    int nvirtual[4]
+    const int* vstarts[4]
+    const int* vmembers[4]
 
 
 cdef class CompiledRules:
     cdef Rules g
     cdef int n_left, n_right
     cdef object arrays  # keeps the numpy arrays behind the pointers alive
+    cdef group(self, grouped)
 
 
 cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogil:
@@ -44,5 +57,14 @@ cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogi
 
 
 cdef void chart_layout(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil
+
+
+cdef inline size_t maxplus_bytes(const Rules* g, int N) noexcept nogil:
+    """The size of a max-plus column chart of N positions (:c:func:`maxplus_layout`)."""
+    return (2 * g.nl + 2 * g.nr + 2 * g.nl * g.nr + 1 + g.nvirtual[0] + g.nvirtual[1]
+            + g.nvirtual[2] + g.nvirtual[3]) * (<size_t> N * N) * sizeof(double)
+
+
+cdef void maxplus_layout(Chart* ch, const Rules* g, int N) noexcept nogil
 
 cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept, bint head_last) noexcept nogil

@@ -31,9 +31,11 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 import numpy as np
 
+from semiparse.chart.grouping import grouped_tables
+
 from semiparse.chart._logsum cimport Scaled, from_log, scaled_dot, scaled_plus, scaled_times, to_log
 from semiparse.chart._adjoint cimport OV, back_rows, share
-from semiparse.chart._maxplus cimport MaxPlus, maxplus_dot
+from semiparse.chart._maxplus cimport MaxPlus, max_dot, maxplus_dot
 from semiparse.chart._plain cimport (Plain, drifted, in_range, plain_dot, plain_rescale_weights,
                                plain_weights, recentring, track)
 
@@ -481,26 +483,124 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
     return root_value(tag, ch, g, ch.N - 1, p)
 
 
+cdef void maxplus_layout(Chart* ch, const Rules* g, int N) noexcept nogil:
+    """Lay out the max-plus column chart of N positions in ch.block
+    (:c:func:`maxplus_bytes` long at least): as :c:func:`chart_layout`, with
+    the virtual rows of L, R (by end), IL and IR after each array's own."""
+    cdef size_t nn = <size_t> N * N
+    cdef double* p = <double*> ch.block
+    cdef int nl = g.nl, nr = g.nr
+    ch.N, ch.nl, ch.nr = N, nl, nr
+    ch.Lf = p
+    p += (nl + g.nvirtual[0]) * nn
+    ch.Lb = p
+    p += nl * nn
+    ch.Rf = p
+    p += nr * nn
+    ch.Rb = p
+    p += (nr + g.nvirtual[1]) * nn
+    ch.IL = p
+    p += (nl * nr + g.nvirtual[2]) * nn
+    ch.IR = p
+    p += (nl * nr + g.nvirtual[3]) * nn
+    ch.W = p
+
+
+cdef inline void virtual_entries(const Rules* g, int k, double* rows, int n_real, int i, int j,
+                                 int N, size_t NN) noexcept nogil:
+    """Entry (i, j) of the virtual rows of chart array k (0: L, 1: R by end,
+    2: IL, 3: IR), whose first real rows ``rows`` holds: the maximum of
+    their members' entries."""
+    cdef int v, x
+    cdef double m
+    cdef const int* starts = g.vstarts[k]
+    cdef const int* members = g.vmembers[k]
+    for v in range(g.nvirtual[k]):
+        m = -INFINITY
+        for x in range(starts[v], starts[v + 1]):
+            if rows[at(members[x], i, j, N, NN)] > m:
+                m = rows[at(members[x], i, j, N, NN)]
+        rows[at(n_real + v, i, j, N, NN)] = m
+
+
+cdef inline void blocks_left(Chart* ch, const Rules* g, int i, int j) noexcept nogil:
+    """The left items over i..j from the blocks of left combinations (one
+    dot product each, :mod:`semiparse.chart.grouping`), then their by-end
+    copies and virtual rows."""
+    cdef int N = ch.N, nl = ch.nl, k, b2
+    cdef size_t NN = <size_t> N * N
+    cdef double* Lf = <double*> ch.Lf
+    cdef double* Lb = <double*> ch.Lb
+    cdef const double* IL = <const double*> ch.IL
+    cdef const unsigned char* ok = g.lb_ok + ch.pl[j] * g.nlb
+    cdef double v
+    for k in range(nl):
+        Lf[at(k, i, j, N, NN)] = -INFINITY
+    for k in range(g.nlb):
+        if not ok[k]:
+            continue
+        b2 = g.lb[3 * k]
+        v = max_dot(Lf + at(g.lb[3 * k + 1], i, i, N, NN), IL + at(g.lb[3 * k + 2], j, i, N, NN),
+                    j - i)
+        if v > Lf[at(b2, i, j, N, NN)]:
+            Lf[at(b2, i, j, N, NN)] = v
+    for k in range(nl):
+        Lb[at(k, j, i, N, NN)] = Lf[at(k, i, j, N, NN)]
+    virtual_entries(g, 0, Lf, nl, i, j, N, NN)
+
+
+cdef inline void blocks_right(Chart* ch, const Rules* g, int i, int j) noexcept nogil:
+    """The right items over i..j from the blocks of right combinations, then
+    their by-end copies and the virtual rows of those."""
+    cdef int N = ch.N, nr = ch.nr, k, c2
+    cdef size_t NN = <size_t> N * N
+    cdef double* Rf = <double*> ch.Rf
+    cdef double* Rb = <double*> ch.Rb
+    cdef const double* IR = <const double*> ch.IR
+    cdef const unsigned char* ok = g.rb_ok + ch.pr[i] * g.nrb
+    cdef double v
+    for k in range(nr):
+        Rf[at(k, i, j, N, NN)] = -INFINITY
+    for k in range(g.nrb):
+        if not ok[k]:
+            continue
+        c2 = g.rb[3 * k]
+        v = max_dot(IR + at(g.rb[3 * k + 1], i, i + 1, N, NN),
+                    Rb + at(g.rb[3 * k + 2], j, i + 1, N, NN), j - i)
+        if v > Rf[at(c2, i, j, N, NN)]:
+            Rf[at(c2, i, j, N, NN)] = v
+    for k in range(nr):
+        Rb[at(k, j, i, N, NN)] = Rf[at(k, i, j, N, NN)]
+    virtual_entries(g, 1, Rb, nr, j, i, N, NN)
+
+
 cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept, bint head_last) noexcept nogil:
-    """The max-plus value of positions 0..N-1 in a chart laid out for ch.N >=
-    N positions, filled column by column (the spans ending at j, for j from
-    ``kept`` to N - 1, each column from its shortest span up): every item of
-    a span lies inside it, so the spans that end before ``kept`` are left as
-    an earlier fill made them, which must have had the same first ``kept``
-    positions (start states and edge weights).  The caller sets ch.pl, ch.pr
-    and the weights ch.W (row-major, stride ch.N) of every pair that has a
-    position from ``kept`` on.  The whole input is headed by position 0, or
-    with ``head_last`` by position N - 1 (a mirrored grammar over a reversed
-    string, :attr:`semiparse.grammar.Grammar.mirrored`)."""
+    """The max-plus value of positions 0..N-1 in a chart laid out by
+    :c:func:`maxplus_layout` for ch.N >= N positions, filled column by
+    column (the spans ending at j, for j from ``kept`` to N - 1, each column
+    from its shortest span up): every item of a span lies inside it, so the
+    spans that end before ``kept`` are left as an earlier fill made them,
+    which must have had the same first ``kept`` positions (start states and
+    edge weights).  The caller sets ch.pl, ch.pr and the weights ch.W
+    (row-major, stride ch.N) of every pair that has a position from ``kept``
+    on.  The whole input is headed by position 0, or with ``head_last`` by
+    position N - 1 (a mirrored grammar over a reversed string,
+    :attr:`semiparse.grammar.Grammar.mirrored`).  The combinations are taken
+    in blocks (:mod:`semiparse.chart.grouping`)."""
     cdef MaxPlus tag
-    cdef int i, j
+    cdef int i, j, S = ch.N, nn = ch.nl * ch.nr
+    cdef size_t SS = <size_t> S * S
     cdef double lo = 0, hi = 0
     for j in range(kept, N):
         start_items(tag, ch, j)
+        virtual_entries(g, 0, <double*> ch.Lf, ch.nl, j, j, S, SS)
+        virtual_entries(g, 1, <double*> ch.Rb, ch.nr, j, j, S, SS)
         for i in range(j - 1, -1, -1):
             fill_attachments(tag, ch, g, i, j, 0, &lo, &hi)
-            fill_left(tag, ch, g, i, j, 0, &lo, &hi)
-            fill_right(tag, ch, g, i, j, 0, &lo, &hi)
+            virtual_entries(g, 2, <double*> ch.IL, nn, j, i, S, SS)
+            virtual_entries(g, 3, <double*> ch.IR, nn, i, j, S, SS)
+            blocks_left(ch, g, i, j)
+            blocks_right(ch, g, i, j)
     return root_value(tag, ch, g, N - 1, 0, head_last).s
 
 
@@ -934,6 +1034,29 @@ cdef class CompiledRules:
         self.g.root = &root[0, 0] if self.g.nroot else NULL
         self.g.lreach = &lreach[0, 0] if self.n_left else NULL
         self.g.rreach = &rreach[0, 0] if self.n_right else NULL
+        self.g.nl, self.g.nr = L, R
+        self.group(grouped_tables(tables, left_reach, right_reach))
+
+    cdef group(self, grouped):
+        """Point the max-plus column chart's fields at ``grouped`` (the
+        arrays of :func:`semiparse.chart.grouping.grouped_tables`)."""
+        cdef const int[:, ::1] lb = grouped["left"]
+        cdef const int[:, ::1] rb = grouped["right"]
+        cdef const unsigned char[:, ::1] lb_ok = grouped["left_ok"]
+        cdef const unsigned char[:, ::1] rb_ok = grouped["right_ok"]
+        cdef const int[::1] starts, members
+        cdef int k
+        self.arrays += (grouped,)
+        self.g.nlb, self.g.nrb = lb.shape[0], rb.shape[0]
+        self.g.lb = &lb[0, 0] if self.g.nlb else NULL
+        self.g.rb = &rb[0, 0] if self.g.nrb else NULL
+        self.g.lb_ok = &lb_ok[0, 0] if lb_ok.shape[0] and self.g.nlb else NULL
+        self.g.rb_ok = &rb_ok[0, 0] if rb_ok.shape[0] and self.g.nrb else NULL
+        for k in range(4):
+            starts, members = grouped["virtual"][k]
+            self.g.nvirtual[k] = starts.shape[0] - 1
+            self.g.vstarts[k] = &starts[0]
+            self.g.vmembers[k] = &members[0] if members.shape[0] else NULL
 
     def first_order(self):
         """Whether these are the rules of first-order projective trees (the
@@ -1076,6 +1199,49 @@ def inside(str kernel, CompiledRules rules not None, const int[::1] pl not None,
         mcm = run(mcm, rules, pl, pr, w, prime)
         return (mcm.s, mcm.c)
     raise ValueError(f"unknown kernel {kernel!r}")
+
+
+def maxplus_by_columns(CompiledRules rules not None, list inputs not None, bint head_last=False):
+    """The max-plus values of ``inputs`` (``(pl, pr, w)`` each, as for
+    :func:`inside`) filled one after another in one column chart
+    (:c:func:`maxplus_columns`, the grammar oracle's), each keeping the
+    columns over the prefix it shares with the input before (the same start
+    states and weights there); with ``head_last`` the inputs are headed by
+    their last position.  The column chart against :func:`inside`, for
+    tests."""
+    cdef Py_ssize_t S = 1, N, kept, prev = 0, a, b
+    cdef const int[::1] pl, pr
+    cdef const double[:, ::1] w
+    cdef Chart ch
+    cdef double* W
+    cdef int* states
+    for pl, pr, w in inputs:
+        check_input(rules, pl, pr, w)
+        S = max(S, w.shape[0])
+    ch.block = malloc(maxplus_bytes(&rules.g, S) + 2 * S * sizeof(int))
+    if ch.block is NULL:
+        raise MemoryError()
+    maxplus_layout(&ch, &rules.g, S)
+    states = <int*> (<char*> ch.block + maxplus_bytes(&rules.g, S))
+    ch.pl, ch.pr = states, states + S
+    W = <double*> ch.W
+    values = []
+    try:
+        for pl, pr, w in inputs:
+            N, kept = w.shape[0], 0
+            while (kept < min(N, prev) and states[kept] == pl[kept] and states[S + kept] == pr[kept]
+                   and all(W[kept * S + b] == w[kept, b] and W[b * S + kept] == w[b, kept]
+                           for b in range(kept + 1))):
+                kept += 1
+            for a in range(N):
+                states[a], states[S + a] = pl[a], pr[a]
+                for b in range(N):
+                    W[a * S + b] = w[a, b]
+            values.append(maxplus_columns(&ch, &rules.g, N, kept, head_last))
+            prev = N
+    finally:
+        free(ch.block)
+    return values
 
 
 def maxplus_gathered(CompiledRules rules not None, const int[::1] term_left not None,

@@ -45,8 +45,8 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from semiparse.chart._cky cimport (Chart, CompiledRules, Rules, chart_bytes, chart_layout,
-                                   maxplus_columns)
+from semiparse.chart._cky cimport (Chart, CompiledRules, Rules, maxplus_bytes, maxplus_columns,
+                                   maxplus_layout)
 from semiparse.chart.inputs import compiled
 from semiparse.transitions._machine cimport (Machine, MachineC, machine_apply,
                                              machine_arc, machine_legal)
@@ -78,11 +78,9 @@ cdef enum:
 cdef struct SpecC:
     const MachineC* machine
     const Rules* rules
-    int nl, nr
     const int* term_left       # start states of each terminal
     const int* term_right
     const Rules* rules_rev     # the same for the mirrored grammar (reversed strings)
-    int nl_rev, nr_rev
     const int* term_left_rev
     const int* term_right_rev
     int n_prefix
@@ -290,6 +288,11 @@ cdef inline double edge_weight(const WorkC* w, int i, int j) noexcept nogil:
     return 1.0 if d > 0 and x >= 0 and w.gold[d] == x else 0.0
 
 
+cdef inline size_t chart_bytes(const SpecC* sp, int S) noexcept nogil:
+    """The size of a chart of S positions for either direction's grammar."""
+    return max(maxplus_bytes(sp.rules, S), maxplus_bytes(sp.rules_rev, S))
+
+
 cdef bint chart_room(WorkC* w, int N) noexcept nogil:
     """Make the work's chart hold N positions (growing it forgets the string
     it was filled for); False if out of memory."""
@@ -299,7 +302,7 @@ cdef bint chart_room(WorkC* w, int N) noexcept nogil:
         return True
     free(w.chart)
     S = N + CHART_SLACK
-    w.chart_size = chart_bytes(sizeof(double), S, sp.nl, sp.nr) + 2 * S * sizeof(int)
+    w.chart_size = chart_bytes(sp, S) + 2 * S * sizeof(int)
     w.chart = malloc(w.chart_size)
     w.last_len = 0
     if w.chart is NULL:
@@ -354,11 +357,8 @@ cdef double chart_value(WorkC* w, int N) noexcept nogil:
            and w.ids[kept] == w.last[strings + kept] and w.fixed[kept] == w.last[2 * strings + kept]):
         kept += 1
     ch.block = w.chart
-    if w.rev:
-        chart_layout(&ch, sizeof(double), S, sp.nl_rev, sp.nr_rev)
-    else:
-        chart_layout(&ch, sizeof(double), S, sp.nl, sp.nr)
-    states = <int*> (<char*> w.chart + chart_bytes(sizeof(double), S, sp.nl, sp.nr))
+    maxplus_layout(&ch, sp.rules_rev if w.rev else sp.rules, S)
+    states = <int*> (<char*> w.chart + chart_bytes(sp, S))
     ch.pl, ch.pr = states, states + S
     wt = <double*> ch.W
     for j in range(kept, N):
@@ -435,10 +435,8 @@ cdef class Spec:
         self.keep = (machine, rules, rules_rev, terms, prefix)
         self.c.machine = &machine.c
         self.c.rules = &rules.g
-        self.c.nl, self.c.nr = rules.n_left, rules.n_right
         self.c.term_left, self.c.term_right = &tl[0], &tr[0]
         self.c.rules_rev = &rules_rev.g
-        self.c.nl_rev, self.c.nr_rev = rules_rev.n_left, rules_rev.n_right
         self.c.term_left_rev, self.c.term_right_rev = &tlr[0], &trr[0]
         self.c.n_prefix = len(completion.prefix_ids)
         self.c.prefix_ids = &px[0]
