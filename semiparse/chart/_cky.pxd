@@ -32,24 +32,31 @@ cdef struct Rules:
     const unsigned char* lreach
     const unsigned char* rreach
     # the max-plus column chart's blocks of combinations (chart/grouping.py):
-    # rows (B2, A, B) and (C2, A, B) over the chart's rows and virtual rows,
-    # whether each block may apply to a head of each start state, and the
-    # virtual rows of L, R, IL, IR (members vmembers[k][vstarts[k][v]:...])
-    int nl, nr, nlb, nrb
+    # rows (B2, A, B), (C2, A, B) and the attachments (Lb, Rf, il, ir,
+    # il_first, ir_first) over the chart's rows and virtual rows, whether
+    # each may apply at a head (and dependent) of each start state, and the
+    # virtual rows of L by start, L by end, R by start, R by end (members
+    # vmembers[k][vstarts[k][v]:vstarts[k][v + 1]]), and the rows of IL and
+    # IR (only those the blocks read)
+    int nl, nr, nlb, nrb, natt
     const int* lb
     const int* rb
+    const int* att
     const unsigned char* lb_ok
     const unsigned char* rb_ok
-    int nvirtual[4]
+    const unsigned char* att_left
+    const unsigned char* att_right
+    int nvirtual[6]
     const int* vstarts[4]
     const int* vmembers[4]
-
 
 cdef class CompiledRules:
     cdef Rules g
     cdef int n_left, n_right
     cdef object arrays  # keeps the numpy arrays behind the pointers alive
-    cdef group(self, grouped)
+    cdef object tables
+    cdef bint grouped   # the max-plus column chart's fields are set (group())
+    cdef use_blocks(self, grouped)
 
 
 cdef inline size_t chart_bytes(size_t size, int N, int nl, int nr) noexcept nogil:
@@ -61,8 +68,8 @@ cdef void chart_layout(Chart* ch, size_t size, int N, int nl, int nr) noexcept n
 
 cdef inline size_t maxplus_bytes(const Rules* g, int N) noexcept nogil:
     """The size of a max-plus column chart of N positions (:c:func:`maxplus_layout`)."""
-    return (2 * g.nl + 2 * g.nr + 2 * g.nl * g.nr + 1 + g.nvirtual[0] + g.nvirtual[1]
-            + g.nvirtual[2] + g.nvirtual[3]) * (<size_t> N * N) * sizeof(double)
+    return (2 * g.nl + 2 * g.nr + 1 + g.nvirtual[0] + g.nvirtual[1] + g.nvirtual[2]
+            + g.nvirtual[3] + g.nvirtual[4] + g.nvirtual[5]) * (<size_t> N * N) * sizeof(double)
 
 
 cdef void maxplus_layout(Chart* ch, const Rules* g, int N) noexcept nogil

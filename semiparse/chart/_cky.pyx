@@ -486,7 +486,8 @@ cdef V fill(V tag, Chart* ch, const Rules* g, const int* pl, const int* pr,
 cdef void maxplus_layout(Chart* ch, const Rules* g, int N) noexcept nogil:
     """Lay out the max-plus column chart of N positions in ch.block
     (:c:func:`maxplus_bytes` long at least): as :c:func:`chart_layout`, with
-    the virtual rows of L, R (by end), IL and IR after each array's own."""
+    each array's virtual rows after its own, and of the attachment items
+    only the rows that the blocks read."""
     cdef size_t nn = <size_t> N * N
     cdef double* p = <double*> ch.block
     cdef int nl = g.nl, nr = g.nr
@@ -494,23 +495,23 @@ cdef void maxplus_layout(Chart* ch, const Rules* g, int N) noexcept nogil:
     ch.Lf = p
     p += (nl + g.nvirtual[0]) * nn
     ch.Lb = p
-    p += nl * nn
+    p += (nl + g.nvirtual[1]) * nn
     ch.Rf = p
-    p += nr * nn
+    p += (nr + g.nvirtual[2]) * nn
     ch.Rb = p
-    p += (nr + g.nvirtual[1]) * nn
+    p += (nr + g.nvirtual[3]) * nn
     ch.IL = p
-    p += (nl * nr + g.nvirtual[2]) * nn
+    p += g.nvirtual[4] * nn
     ch.IR = p
-    p += (nl * nr + g.nvirtual[3]) * nn
+    p += g.nvirtual[5] * nn
     ch.W = p
 
 
 cdef inline void virtual_entries(const Rules* g, int k, double* rows, int n_real, int i, int j,
                                  int N, size_t NN) noexcept nogil:
-    """Entry (i, j) of the virtual rows of chart array k (0: L, 1: R by end,
-    2: IL, 3: IR), whose first real rows ``rows`` holds: the maximum of
-    their members' entries."""
+    """Entry (i, j) of the virtual rows of chart array k (0: L by start, 1: L
+    by end, 2: R by start, 3: R by end), whose real rows ``rows`` holds:
+    the maximum of their members' entries."""
     cdef int v, x
     cdef double m
     cdef const int* starts = g.vstarts[k]
@@ -523,10 +524,44 @@ cdef inline void virtual_entries(const Rules* g, int k, double* rows, int n_real
         rows[at(n_real + v, i, j, N, NN)] = m
 
 
+cdef inline void put(double* entry, double v, bint first) noexcept nogil:
+    """Write v to an entry (the first value that goes there) or keep the larger."""
+    if first or v > entry[0]:
+        entry[0] = v
+
+
+cdef inline void blocks_attach(Chart* ch, const Rules* g, int i, int j) noexcept nogil:
+    """The attachment items over i..j that the blocks read: each attachment
+    block's dot product of a row of R (by start, at i) and a row of L (by
+    end, at j), plus the weight of the edge j -> i (IL) or i -> j (IR)."""
+    cdef int N = ch.N, k
+    cdef size_t NN = <size_t> N * N
+    cdef const int* a
+    cdef const double* Rf = <const double*> ch.Rf
+    cdef const double* Lb = <const double*> ch.Lb
+    cdef const double* W = <const double*> ch.W
+    cdef double* IL = <double*> ch.IL
+    cdef double* IR = <double*> ch.IR
+    cdef const unsigned char* left_ok = g.att_left + ch.pl[j] * g.natt
+    cdef const unsigned char* right_ok = g.att_right + ch.pr[i] * g.natt
+    cdef double v = 0
+    for k in range(g.natt):
+        a = g.att + 6 * k
+        if k and a[0] == a[-6] and a[1] == a[-5]:
+            pass   # the block of the row before, which goes to other rows too
+        elif left_ok[k] and right_ok[k]:
+            v = max_dot(Rf + at(a[1], i, i, N, NN), Lb + at(a[0], j, i + 1, N, NN), j - i)
+        else:
+            v = -INFINITY
+        if a[2] >= 0:
+            put(IL + at(a[2], j, i, N, NN), v + W[j * N + i], a[4])
+        if a[3] >= 0:
+            put(IR + at(a[3], i, j, N, NN), v + W[i * N + j], a[5])
+
+
 cdef inline void blocks_left(Chart* ch, const Rules* g, int i, int j) noexcept nogil:
     """The left items over i..j from the blocks of left combinations (one
-    dot product each, :mod:`semiparse.chart.grouping`), then their by-end
-    copies and virtual rows."""
+    dot product each), then their by-end copies and the virtual rows of both."""
     cdef int N = ch.N, nl = ch.nl, k, b2
     cdef size_t NN = <size_t> N * N
     cdef double* Lf = <double*> ch.Lf
@@ -547,11 +582,12 @@ cdef inline void blocks_left(Chart* ch, const Rules* g, int i, int j) noexcept n
     for k in range(nl):
         Lb[at(k, j, i, N, NN)] = Lf[at(k, i, j, N, NN)]
     virtual_entries(g, 0, Lf, nl, i, j, N, NN)
+    virtual_entries(g, 1, Lb, nl, j, i, N, NN)
 
 
 cdef inline void blocks_right(Chart* ch, const Rules* g, int i, int j) noexcept nogil:
     """The right items over i..j from the blocks of right combinations, then
-    their by-end copies and the virtual rows of those."""
+    their by-end copies and the virtual rows of both."""
     cdef int N = ch.N, nr = ch.nr, k, c2
     cdef size_t NN = <size_t> N * N
     cdef double* Rf = <double*> ch.Rf
@@ -571,7 +607,8 @@ cdef inline void blocks_right(Chart* ch, const Rules* g, int i, int j) noexcept 
             Rf[at(c2, i, j, N, NN)] = v
     for k in range(nr):
         Rb[at(k, j, i, N, NN)] = Rf[at(k, i, j, N, NN)]
-    virtual_entries(g, 1, Rb, nr, j, i, N, NN)
+    virtual_entries(g, 2, Rf, nr, i, j, N, NN)
+    virtual_entries(g, 3, Rb, nr, j, i, N, NN)
 
 
 cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept, bint head_last) noexcept nogil:
@@ -588,17 +625,16 @@ cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept, bint hea
     :attr:`semiparse.grammar.Grammar.mirrored`).  The combinations are taken
     in blocks (:mod:`semiparse.chart.grouping`)."""
     cdef MaxPlus tag
-    cdef int i, j, S = ch.N, nn = ch.nl * ch.nr
+    cdef int i, j, S = ch.N
     cdef size_t SS = <size_t> S * S
-    cdef double lo = 0, hi = 0
     for j in range(kept, N):
         start_items(tag, ch, j)
         virtual_entries(g, 0, <double*> ch.Lf, ch.nl, j, j, S, SS)
-        virtual_entries(g, 1, <double*> ch.Rb, ch.nr, j, j, S, SS)
+        virtual_entries(g, 1, <double*> ch.Lb, ch.nl, j, j, S, SS)
+        virtual_entries(g, 2, <double*> ch.Rf, ch.nr, j, j, S, SS)
+        virtual_entries(g, 3, <double*> ch.Rb, ch.nr, j, j, S, SS)
         for i in range(j - 1, -1, -1):
-            fill_attachments(tag, ch, g, i, j, 0, &lo, &hi)
-            virtual_entries(g, 2, <double*> ch.IL, nn, j, i, S, SS)
-            virtual_entries(g, 3, <double*> ch.IR, nn, i, j, S, SS)
+            blocks_attach(ch, g, i, j)
             blocks_left(ch, g, i, j)
             blocks_right(ch, g, i, j)
     return root_value(tag, ch, g, N - 1, 0, head_last).s
@@ -1035,28 +1071,43 @@ cdef class CompiledRules:
         self.g.lreach = &lreach[0, 0] if self.n_left else NULL
         self.g.rreach = &rreach[0, 0] if self.n_right else NULL
         self.g.nl, self.g.nr = L, R
-        self.group(grouped_tables(tables, left_reach, right_reach))
+        self.tables, self.grouped = tables, False
 
-    cdef group(self, grouped):
-        """Point the max-plus column chart's fields at ``grouped`` (the
-        arrays of :func:`semiparse.chart.grouping.grouped_tables`)."""
+    def group(self):
+        """Build the blocks of the max-plus column chart (:c:func:`maxplus_columns`,
+        :func:`semiparse.chart.grouping.grouped_tables`) if not yet built:
+        only the grammar oracle needs them, and a large generated grammar's
+        tables take a while to group."""
+        if not self.grouped:
+            self.use_blocks(grouped_tables(self.tables, self.arrays[4], self.arrays[5]))
+            self.grouped = True
+
+    cdef use_blocks(self, grouped):
+        """Point the max-plus column chart's fields at ``grouped``."""
         cdef const int[:, ::1] lb = grouped["left"]
         cdef const int[:, ::1] rb = grouped["right"]
+        cdef const int[:, ::1] att = grouped["attach"]
         cdef const unsigned char[:, ::1] lb_ok = grouped["left_ok"]
         cdef const unsigned char[:, ::1] rb_ok = grouped["right_ok"]
+        cdef const unsigned char[:, ::1] att_left = grouped["attach_left"]
+        cdef const unsigned char[:, ::1] att_right = grouped["attach_right"]
         cdef const int[::1] starts, members
         cdef int k
         self.arrays += (grouped,)
-        self.g.nlb, self.g.nrb = lb.shape[0], rb.shape[0]
+        self.g.nlb, self.g.nrb, self.g.natt = lb.shape[0], rb.shape[0], att.shape[0]
         self.g.lb = &lb[0, 0] if self.g.nlb else NULL
         self.g.rb = &rb[0, 0] if self.g.nrb else NULL
+        self.g.att = &att[0, 0] if self.g.natt else NULL
         self.g.lb_ok = &lb_ok[0, 0] if lb_ok.shape[0] and self.g.nlb else NULL
         self.g.rb_ok = &rb_ok[0, 0] if rb_ok.shape[0] and self.g.nrb else NULL
+        self.g.att_left = &att_left[0, 0] if att_left.shape[0] and self.g.natt else NULL
+        self.g.att_right = &att_right[0, 0] if att_right.shape[0] and self.g.natt else NULL
         for k in range(4):
             starts, members = grouped["virtual"][k]
             self.g.nvirtual[k] = starts.shape[0] - 1
             self.g.vstarts[k] = &starts[0]
             self.g.vmembers[k] = &members[0] if members.shape[0] else NULL
+        self.g.nvirtual[4], self.g.nvirtual[5] = grouped["attach_rows"]
 
     def first_order(self):
         """Whether these are the rules of first-order projective trees (the
@@ -1215,6 +1266,7 @@ def maxplus_by_columns(CompiledRules rules not None, list inputs not None, bint 
     cdef Chart ch
     cdef double* W
     cdef int* states
+    rules.group()
     for pl, pr, w in inputs:
         check_input(rules, pl, pr, w)
         S = max(S, w.shape[0])
@@ -1229,9 +1281,12 @@ def maxplus_by_columns(CompiledRules rules not None, list inputs not None, bint 
     try:
         for pl, pr, w in inputs:
             N, kept = w.shape[0], 0
-            while (kept < min(N, prev) and states[kept] == pl[kept] and states[S + kept] == pr[kept]
-                   and all(W[kept * S + b] == w[kept, b] and W[b * S + kept] == w[b, kept]
-                           for b in range(kept + 1))):
+            while kept < min(N, prev) and states[kept] == pl[kept] and states[S + kept] == pr[kept]:
+                b = 0
+                while b <= kept and W[kept * S + b] == w[kept, b] and W[b * S + kept] == w[b, kept]:
+                    b += 1
+                if b <= kept:
+                    break
                 kept += 1
             for a in range(N):
                 states[a], states[S + a] = pl[a], pr[a]

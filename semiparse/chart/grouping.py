@@ -1,20 +1,24 @@
 """A grammar's combinations grouped into blocks, for the max-plus column chart
-(:c:func:`maxplus_columns` in ``_cky.pyx``).
+(:c:func:`maxplus_columns` in ``_cky.pyx``, the grammar oracle's).
 
-A left combination ``(B2, Bd, B, Cd)`` adds to the left item ``L[B2][i][j]``
-the best over split points d of ``L[Bd][i][d] + IL[B, Cd][j][d]``: a dot
-product of two chart rows.  The rows of a generated grammar are the product
-of attaching rules and finish rules, so many combinations of one target
-state take every pair of a set of first rows and a set of second rows.  In
+Every item of the chart is a maximum of dot products of two chart rows: a
+left combination ``(B2, Bd, B, Cd)`` adds to ``L[B2][i][j]`` the best over
+split points d of ``L[Bd][i][d] + IL[B, Cd][j][d]``, and an attachment item
+``IL[B, C]`` or ``IR[B, C]`` is the dot product of ``R[C]`` and ``L[B]``
+plus the edge's weight.  The combinations of a generated grammar are the
+product of attaching rules and finish rules, so many combinations of one
+target take every pair of a set of first rows and a set of second rows.  In
 max-plus such a *block* A x B needs one dot product: that of the entrywise
-maxima of the rows of A and of B (max over a, b of x_a + y_b is
-max x_a + max y_b, exactly also in floating point, as rounded addition is
-monotone).  The maxima are kept in the chart as *virtual rows*, each entry
-written once, when its members' entries are, so the cubic work of a block
-is that of one combination.  (Sums of products factor the same way, but
-the counting kernels keep duplicate combinations, one per derivation step;
-this grouping is for max-plus, where a repeated combination changes
-nothing.)
+maxima of the rows of A and of B (max over a, b of x_a + y_b is max x_a +
+max y_b, exactly also in floating point, as rounded addition is monotone).
+The maxima are kept in the chart as *virtual rows*, each entry written once,
+when its members' entries are, so the cubic work of a block is that of one
+combination.  The attachment items are built only where a block reads them,
+and a virtual one directly from virtual rows of ``L`` and ``R``.
+
+Sums of products factor the same way, but the counting kernels keep
+duplicate combinations, one per derivation step; this grouping is for
+max-plus, where a repeated combination changes nothing.
 """
 
 from collections import defaultdict
@@ -32,11 +36,15 @@ def blocks(combos):
     by_target = defaultdict(set)
     for target, a, b in combos:
         by_target[target].add((a, b))
-    out = []
-    for target in sorted(by_target):
-        found = [_grouped(by_target[target], flip) for flip in (False, True)]
-        out += [(target, a, b) for a, b in min(found, key=len)]
-    return out
+    return [(target, a, b) for target in sorted(by_target)
+            for a, b in product_blocks(by_target[target])]
+
+
+def product_blocks(pairs):
+    """``pairs`` as a list of blocks ``(A, B)`` (sorted tuples) whose products
+    partition it (see :func:`blocks`)."""
+    found = [_grouped(pairs, flip) for flip in (False, True)]
+    return min(found, key=len)
 
 
 def _grouped(pairs, flip):
@@ -57,9 +65,8 @@ def _grouped(pairs, flip):
 
 
 class Rows:
-    """The virtual rows of one chart array: a set of two or more real rows
-    (below ``n_real``) gets the index ``n_real + k`` and its members in CSR
-    form (``starts``, ``members``)."""
+    """The rows of one chart array: a set of two or more of its ``n_real`` own
+    rows gets the index ``n_real + k`` of a virtual row."""
 
     def __init__(self, n_real):
         self.n_real = n_real
@@ -70,45 +77,94 @@ class Rows:
             return rows[0]
         return self.sets.setdefault(rows, self.n_real + len(self.sets))
 
-    def arrays(self):
+    def members(self, index):
+        """The set of rows a row index stands for."""
+        if index < self.n_real:
+            return (index,)
+        return next(s for s, k in self.sets.items() if k == index)
+
+    def csr(self):
+        """``(starts, members)``: the members of virtual row v are
+        ``members[starts[v]:starts[v + 1]]``."""
         ordered = sorted(self.sets, key=self.sets.get)
         starts = np.cumsum([0] + [len(s) for s in ordered]).astype(np.intc)
         members = np.array([m for s in ordered for m in s], dtype=np.intc)
         return starts, members
 
 
+def _int_rows(rows, width):
+    return np.array(rows, dtype=np.intc).reshape(len(rows), width)
+
+
+def _gates(sets, reach):
+    """``ok[s, k]``: one state of ``sets[k]`` is reachable from start state s."""
+    n = reach.shape[0]
+    return np.array([[any(reach[s, x] for x in states) for states in sets] for s in range(n)],
+                    dtype=np.uint8).reshape(n, len(sets))
+
+
 def grouped_tables(tables, left_reach, right_reach):
     """The max-plus column chart's view of ``tables`` (:class:`semiparse.
-    grammar.Tables`), as a dict of int32 / uint8 arrays:
+    grammar.Tables`), as a dict of int32 / uint8 arrays; rows of the arrays
+    L (by start), L (by end), R (by start), R (by end) are numbered as in
+    the chart (states), with the virtual rows after each array's own; IL
+    and IR hold the rows the blocks read only (see ``attach_rows``):
 
     - ``left`` rows ``(B2, A, B)``: ``L[B2][i][j]`` takes the dot product of
-      left-item row A (from ``L[Bd]``; virtual from n_left) and left
-      attachment row B (``IL[B, Cd]`` at index ``B * n_right + Cd``; virtual
-      from n_left * n_right); ``right`` rows ``(C2, A, B)``: attachment row A
-      (``IR[Bd, C]`` at ``Bd * n_right + C``) and right-item row B (``R[Cd]``;
-      virtual from n_right);
-    - ``left_ok[s, k]``: left block k may apply to a head whose left start
-      state is s (one of its heads' states B is reachable from s, by
-      ``left_reach``); ``right_ok`` likewise by C and ``right_reach``;
-    - ``virtual``: for the arrays L, R, IL, IR in that order, the
-      ``(starts, members)`` of their virtual rows.
+      row A of L and row B of IL; ``right`` rows ``(C2, A, B)``: row A of
+      IR and row B of R (by end);
+    - ``attach`` rows ``(Lb, Rf, il, ir, il_first, ir_first)``: the dot
+      product of row Rf of R and row Lb of L (by end), plus the edge's
+      weight, goes to row il of IL and row ir of IR (-1: not to that side),
+      written by the first row that goes there, else maximized;
+    - ``left_ok[s, k]``, ``right_ok[s, k]``: left block k may apply at a head
+      whose left start state is s (one of its heads' states is reachable
+      from s by ``left_reach``), right block k likewise (``right_reach``);
+      ``attach_left[s, k]``, ``attach_right[s, k]``: the same for attachment
+      k's head (left states) and dependent (right states);
+    - ``virtual``: ``(starts, members)`` (:meth:`Rows.csr`) for the virtual
+      rows of L by start, L by end, R by start, R by end;
+      ``attach_rows``: how many rows IL and IR have: only those the blocks
+      read (of the real and virtual ones), in the order of their numbers.
     """
     nl, nr = tables.n_left, tables.n_right
-    rows = [Rows(nl), Rows(nr), Rows(nl * nr), Rows(nl * nr)]
-    lc = [tuple(map(int, r)) for r in np.asarray(tables.left_combos).tolist()]
-    rc = [tuple(map(int, r)) for r in np.asarray(tables.right_combos).tolist()]
+    lf, lb, rf, rb, il, ir = (Rows(nl), Rows(nl), Rows(nr), Rows(nr), Rows(nl * nr),
+                              Rows(nl * nr))
+    lc = np.asarray(tables.left_combos).tolist()
+    rc = np.asarray(tables.right_combos).tolist()
     left = blocks([(b2, bd, b * nr + cd) for b2, bd, b, cd in lc])
     right = blocks([(c2, bd * nr + c, cd) for c2, c, bd, cd in rc])
-    left_rows = [(b2, rows[0].index(a), rows[2].index(b)) for b2, a, b in left]
-    right_rows = [(c2, rows[3].index(a), rows[1].index(b)) for c2, a, b in right]
-    left_ok = np.array([[any(left_reach[s, b // nr] for b in bs) for _, _, bs in left]
-                        for s in range(nl)], dtype=np.uint8).reshape(nl, len(left))
-    right_ok = np.array([[any(right_reach[s, a % nr] for a in as_) for _, as_, _ in right]
-                         for s in range(nr)], dtype=np.uint8).reshape(nr, len(right))
+    left_rows = [(b2, lf.index(a), il.index(b)) for b2, a, b in left]
+    right_rows = [(c2, ir.index(a), rb.index(b)) for c2, a, b in right]
+    # the chart holds only the attachment rows the blocks read, numbered anew
+    il_kept = {x: k for k, x in enumerate(sorted({b for _, _, b in left_rows}))}
+    ir_kept = {x: k for k, x in enumerate(sorted({a for _, a, _ in right_rows}))}
+    # the attachment rows the blocks read, each as blocks of (heads, dependents)
+    dots = defaultdict(lambda: ([], []))
+    for side, rows, kept in ((0, il, il_kept), (1, ir, ir_kept)):
+        for target in kept:
+            pairs = {(x // nr, x % nr) for x in rows.members(target)}
+            for heads, deps in product_blocks(pairs):
+                dots[heads, deps][side].append(kept[target])
+    attach, gated, written = [], [], set()
+    for (heads, deps), (to_il, to_ir) in sorted(dots.items()):
+        # a block in two rows of one side: a row for each, one after the other
+        # (the chart computes their dot product once)
+        for k in range(max(len(to_il), len(to_ir))):
+            x = to_il[k] if k < len(to_il) else -1
+            y = to_ir[k] if k < len(to_ir) else -1
+            attach.append((lb.index(heads), rf.index(deps), x, y,
+                           x >= 0 and ("il", x) not in written, y >= 0 and ("ir", y) not in written))
+            written |= {("il", x), ("ir", y)}
+            gated.append((heads, deps))
     return {
-        "left": np.array(left_rows, dtype=np.intc).reshape(len(left_rows), 3),
-        "right": np.array(right_rows, dtype=np.intc).reshape(len(right_rows), 3),
-        "left_ok": left_ok,
-        "right_ok": right_ok,
-        "virtual": [r.arrays() for r in rows],
+        "left": _int_rows([(b2, a, il_kept[b]) for b2, a, b in left_rows], 3),
+        "right": _int_rows([(c2, ir_kept[a], b) for c2, a, b in right_rows], 3),
+        "attach": _int_rows(attach, 6),
+        "left_ok": _gates([[b // nr for b in bs] for _, _, bs in left], left_reach),
+        "right_ok": _gates([[a % nr for a in as_] for _, as_, _ in right], right_reach),
+        "attach_left": _gates([heads for heads, _ in gated], left_reach),
+        "attach_right": _gates([deps for _, deps in gated], right_reach),
+        "virtual": [rows.csr() for rows in (lf, lb, rf, rb)],
+        "attach_rows": [len(il_kept), len(ir_kept)],
     }

@@ -57,10 +57,10 @@ from semiparse.transitions._state cimport StateC, state_copy, state_free, state_
 
 cdef int NEG = -(1 << 28)   # a chart value of -inf, in the memo
 cdef int HEAD_GONE = -2     # WorkC.fixed of a node whose built head is not in the string
-# A work keeps its chart's block from one row to the next up to this size
-# (most strings are short once the buffer is reduced); a larger one is freed
-# at the end of its row, so that a batch of many gold trees does not hold a
-# large chart for each.
+# A work keeps its chart's block from one row to the next up to its
+# chart_limit, by default this size (most strings are short once the buffer
+# is reduced); a larger one is freed at the end of its row, so that an
+# oracle that keeps many gold trees does not hold a large chart for each.
 cdef size_t KEPT_CHART = 1 << 18
 # Room for this many more positions when a chart grows (the strings of one
 # row differ by a few positions): fewer reallocations, each of which loses
@@ -121,6 +121,7 @@ cdef struct WorkC:
     long parses                # charts filled (the memo's saving shows here)
     long parses_rev            # of which for reversed strings
     bint out_of_memory         # a chart could not be allocated: its row is not exact
+    size_t chart_limit         # the largest chart kept from one row to the next
 
 
 cdef inline int term_of(const SpecC* sp, int where, bint is_root, bint is_top,
@@ -413,9 +414,13 @@ cdef void grammar_row(void* work, const StateC* state, const int* stack, int ns,
         N = build_string(w, state, &credit)
         if N > 0:
             memo_put(&w.memo, w.key, 3 * N, 0, <int> best - credit)
-    if w.chart_size > KEPT_CHART:
-        free(w.chart)
-        w.chart, w.chart_size, w.stride, w.last_len = NULL, 0, 0, 0
+    if w.chart_size > w.chart_limit:
+        chart_drop(w)
+
+
+cdef inline void chart_drop(WorkC* w) noexcept nogil:
+    free(w.chart)
+    w.chart, w.chart_size, w.stride, w.last_len = NULL, 0, 0, 0
 
 
 cdef class Spec:
@@ -428,6 +433,8 @@ cdef class Spec:
         grammar = completion.grammar
         tables, mirrored = grammar.tables, grammar.mirrored.tables
         cdef CompiledRules rules_rev = compiled(grammar.mirrored)
+        rules.group()
+        rules_rev.group()
         terms = [np.ascontiguousarray(t, dtype=np.intc) for t in
                  (tables.term_left, tables.term_right, mirrored.term_left, mirrored.term_right)]
         prefix = np.asarray(completion.prefix_ids or [0], dtype=np.intc)
@@ -475,6 +482,7 @@ cdef class Work(KernelWork):
         self.c.parses = 0
         self.c.parses_rev = 0
         self.c.out_of_memory = False
+        self.c.chart_limit = KEPT_CHART
 
     def __init__(self, Spec spec, heads):
         cdef int n = len(heads) - 1, i, size, strings
@@ -519,6 +527,20 @@ cdef class Work(KernelWork):
         """Whether a chart could not be allocated: the rows computed with this
         work are then not exact, and the caller must raise MemoryError."""
         return self.c.out_of_memory
+
+    @property
+    def chart_limit(self):
+        """The largest chart (bytes) this work keeps from one row to the next:
+        a longer string's chart is freed at the end of its row, and filled
+        from its first column at the next.  Setting it frees a larger chart
+        kept now."""
+        return self.c.chart_limit
+
+    @chart_limit.setter
+    def chart_limit(self, size_t limit):
+        self.c.chart_limit = limit
+        if self.c.chart_size > limit:
+            chart_drop(&self.c)
 
     @property
     def parses(self):

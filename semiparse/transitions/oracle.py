@@ -34,6 +34,14 @@ from semiparse.transitions.loading import definition_sha256, load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
 KEPT_TREES = 256  # gold trees (tuples) an oracle keeps checked, with their kernels' data, between calls
+# The grammar path's C work for a gold tree keeps its chart from one row to
+# the next up to a limit (a string that starts as the last one did is parsed
+# from where they differ): CHART_IN_USE bytes while a call uses it; the works
+# kept between scores_batch calls share KEPT_CHARTS bytes, each at least
+# MIN_KEPT_CHART.
+CHART_IN_USE = 16 << 20
+KEPT_CHARTS = 64 << 20
+MIN_KEPT_CHART = 256 << 10
 
 
 class Oracle(DynamicOracle):
@@ -108,7 +116,8 @@ class Oracle(DynamicOracle):
         """:meth:`_kept`, removed from what this oracle keeps while the caller
         uses it (given back by :meth:`_give_back`), so that calls on other
         threads never share a kernel's data."""
-        found = self._kept_trees[bool(partial)].pop(id(heads), None)
+        with self._lock:
+            found = self._kept_trees[bool(partial)].pop(id(heads), None)
         if found is None or found.heads is not heads:
             found = _Kept(heads, Gold(heads, partial))
         return found
@@ -117,15 +126,22 @@ class Oracle(DynamicOracle):
         """Keep these :class:`_Kept` for the next calls (emptying the store
         first if they would not fit), except those whose kernel ran out of
         memory: one of their works is returned (its rows are not exact: the
-        caller raises MemoryError), else None."""
+        caller raises MemoryError), else None.  The works kept then share
+        :data:`KEPT_CHARTS` equally."""
         kept_trees, short = self._kept_trees[bool(partial)], None
-        if len(kept_trees) + len(taken) > KEPT_TREES:
-            kept_trees.clear()
-        for kept in taken:
-            if kept.watch is not None and kept.watch.out_of_memory:
-                short = kept.watch
-            elif len(kept_trees) < KEPT_TREES:
-                kept_trees[id(kept.heads)] = kept
+        with self._lock:   # no _take while the works kept share the chart budget anew
+            if len(kept_trees) + len(taken) > KEPT_TREES:
+                kept_trees.clear()
+            for kept in taken:
+                if kept.watch is not None and kept.watch.out_of_memory:
+                    short = kept.watch
+                elif len(kept_trees) < KEPT_TREES:
+                    kept_trees[id(kept.heads)] = kept
+            stores = self._kept_trees.values()
+            share = max(MIN_KEPT_CHART, KEPT_CHARTS // max(1, sum(map(len, stores))))
+            for kept in (k for store in stores for k in store.values()):
+                if kept.watch is not None and kept.watch.chart_limit != share:
+                    kept.watch.chart_limit = share
         return short
 
     def cache_clear(self):
@@ -197,14 +213,21 @@ class Oracle(DynamicOracle):
         if kernel is None:
             system, strategy = self.system, self.strategy
             return lambda s, b, g, a: grammar_scores(system, g, s, b, a, strategy)
-        work, machine = kernel.work_type(gold.heads), machine_for(self.system)
+        machine = machine_for(self.system)
         columns = np.arange(len(kernel.columns), dtype=np.intc)
+
+        def new_work():   # the oracle's only work for single calls: its chart may stay large
+            made = kernel.work_type(gold.heads)
+            made.chart_limit = CHART_IN_USE
+            return made
+
+        work = new_work()
 
         def scores(s, b, g, a):
             nonlocal work
             out, used = kernel_scores(machine, kernel, work, columns, g.n, s, b, a), work
             if _out_of_memory(used):  # its mark stays: the next call takes a fresh work
-                work = kernel.work_type(gold.heads)
+                work = new_work()
             _check_memory(used)
             return out
         return scores
@@ -320,6 +343,8 @@ class Oracle(DynamicOracle):
             used.append(kept)
             if kept.rows is None:
                 kept.prepare(self._kernel(kept.gold))
+            if kept.watch is not None:
+                kept.watch.chart_limit = CHART_IN_USE
             return kept.rows or None, kept.gold.n
 
         def check(config, i):

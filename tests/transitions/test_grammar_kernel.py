@@ -136,13 +136,16 @@ def test_columns_kept_from_the_last_string_never_change_a_row(name, data):
     """A work's chart keeps the columns of the prefix a string shares with
     the last one filled: configurations of one gold tree scored in any order
     through one oracle (its work and chart kept between calls, grown and
-    freed as strings lengthen) get the rows of the Python grammar path,
-    which fills each chart anew.  Up to 40 words, so that some charts
-    outgrow the size a work keeps between rows; complete or partial trees."""
+    freed as strings lengthen), or through one work whose chart limit
+    changes between rows (charts kept, freed at the end of a row, or freed
+    when the limit is lowered), get the rows of the Python grammar path,
+    which fills each chart anew.  Up to 40 words; complete or partial trees."""
     system = semiparse.system(name)
     oracle = system.oracle(method="grammar")
     heads = tuple(data.draw(gold_trees(1, data.draw(st.sampled_from([8, 40])), partial=True)))
     partial = -1 in heads[1:]
+    kernel = grammar_kernel(system.definition)
+    work, columns = kernel.work_type(heads), np.arange(len(kernel.columns), dtype=np.intc)
     configs = []
     for _ in range(data.draw(st.integers(1, 3))):
         config = system.initial(len(heads) - 1)
@@ -154,8 +157,11 @@ def test_columns_kept_from_the_last_string_never_change_a_row(name, data):
     gold = Gold(heads, partial=True)
     inner = load_system(name)
     for config in picked:
-        got = oracle.scores(config, heads, partial=partial)
-        assert got == grammar_scores(inner, gold, config.stack, config.buffer, config.arcs, "none")
+        expected = grammar_scores(inner, gold, config.stack, config.buffer, config.arcs, "none")
+        assert oracle.scores(config, heads, partial=partial) == expected
+        work.chart_limit = data.draw(st.sampled_from([0, 1 << 12, 1 << 18, 1 << 24]))
+        assert kernel_scores(system.machine, kernel, work, columns, len(heads) - 1, config.stack,
+                             config.buffer, config.arcs) == expected
 
 
 @settings(max_examples=150, deadline=None)
@@ -225,6 +231,27 @@ def test_an_oracle_keeps_at_most_kept_trees_tuples():
         assert len(oracle._kept_trees[False]) <= KEPT_TREES
     for row, heads in zip(rows, trees):
         _row_equals_single(oracle, row, fresh.scores(configs[0], heads))
+
+
+def test_the_works_kept_between_calls_share_the_chart_budget():
+    """A work keeps its chart between rows up to its limit: large while a call
+    uses it (single calls keep one work), an equal share of KEPT_CHARTS once
+    a scores_batch call gives it back to the oracle's store."""
+    from semiparse.transitions.oracle import CHART_IN_USE, KEPT_CHARTS, MIN_KEPT_CHART
+
+    system = semiparse.system("arc_swift2")
+    oracle = system.oracle()
+    config = system.initial(3).apply("shift")
+    for count in (1, 4, 300):
+        trees = [tuple([-1, 2, 0, 2]) for _ in range(count)]
+        oracle.scores_batch([config] * count, trees)
+        kept = list(oracle._kept_trees[False].values())
+        assert kept and {k.watch.chart_limit for k in kept} == {
+            max(MIN_KEPT_CHART, KEPT_CHARTS // len(kept))}
+    oracle.scores(config, (-1, 2, 0, 2))
+    scores_fn = oracle._fn
+    assert next(c.cell_contents for c in scores_fn.__closure__
+                if type(c.cell_contents).__name__ == "Work").chart_limit == CHART_IN_USE
 
 
 def test_fill_rows_checks_each_kernel_against_the_columns_it_is_given():
