@@ -36,10 +36,10 @@ BUILTIN = ("auto", "grammar", "exhaustive")
 KEPT_TREES = 256  # gold trees (tuples) an oracle keeps checked, with their kernels' data, between calls
 # The grammar path's C work for a gold tree keeps its chart from one row to
 # the next up to a limit (a string that starts as the last one did is parsed
-# from where they differ): CHART_IN_USE bytes while a call uses it; the works
-# kept between scores_batch calls share KEPT_CHARTS bytes, each at least
-# MIN_KEPT_CHART.
-CHART_IN_USE = 16 << 20
+# from where they differ): SINGLE_CALL_CHART bytes for the one work of single
+# calls; the works of a scores_batch call, and those kept between calls,
+# share KEPT_CHARTS bytes, each at least MIN_KEPT_CHART.
+SINGLE_CALL_CHART = 16 << 20
 KEPT_CHARTS = 64 << 20
 MIN_KEPT_CHART = 256 << 10
 
@@ -138,7 +138,7 @@ class Oracle(DynamicOracle):
                 elif len(kept_trees) < KEPT_TREES:
                     kept_trees[id(kept.heads)] = kept
             stores = self._kept_trees.values()
-            share = max(MIN_KEPT_CHART, KEPT_CHARTS // max(1, sum(map(len, stores))))
+            share = _chart_share(sum(map(len, stores)))
             for kept in (k for store in stores for k in store.values()):
                 if kept.watch is not None and kept.watch.chart_limit != share:
                     kept.watch.chart_limit = share
@@ -218,7 +218,7 @@ class Oracle(DynamicOracle):
 
         def new_work():   # the oracle's only work for single calls: its chart may stay large
             made = kernel.work_type(gold.heads)
-            made.chart_limit = CHART_IN_USE
+            made.chart_limit = SINGLE_CALL_CHART
             return made
 
         work = new_work()
@@ -326,6 +326,7 @@ class Oracle(DynamicOracle):
                              f"{self.system.name} has families {self.system.transitions}: "
                              f"use scores()")
         column = self._column
+        share = _chart_share(len({id(heads) for heads in golds}))
         used = []      # the _Kept of each gold object, in order
         taken = []     # those this call took from what the oracle keeps (see _take)
         fresh = []     # those of lists, made for this call only
@@ -344,7 +345,7 @@ class Oracle(DynamicOracle):
             if kept.rows is None:
                 kept.prepare(self._kernel(kept.gold))
             if kept.watch is not None:
-                kept.watch.chart_limit = CHART_IN_USE
+                kept.watch.chart_limit = share
             return kept.rows or None, kept.gold.n
 
         def check(config, i):
@@ -473,6 +474,12 @@ class _Kept:
         work = kernel[0].work_type(self.gold.heads)
         self.rows = (kernel[0], work, kernel[1], kernel[2])
         self.watch = work if hasattr(work, "out_of_memory") else None
+
+
+def _chart_share(works):
+    """The chart limit of each of ``works`` grammar-path works that share
+    :data:`KEPT_CHARTS`."""
+    return max(MIN_KEPT_CHART, KEPT_CHARTS // max(1, works))
 
 
 def _out_of_memory(work):

@@ -1,6 +1,7 @@
 """The grammar oracle in C (``_grammar_rows.pyx``): against the Python grammar
 path and the exhaustive search, with the buffer reduced to its critical nodes
 where a system declares it, in single calls and in batches."""
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -233,25 +234,39 @@ def test_an_oracle_keeps_at_most_kept_trees_tuples():
         _row_equals_single(oracle, row, fresh.scores(configs[0], heads))
 
 
-def test_the_works_kept_between_calls_share_the_chart_budget():
-    """A work keeps its chart between rows up to its limit: large while a call
-    uses it (single calls keep one work), an equal share of KEPT_CHARTS once
-    a scores_batch call gives it back to the oracle's store."""
-    from semiparse.transitions.oracle import CHART_IN_USE, KEPT_CHARTS, MIN_KEPT_CHART
+def test_the_works_of_a_batch_and_those_kept_share_the_chart_budget(monkeypatch):
+    """A work keeps its chart between rows up to its limit: the works of a
+    scores_batch call get an equal share of KEPT_CHARTS among its gold
+    trees, and the works kept once the call gives them back an equal share
+    among all kept (never below MIN_KEPT_CHART); the one work of single
+    calls keeps up to SINGLE_CALL_CHART."""
+    module = importlib.import_module("semiparse.transitions.oracle")
+    in_call = []
+    fill_rows = module.fill_rows
 
+    def watched(configs, golds, machine, prepare, *rest):
+        def prepared(heads, i):
+            entry, n = prepare(heads, i)
+            in_call.append(entry[1].chart_limit)
+            return entry, n
+        return fill_rows(configs, golds, machine, prepared, *rest)
+
+    monkeypatch.setattr(module, "fill_rows", watched)
     system = semiparse.system("arc_swift2")
     oracle = system.oracle()
     config = system.initial(3).apply("shift")
     for count in (1, 4, 300):
         trees = [tuple([-1, 2, 0, 2]) for _ in range(count)]
+        in_call.clear()
         oracle.scores_batch([config] * count, trees)
+        assert in_call == [max(module.MIN_KEPT_CHART, module.KEPT_CHARTS // count)] * count
         kept = list(oracle._kept_trees[False].values())
         assert kept and {k.watch.chart_limit for k in kept} == {
-            max(MIN_KEPT_CHART, KEPT_CHARTS // len(kept))}
+            max(module.MIN_KEPT_CHART, module.KEPT_CHARTS // len(kept))}
     oracle.scores(config, (-1, 2, 0, 2))
-    scores_fn = oracle._fn
-    assert next(c.cell_contents for c in scores_fn.__closure__
-                if type(c.cell_contents).__name__ == "Work").chart_limit == CHART_IN_USE
+    work = next(c.cell_contents for c in oracle._fn.__closure__
+                if type(c.cell_contents).__name__ == "Work")
+    assert work.chart_limit == module.SINGLE_CALL_CHART
 
 
 def test_fill_rows_checks_each_kernel_against_the_columns_it_is_given():
