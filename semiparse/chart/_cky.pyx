@@ -547,7 +547,7 @@ cdef inline void blocks_attach(Chart* ch, const Rules* g, int i, int j) noexcept
     cdef double v = 0
     for k in range(g.natt):
         a = g.att + 6 * k
-        if k and a[0] == a[-6] and a[1] == a[-5]:
+        if k and a[0] == g.att[6 * k - 6] and a[1] == g.att[6 * k - 5]:
             pass   # the block of the row before, which goes to other rows too
         elif left_ok[k] and right_ok[k]:
             v = max_dot(Rf + at(a[1], i, i, N, NN), Lb + at(a[0], j, i + 1, N, NN), j - i)
@@ -559,56 +559,32 @@ cdef inline void blocks_attach(Chart* ch, const Rules* g, int i, int j) noexcept
             put(IR + at(a[3], i, j, N, NN), v + W[i * N + j], a[5])
 
 
-cdef inline void blocks_left(Chart* ch, const Rules* g, int i, int j) noexcept nogil:
-    """The left items over i..j from the blocks of left combinations (one
-    dot product each), then their by-end copies and the virtual rows of both."""
-    cdef int N = ch.N, nl = ch.nl, k, b2
-    cdef size_t NN = <size_t> N * N
-    cdef double* Lf = <double*> ch.Lf
-    cdef double* Lb = <double*> ch.Lb
-    cdef const double* IL = <const double*> ch.IL
-    cdef const unsigned char* ok = g.lb_ok + ch.pl[j] * g.nlb
+cdef inline void block_items(const Rules* g, double* fwd, double* back, int n, int virtual,
+                             const int* rows, int count, const unsigned char* ok,
+                             const double* first, const double* second, int s, int i, int j,
+                             int N, size_t NN) noexcept nogil:
+    """The left (or right) items over i..j, ``fwd`` (by start), from the
+    blocks ``rows`` (``(target, A, B)``, ``count`` of them, ``ok[k]``: block
+    k may apply): the best of the dot products of row A of ``first`` (at i)
+    and row B of ``second`` (at j) over split points from s on; then their
+    by-end copies ``back`` and the virtual rows of both (``virtual``, the
+    index of fwd's in ``g.nvirtual``)."""
+    cdef int k, target
     cdef double v
-    for k in range(nl):
-        Lf[at(k, i, j, N, NN)] = -INFINITY
-    for k in range(g.nlb):
+    for k in range(n):
+        fwd[at(k, i, j, N, NN)] = -INFINITY
+    for k in range(count):
         if not ok[k]:
             continue
-        b2 = g.lb[3 * k]
-        v = max_dot(Lf + at(g.lb[3 * k + 1], i, i, N, NN), IL + at(g.lb[3 * k + 2], j, i, N, NN),
-                    j - i)
-        if v > Lf[at(b2, i, j, N, NN)]:
-            Lf[at(b2, i, j, N, NN)] = v
-    for k in range(nl):
-        Lb[at(k, j, i, N, NN)] = Lf[at(k, i, j, N, NN)]
-    virtual_entries(g, 0, Lf, nl, i, j, N, NN)
-    virtual_entries(g, 1, Lb, nl, j, i, N, NN)
-
-
-cdef inline void blocks_right(Chart* ch, const Rules* g, int i, int j) noexcept nogil:
-    """The right items over i..j from the blocks of right combinations, then
-    their by-end copies and the virtual rows of both."""
-    cdef int N = ch.N, nr = ch.nr, k, c2
-    cdef size_t NN = <size_t> N * N
-    cdef double* Rf = <double*> ch.Rf
-    cdef double* Rb = <double*> ch.Rb
-    cdef const double* IR = <const double*> ch.IR
-    cdef const unsigned char* ok = g.rb_ok + ch.pr[i] * g.nrb
-    cdef double v
-    for k in range(nr):
-        Rf[at(k, i, j, N, NN)] = -INFINITY
-    for k in range(g.nrb):
-        if not ok[k]:
-            continue
-        c2 = g.rb[3 * k]
-        v = max_dot(IR + at(g.rb[3 * k + 1], i, i + 1, N, NN),
-                    Rb + at(g.rb[3 * k + 2], j, i + 1, N, NN), j - i)
-        if v > Rf[at(c2, i, j, N, NN)]:
-            Rf[at(c2, i, j, N, NN)] = v
-    for k in range(nr):
-        Rb[at(k, j, i, N, NN)] = Rf[at(k, i, j, N, NN)]
-    virtual_entries(g, 2, Rf, nr, i, j, N, NN)
-    virtual_entries(g, 3, Rb, nr, j, i, N, NN)
+        target = rows[3 * k]
+        v = max_dot(first + at(rows[3 * k + 1], i, s, N, NN),
+                    second + at(rows[3 * k + 2], j, s, N, NN), j - i)
+        if v > fwd[at(target, i, j, N, NN)]:
+            fwd[at(target, i, j, N, NN)] = v
+    for k in range(n):
+        back[at(k, j, i, N, NN)] = fwd[at(k, i, j, N, NN)]
+    virtual_entries(g, virtual, fwd, n, i, j, N, NN)
+    virtual_entries(g, virtual + 1, back, n, j, i, N, NN)
 
 
 cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept, bint head_last) noexcept nogil:
@@ -627,16 +603,26 @@ cdef double maxplus_columns(Chart* ch, const Rules* g, int N, int kept, bint hea
     cdef MaxPlus tag
     cdef int i, j, S = ch.N
     cdef size_t SS = <size_t> S * S
+    cdef double* Lf = <double*> ch.Lf
+    cdef double* Lb = <double*> ch.Lb
+    cdef double* Rf = <double*> ch.Rf
+    cdef double* Rb = <double*> ch.Rb
+    cdef double* IL = <double*> ch.IL
+    cdef double* IR = <double*> ch.IR
     for j in range(kept, N):
         start_items(tag, ch, j)
-        virtual_entries(g, 0, <double*> ch.Lf, ch.nl, j, j, S, SS)
-        virtual_entries(g, 1, <double*> ch.Lb, ch.nl, j, j, S, SS)
-        virtual_entries(g, 2, <double*> ch.Rf, ch.nr, j, j, S, SS)
-        virtual_entries(g, 3, <double*> ch.Rb, ch.nr, j, j, S, SS)
+        virtual_entries(g, 0, Lf, ch.nl, j, j, S, SS)
+        virtual_entries(g, 1, Lb, ch.nl, j, j, S, SS)
+        virtual_entries(g, 2, Rf, ch.nr, j, j, S, SS)
+        virtual_entries(g, 3, Rb, ch.nr, j, j, S, SS)
         for i in range(j - 1, -1, -1):
             blocks_attach(ch, g, i, j)
-            blocks_left(ch, g, i, j)
-            blocks_right(ch, g, i, j)
+            # L[B2][i][j] from L[Bd][i][d] + IL[B, Cd][j][d], d = i .. j - 1
+            block_items(g, Lf, Lb, ch.nl, 0, g.lb, g.nlb, g.lb_ok + ch.pl[j] * g.nlb, Lf, IL,
+                        i, i, j, S, SS)
+            # R[C2][i][j] from IR[Bd, C][i][d] + R[Cd][d][j], d = i + 1 .. j (R by end)
+            block_items(g, Rf, Rb, ch.nr, 2, g.rb, g.nrb, g.rb_ok + ch.pr[i] * g.nrb, IR, Rb,
+                        i + 1, i, j, S, SS)
     return root_value(tag, ch, g, N - 1, 0, head_last).s
 
 
