@@ -69,6 +69,7 @@ class Oracle(DynamicOracle):
         # from several threads take turns (they would corrupt the C work)
         self._lock = threading.RLock()
         self._kept_trees = {False: {}, True: {}}   # partial -> id of a tuple of heads -> _Kept
+        self._chart_share = None   # the chart limit of the works kept (see _give_back)
         self._kernels = {}      # (projective, partial) of a gold tree -> its C kernel, see _kernel
         self._column = {t: i for i, t in enumerate(self.transitions)}
 
@@ -139,7 +140,10 @@ class Oracle(DynamicOracle):
                     kept_trees[id(kept.heads)] = kept
             stores = self._kept_trees.values()
             share = _chart_share(sum(map(len, stores)))
-            for kept in (k for store in stores for k in store.values()):
+            # every work kept has the last share: only a new one changes them all
+            changed = share != self._chart_share
+            self._chart_share = share
+            for kept in (k for store in stores for k in store.values()) if changed else taken:
                 if kept.watch is not None and kept.watch.chart_limit != share:
                     kept.watch.chart_limit = share
         return short
