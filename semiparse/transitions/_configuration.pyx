@@ -109,24 +109,24 @@ cdef class Configuration:
     @property
     def stack(self):
         self._ready()
-        return tuple(self.c.stack[i] for i in range(self.c.stack_len))
+        return tuple([self.c.stack[i] for i in range(self.c.stack_len)])
 
     @property
     def buffer(self):
         self._ready()
-        return tuple(self.c.buffer[i] for i in range(self.c.buffer_len - 1, -1, -1))
+        return tuple([self.c.buffer[i] for i in range(self.c.buffer_len - 1, -1, -1)])
 
     @property
     def arcs(self):
         """Head of each position 0..n built so far (-1 if none)."""
         self._ready()
-        return tuple(self.c.head[i] for i in range(self.c.n + 1))
+        return tuple([self.c.head[i] for i in range(self.c.n + 1)])
 
     @property
     def labels(self):
         """Label id of the arc into each position (-1 if none or not given)."""
         self._ready()
-        return tuple(self.c.label[i] for i in range(self.c.n + 1))
+        return tuple([self.c.label[i] for i in range(self.c.n + 1)])
 
     # -- by transition name ----------------------------------------------------
 
