@@ -82,16 +82,21 @@ class Oracle(DynamicOracle):
     # -- gold trees are checked once and cached --------------------------------
 
     def _prepare(self, stack, buffer, heads, arcs, partial, words=None):
+        """``(gold, stack, buffer, arcs)``: the checked gold tree (kept while
+        the same heads come back) and the configuration validated, unless
+        ``words`` says it is a :class:`Configuration`'s, valid by construction
+        (only legal moves change one)."""
         gold = self._gold
         if (gold is None or (gold.partial and not partial)
                 or (gold.heads is not heads and not _same_ints(gold.heads, heads))):
             gold = self._gold = self._gold_of(heads, partial)
             self._fn = self._search = None
-        if words is not None and words != gold.n:
+        if words is None:
+            return (gold, *self.system.validate(stack, buffer, arcs, gold.n))
+        if words != gold.n:
             raise ValueError(f"the configuration has {words} words but the gold heads have "
                              f"{gold.n} (the root's -1, then one head per word)")
-        stack, buffer, arcs = self.system.validate(stack, buffer, arcs, gold.n)
-        return gold, stack, buffer, arcs
+        return gold, stack, buffer, arcs if self.system.needs_arcs else None
 
     def _gold_of(self, heads, partial):
         """The checked :class:`Gold` of ``heads``: a tuple's is kept from one
