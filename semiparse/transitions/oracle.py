@@ -315,7 +315,8 @@ class Oracle(DynamicOracle):
         scored already and costs nothing.  A gold tree passed as a tuple keeps
         its C kernel's data, and the values remembered, from one call to the
         next (at most :data:`KEPT_TREES` trees), so a training loop that scores
-        one step of many sentences per call gets the same saving.
+        one step of many sentences per call gets the same saving; the
+        grammar path's charts kept share :data:`KEPT_CHARTS` bytes.
         ``partial=True`` accepts unknown heads (``-1``) in ``golds``; such
         trees are scored by the grammar path or through :meth:`scores`, as
         the other C kernels are exact only for complete trees.
