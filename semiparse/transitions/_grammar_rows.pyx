@@ -45,6 +45,7 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
+from semiparse._heads import exact_index
 from semiparse.chart._cky cimport (Chart, CompiledRules, Rules, maxplus_bytes, maxplus_columns,
                                    maxplus_layout)
 from semiparse.chart.inputs import compiled
@@ -537,9 +538,16 @@ cdef class Work(KernelWork):
         return self.c.chart_limit
 
     @chart_limit.setter
-    def chart_limit(self, size_t limit):
+    def chart_limit(self, value):
+        try:
+            limit = exact_index(value)
+        except TypeError:
+            limit = -1
+        if not 0 <= limit < 2 ** 64:
+            raise ValueError(f"chart_limit must be a number of bytes, an integer from 0 to "
+                             f"2**64 - 1, got {value!r:.60}")
         self.c.chart_limit = limit
-        if self.c.chart_size > limit:
+        if self.c.chart_size > self.c.chart_limit:
             chart_drop(&self.c)
 
     @property

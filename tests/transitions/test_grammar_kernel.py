@@ -269,6 +269,16 @@ def test_the_works_of_a_batch_and_those_kept_share_the_chart_budget(monkeypatch)
     assert work.chart_limit == module.SINGLE_CALL_CHART
 
 
+@pytest.mark.parametrize("value", [1.5, True, -1, 2 ** 64, None, "1024"])
+def test_a_chart_limit_that_is_not_a_number_of_bytes_is_a_value_error(value):
+    kernel = grammar_kernel(load_system("arc_swift2"))
+    work = kernel.work_type((-1, 0, 1))
+    with pytest.raises(ValueError, match="chart_limit must be a number of bytes"):
+        work.chart_limit = value
+    work.chart_limit = np.int64(1 << 20)   # numpy's integers are integers
+    assert work.chart_limit == 1 << 20
+
+
 def test_fill_rows_checks_each_kernel_against_the_columns_it_is_given():
     """Column arrays are checked once per (kernel, array): an array shared by
     a kernel with more columns is refused, not read past its end."""
