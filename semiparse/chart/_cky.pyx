@@ -228,18 +228,26 @@ cdef int chart_alloc(Chart* ch, size_t size, int N, int nl, int nr) noexcept nog
     return 0
 
 
-cdef void chart_layout(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
-    """Lay out the chart of N positions in ch.block (chart_bytes long at least)."""
-    cdef size_t nn = <size_t> N * N
+cdef inline void arrays_layout(Chart* ch, size_t size, int N, int nl, int nr, int lf, int lb,
+                               int rf, int rb, int il, int ir) noexcept nogil:
+    """Point the chart's arrays into ch.block, one after another: Lf, Lb, Rf,
+    Rb, IL and IR of ``lf`` ... ``ir`` rows, then W, each row N x N entries
+    of ``size`` bytes."""
+    cdef size_t square = <size_t> N * N * size
     cdef char* p = <char*> ch.block
     ch.N, ch.nl, ch.nr = N, nl, nr
     ch.Lf = p
-    ch.Lb = p + nl * nn * size
-    ch.Rf = p + 2 * nl * nn * size
-    ch.Rb = p + (2 * nl + nr) * nn * size
-    ch.IL = p + (2 * nl + 2 * nr) * nn * size
-    ch.IR = p + (2 * nl + 2 * nr + nl * nr) * nn * size
-    ch.W = p + (2 * nl + 2 * nr + 2 * nl * nr) * nn * size
+    ch.Lb = p + lf * square
+    ch.Rf = p + (lf + lb) * square
+    ch.Rb = p + (lf + lb + rf) * square
+    ch.IL = p + (lf + lb + rf + rb) * square
+    ch.IR = p + (lf + lb + rf + rb + il) * square
+    ch.W = p + (lf + lb + rf + rb + il + ir) * square
+
+
+cdef void chart_layout(Chart* ch, size_t size, int N, int nl, int nr) noexcept nogil:
+    """Lay out the chart of N positions in ch.block (chart_bytes long at least)."""
+    arrays_layout(ch, size, N, nl, nr, nl, nl, nr, nr, nl * nr, nl * nr)
 
 
 cdef void chart_free(Chart* ch) noexcept nogil:
@@ -488,23 +496,9 @@ cdef void maxplus_layout(Chart* ch, const Rules* g, int N) noexcept nogil:
     (:c:func:`maxplus_bytes` long at least): as :c:func:`chart_layout`, with
     each array's virtual rows after its own, and of the attachment items
     only the rows that the blocks read."""
-    cdef size_t nn = <size_t> N * N
-    cdef double* p = <double*> ch.block
-    cdef int nl = g.nl, nr = g.nr
-    ch.N, ch.nl, ch.nr = N, nl, nr
-    ch.Lf = p
-    p += (nl + g.nvirtual[0]) * nn
-    ch.Lb = p
-    p += (nl + g.nvirtual[1]) * nn
-    ch.Rf = p
-    p += (nr + g.nvirtual[2]) * nn
-    ch.Rb = p
-    p += (nr + g.nvirtual[3]) * nn
-    ch.IL = p
-    p += g.nvirtual[4] * nn
-    ch.IR = p
-    p += g.nvirtual[5] * nn
-    ch.W = p
+    cdef const int* v = g.nvirtual
+    arrays_layout(ch, sizeof(double), N, g.nl, g.nr, g.nl + v[0], g.nl + v[1], g.nr + v[2],
+                  g.nr + v[3], v[4], v[5])
 
 
 cdef inline void virtual_entries(const Rules* g, int k, double* rows, int n_real, int i, int j,
