@@ -435,11 +435,21 @@ class Oracle(DynamicOracle):
         columns = np.array([column[t] for t in kernel.columns], dtype=np.intc)
         return kernel, kernel.strategy_codes[self.strategy], columns
 
-    def scores_exhaustive(self, stack, buffer, heads, arcs=None, partial=False):
-        """The same scores by exhaustive search over all computations (small n only)."""
+    def scores_exhaustive(self, stack, buffer, heads=None, arcs=None, partial=False):
+        """The same scores by exhaustive search over all computations (small n
+        only); the configuration is given as to :meth:`scores`: ``stack,
+        buffer, heads[, arcs]`` or ``scores_exhaustive(config, heads)``."""
+        words = None
+        if isinstance(stack, Configuration):
+            words, heads, (stack, buffer, arcs) = stack.n, buffer, self._unpack(stack, heads, arcs)
+        elif heads is None and not isinstance(stack, (list, tuple, np.ndarray)):
+            raise ValueError(f"scores_exhaustive(config, heads): config must be a Configuration "
+                             f"(from semiparse.system(name).initial(n)), got {stack!r:.60} "
+                             f"({type(stack).__name__}); or give stack, buffer and the gold "
+                             f"heads: scores_exhaustive(stack, buffer, heads[, arcs])")
         partial = partial_flag(partial)
         with self._lock:
-            gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial)
+            gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial, words)
             return self._exhaustive(gold).scores(stack, buffer, arcs)
 
     def method_for(self, heads, partial=False):

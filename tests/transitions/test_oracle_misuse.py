@@ -418,3 +418,27 @@ def test_check_with_a_bad_system_file_prints_one_line_and_exits_2(tmp_path, caps
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not valid UTF-8" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["arc_standard", "arc_eager", "arc_hybrid_root_end"])
+def test_scores_exhaustive_takes_a_configuration_as_scores_does(name):
+    """scores_exhaustive(config, heads) raised a bare TypeError (missing
+    argument) where scores(config, heads) takes a Configuration."""
+    system = semiparse.system(name)
+    o = system.oracle(method="grammar")
+    heads = (-1, 2, 0, 2, 3)
+    config = system.initial(4)
+    for _ in range(3):
+        got = o.scores_exhaustive(config, heads)
+        assert got == o.scores(config, heads)
+        assert got == o.scores_exhaustive(list(config.stack), list(config.buffer), list(heads),
+                                          list(config.arcs))
+        config = config.apply(sorted(o.optimal(config, heads))[0])
+    with pytest.raises(TypeError, match="pass only the gold heads"):
+        o.scores_exhaustive(config, heads, config.arcs)
+    with pytest.raises(ValueError, match=r"scores_exhaustive\(config, heads\): config must be a "
+                                         r"Configuration"):
+        o.scores_exhaustive("stack", heads)
+    other = semiparse.system("arc_hybrid").initial(4)
+    with pytest.raises(ValueError, match="belongs to transition system 'arc_hybrid'"):
+        o.scores_exhaustive(other, heads)
