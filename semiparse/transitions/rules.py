@@ -148,10 +148,33 @@ def compile_transition(r, index, root, fail_at):
             fail(f"bad require {cond!r}: expected {_REQUIRE_FORMS}", "require")
     _check_requirements(rule, root, fail)
     sa, ba = r.get("stack_after"), r.get("buffer_after")
-    if not (sa and sa[0] == "*" and "*" not in sa[1:]):
-        fail('stack_after must be ["*", names...]', "stack_after")
-    if not (ba and ba[-1] == "*" and "*" not in ba[:-1]):
-        fail('buffer_after must be [names..., "*"]', "buffer_after")
+    if sa is None or ba is None:
+        fail(f"{'stack_after' if sa is None else 'buffer_after'} is missing: a transition says "
+             f"what the stack and the buffer hold after it (stack_after = [\"*\", names...], "
+             f"buffer_after = [names..., \"*\"])", "name")
+    # Without "*", stack_after (buffer_after) says that the stack (buffer)
+    # after is exactly the nodes named: only where the rest under (behind) the
+    # pattern is empty, else it would drop nodes the rule does not name.
+    sa_whole, ba_whole = "*" not in sa, "*" not in ba
+    if not (sa_whole or (sa[0] == "*" and "*" not in sa[1:])):
+        fail('stack_after must be ["*", names...], or [names...] for the whole stack',
+             "stack_after")
+    if not (ba_whole or (ba[-1] == "*" and "*" not in ba[:-1])):
+        fail('buffer_after must be [names..., "*"], or [names...] for the whole buffer',
+             "buffer_after")
+    if sa_whole and not (rule.stack_max is not None and rule.stack_max <= rule.ns):
+        fail(f'stack_after = {_toml_list(sa)} without "*" says the stack after holds exactly '
+             f'{_names_or_nothing(sa)}, but the stack pattern {_toml_list(stack)} matches a '
+             f'stack with more nodes under them, which the rule would drop: write '
+             f'{_toml_list(["*"] + sa)}, or match the whole stack (a stack pattern without "*", '
+             f'or require "stack size == {rule.ns}")', "stack_after")
+    if ba_whole and not rule.buffer_empty:
+        fail(f'buffer_after = {_toml_list(ba)} without "*" says the buffer after holds exactly '
+             f'{_names_or_nothing(ba)}, but the buffer pattern {_toml_list(buffer)} matches a '
+             f'buffer with more nodes behind them, which the rule would drop: write '
+             f'{_toml_list(ba + ["*"])}, or require "buffer empty"', "buffer_after")
+    sa = sa if not sa_whole else ["*"] + sa
+    ba = ba if not ba_whole else ba + ["*"]
     kept = sa[1:] + ba[:-1]
     if len(set(kept)) != len(kept):
         fail(f"stack_after/buffer_after use a name twice: {kept}", "stack_after")
@@ -180,6 +203,15 @@ def compile_transition(r, index, root, fail_at):
                      f"the root never leaves the configuration", "stack_after")
     rule.build()
     return rule
+
+
+def _toml_list(names):
+    """A list of strings as a system file writes it."""
+    return "[" + ", ".join(f'"{x}"' for x in names) + "]"
+
+
+def _names_or_nothing(names):
+    return ", ".join(names) if names else "nothing"
 
 
 def _check_requirements(rule, root, fail):
