@@ -352,6 +352,64 @@ def _run_state(path, payload, saved, optimizer):
     return state
 
 
+def _source(system):
+    """``"FILE, "``, the file a system was read from, for messages; ``""`` for
+    a shipped or registered system or one written in Python."""
+    where = getattr(system, "path", None)
+    if where is None or getattr(system, "shipped", True) or not os.path.isfile(where):
+        return ""
+    return f"{where}, "
+
+
+def _grammar_form(text):
+    """A completion grammar's text as its rules, so that comments and layout
+    do not count (as :func:`definition_sha256` for the TOML); None for none."""
+    from semiparse.grammar import Grammar
+
+    if text is None:
+        return None
+    try:
+        return Grammar.from_text(text).to_text()
+    except ValueError:  # a recorded grammar that no longer parses: its text
+        return text
+
+
+def _text_sha256(text):
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _check_system(path, meta, saved, model):
+    """ModelError unless the run resumed has the transition system of the
+    checkpoint: its name, the sha256 of its definition (the TOML) and its
+    completion grammar (the file the TOML names, which the definition's
+    sha256 does not cover), each compared with what the checkpoint records
+    (its ``meta``; ``saved``: its model).  A system written in Python is
+    compared by its name and transitions."""
+    system = model.transition_system
+    then, now = definition_sha256(saved.transition_system), definition_sha256(system)
+    if (saved.system != model.system or then != now
+            or list(saved.transitions.names) != list(model.transitions.names)):
+        digest = lambda d: f"sha256 {d[:12]}" if d is not None else "written in Python"
+        raise ModelError(f"{path}: the checkpoint was made with another transition system: "
+                         f"{saved.system} ({digest(then)}), now {model.system} ({_source(system)}"
+                         f"{digest(now)})")
+    then_text = meta.get("system_grammar") if "system_definition" in meta else None
+    now_text = system.grammar_text if now is not None else None
+    spec = getattr(system, "completion_spec", None)
+    file = getattr(spec, "grammar_file", None) if now_text is not None else None
+    if then_text is None and now_text is not None and "system_definition" in meta:
+        warnings.warn(f"{path}: the checkpoint does not record its completion grammar (an "
+                      f"earlier semiparse wrote it): make sure {file or 'the grammar'} is the "
+                      f"one its run had")
+        return
+    if _grammar_form(then_text) == _grammar_form(now_text):
+        return
+    sha = lambda text: "none" if text is None else f"sha256 {_text_sha256(text)[:12]}"
+    raise ModelError(f"{path}: the checkpoint was made with another completion grammar of "
+                     f"{model.system}, which gives the dynamic oracle: {sha(then_text)}, now "
+                     + (f"{file} ({sha(now_text)})" if file is not None else sha(now_text)))
+
+
 def restore_checkpoint(path, model, optimizer, rng, history, n_examples, train, dev=None):
     """Load a checkpoint into a freshly built run (same options, system,
     training data and dev set: ``train`` and ``dev`` the :func:`data_record`
@@ -363,11 +421,7 @@ def restore_checkpoint(path, model, optimizer, rng, history, n_examples, train, 
     payload, meta = _read(path, CHECKPOINT)
     saved = _build(path, payload, meta)
     state = _run_state(path, payload, saved, optimizer)
-    then, now = (definition_sha256(m.transition_system) for m in (saved, model))
-    if saved.system != model.system or then != now:
-        raise ModelError(f"{path}: the checkpoint was made with another transition system: "
-                         f"{saved.system} (sha256 {then[:12]}), now {model.system} (sha256 "
-                         f"{now[:12]})")
+    _check_system(path, meta, saved, model)
     run_only = ("epochs", "device", "oracle_threads")  # a resumed run may train longer, elsewhere
     before, now = saved.options.to_dict(), model.options.to_dict()
     differ = [k for k in now if k not in run_only and before[k] != now[k]]

@@ -16,7 +16,7 @@ from semiparse.neural import io, load  # noqa: E402
 from semiparse.neural.features import parse_positions  # noqa: E402
 from semiparse.train import ModelError  # noqa: E402
 
-from support import cli_error  # noqa: E402
+from support import SYSTEMS as SUPPORT_SYSTEMS, cli_error  # noqa: E402
 
 FLAGS = ["--model", "bilstm", "--word-dim", "4", "--char-dim", "0", "--upos-dim", "2",
          "--lstm-dim", "4", "--lstm-layers", "1", "--hidden-dim", "4", "--label-hidden-dim", "4",
@@ -83,6 +83,125 @@ def test_resume_refuses_other_training_data(run, tmp_path, capsys):
     assert main(_resume(files["reordered"], old, tmp_path / "old_reordered.pt")) == 0
     assert _error(capsys, _resume(files["words"], old, tmp_path / "x.pt")) == (
         f"semiparse train: error: {old}: the checkpoint was made with other training data")
+
+
+SYSTEMS = SUPPORT_SYSTEMS  # arc_standard_no_root.toml and the grammar it names, copied
+
+
+@pytest.fixture(scope="module")
+def system_run(tmp_path_factory):
+    """A run of one epoch with a system file, its completion grammar and a
+    dev set: the folder of its inputs and its checkpoint."""
+    folder = tmp_path_factory.mktemp("system_run")
+    for name in ("arc_standard_no_root.toml", "arc_standard_no_root.grammar"):
+        (folder / name).write_text((SYSTEMS / name).read_text())
+    (folder / "train.conllu").write_text("".join(SENTENCES))
+    (folder / "dev.conllu").write_text("".join(SENTENCES[:2]))
+    checkpoint = folder / "ck.pt"
+    assert main(_system_args(folder) + ["--epochs", "1", "--checkpoint", str(checkpoint),
+                                        "-o", str(folder / "m.pt")]) == 0
+    return folder, checkpoint
+
+
+def _system_args(folder, *extra):
+    return ["train", str(folder / "train.conllu"), *FLAGS, "--system",
+            str(folder / "arc_standard_no_root.toml"), "--dev", str(folder / "dev.conllu"), *extra]
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def _change_grammar(folder, original):
+    grammar = folder / "arc_standard_no_root.grammar"
+    grammar.write_text(grammar.read_text().replace("S -> (S, S) | (P, S)", "S -> (P, S)"))
+    return (f"another completion grammar of arc_standard_no_root, which gives the dynamic oracle: "
+            f"sha256 {_digest(SYSTEMS / grammar.name)}, now {grammar.resolve()} (sha256 "
+            f"{_digest(grammar)})")
+
+
+def _change_system(folder, original):
+    toml = folder / "arc_standard_no_root.toml"
+    toml.write_text(toml.read_text().replace('static_order = ["left_arc", "right_arc", "shift"]',
+                                             'static_order = ["right_arc", "left_arc", "shift"]'))
+    return ("another transition system: arc_standard_no_root (sha256 ", f"now arc_standard_no_root "
+            f"({toml}, sha256 ")
+
+
+def _change_data(folder, name, original):
+    path = folder / f"{name}.conllu"
+    before = f"{original / path.name} ({len(path.read_text().split(chr(10) * 2)) - 1} sentences, sha256 {_digest(path)})"
+    path.write_text(path.read_text().replace("\tb\tb\t", "\tz\tz\t"))
+    sentences = len(path.read_text().split("\n\n")) - 1
+    return (f"other training data: {before}" if name == "train" else
+            f"another dev set (--dev), which chooses the best epoch: {before}",
+            f"now {path} ({sentences} sentences, sha256 {_digest(path)})")
+
+
+# Each input of a run that a checkpoint records: how to change it (the changed
+# files are the run's own, copied), the options to resume with, and what the
+# refusal says (a string it ends with, or pieces it holds)
+CHANGED = {
+    "system file": (_change_system, []),
+    "completion grammar": (_change_grammar, []),  # was resumed silently
+    "training data": (lambda folder, original: _change_data(folder, "train", original), []),
+    "dev set": (lambda folder, original: _change_data(folder, "dev", original), []),
+    "no dev set": (lambda folder, original: (folder / "dev.conllu").unlink() or (
+        "another dev set (--dev), which chooses the best epoch: ", ", now none"), []),
+    "features": (lambda folder, original: "other options: features [] (now ['s1', 's0', 'b0'])",
+                 ["--features", "s1,s0,b0"]),
+    "lr": (lambda folder, original: "other options: lr 0.001 (now 0.5)", ["--lr", "0.5"]),
+    "seed": (lambda folder, original: "other options: seed 0 (now 1)", ["--seed", "1"]),
+    "oracle": (lambda folder, original: "other options: oracle 'dynamic' (now 'nondet')",
+               ["--oracle", "nondet"]),
+    "nonproj": (lambda folder, original: "other options: nonproj 'oracle' (now 'projectivize')",
+                ["--nonproj", "projectivize"]),
+    "sizes": (lambda folder, original: "other options: hidden_dim 4 (now 5)", ["--hidden-dim", "5"]),
+    "loss": (lambda folder, original: "other options: loss 'hinge' (now 'nll')", ["--loss", "nll"]),
+}
+
+
+@pytest.mark.parametrize("case", CHANGED)
+def test_resume_refuses_every_changed_input(system_run, tmp_path, capsys, case):
+    """A run resumes only with every input its checkpoint records as it was:
+    the system file, the completion grammar it names (its digest was recorded
+    but not compared: a replaced grammar trained the next epochs on another
+    dynamic oracle), the training data, the dev set and the options.  Each
+    change is one line naming the checkpoint (and the changed file), exit 2,
+    and no model written."""
+    folder, checkpoint = system_run
+    copy = tmp_path / "inputs"
+    copy.mkdir()
+    for name in ("arc_standard_no_root.toml", "arc_standard_no_root.grammar", "train.conllu",
+                 "dev.conllu"):
+        (copy / name).write_bytes((folder / name).read_bytes())
+    change, options = CHANGED[case]
+    said = change(copy, folder)
+    argv = _system_args(copy, "--epochs", "2", "--resume", str(checkpoint), *options,
+                        "-o", str(tmp_path / "x.pt"))
+    if case == "no dev set":
+        argv[argv.index("--dev"):argv.index("--dev") + 2] = []
+    err = _error(capsys, argv)
+    assert err.startswith(f"semiparse train: error: {checkpoint}: the checkpoint was made with "), err
+    for piece in [said] if isinstance(said, str) else said:
+        assert piece in err, err
+    if isinstance(said, str):
+        assert err.endswith(said), err
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_resume_takes_the_same_inputs_in_other_files(system_run, tmp_path, capsys):
+    """The same system, grammar (a comment and blank lines added), training
+    data and dev set copied elsewhere resume."""
+    folder, checkpoint = system_run
+    for name in ("arc_standard_no_root.toml", "train.conllu", "dev.conllu"):
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    grammar = (folder / "arc_standard_no_root.grammar").read_text()
+    (tmp_path / "arc_standard_no_root.grammar").write_text("# a comment\n\n" + grammar + "\n\n")
+    assert main(_system_args(tmp_path, "--epochs", "2", "--resume", str(checkpoint),
+                             "-o", str(tmp_path / "m.pt"))) == 0
+    assert "resuming" in capsys.readouterr().err
+    assert load(tmp_path / "m.pt").meta["history"][-1]["epoch"] == 2
 
 
 def test_resume_names_the_checkpoint(run, tmp_path, capsys):
