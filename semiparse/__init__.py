@@ -14,6 +14,9 @@ __version__ = "0.1.0"
 _moved.install()  # the previous layout's module paths, with a DeprecationWarning
 
 _EXPORTS = {
+    # the one family of errors and warnings (semiparse.errors)
+    "SemiparseError": "semiparse.errors",
+    "SemiparseWarning": "semiparse.errors",
     # core engine
     "load_grammar": "semiparse.grammar",
     "Grammar": "semiparse.grammar",

@@ -27,6 +27,7 @@ from lark import Lark, Transformer, v_args
 from lark.exceptions import UnexpectedInput, VisitError
 
 from semiparse.resources import data_dir
+from semiparse.errors import GrammarError, GrammarWarning
 
 _DSL = r"""
     start: statement*
@@ -47,23 +48,6 @@ _DSL = r"""
 
 _PARSER = Lark(_DSL, parser="lalr", propagate_positions=True)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'.]*")  # NAME of the DSL
-
-
-class GrammarError(ValueError):
-    """A grammar file that cannot be loaded: ``file:line:column: reason``."""
-
-    def __init__(self, reason, file="<string>", line=None, column=None):
-        self.reason, self.file, self.line, self.column = reason, file, line, column
-        where = str(file)
-        if line is not None:
-            where += f":{line}"
-            if column is not None:
-                where += f":{column}"
-        super().__init__(f"{where}: {reason}")
-
-
-class GrammarWarning(UserWarning):
-    """A grammar that loads but has unreachable or useless symbols."""
 
 
 @dataclass(frozen=True)

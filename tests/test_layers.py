@@ -78,7 +78,7 @@ def test_previous_module_paths_warn_and_give_the_same_objects(old, new, name):
 def test_the_public_api_is_unchanged():
     assert sorted(semiparse.__all__) == sorted([
         "Grammar", "GrammarError", "ParseResult", "count_optimal_projectivizations", "count_projective",
-        "entropy", "expected", "is_projective", "load_grammar", "marginals", "max_marginals",
+        "SemiparseError", "SemiparseWarning", "entropy", "expected", "is_projective", "load_grammar", "marginals", "max_marginals",
         "oracle", "parse", "parse_labelled", "projectivize", "sample", "system", "__version__"])
     for name in semiparse.__all__:
         assert getattr(semiparse, name) is not None

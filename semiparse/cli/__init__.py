@@ -17,10 +17,7 @@ import threading
 import warnings
 
 from semiparse import __version__
-
-
-class UserError(Exception):
-    """A mistake in the user's input: reported as one line, without a traceback."""
+from semiparse.errors import SemiparseError, UserError
 
 
 def int_range(low, high=None):
@@ -183,7 +180,7 @@ def main(argv=None):
             warnings.showwarning = lambda message, *_, **__: print(f"{name}: warning: {message}",
                                                                    file=sys.stderr)
             return args.func(args) or 0
-    except (UserError, ValueError, OSError) as exc:
+    except (SemiparseError, ValueError, OSError) as exc:
         if isinstance(exc, BrokenPipeError):
             return _reader_gone()
         # Mistakes in the input (bad files, bad values) are reported, not traced.

@@ -19,17 +19,10 @@ import re
 from collections import Counter
 
 from semiparse.treebank.outputs import open_output
+from semiparse.errors import TreeError
 
 ON_ERROR = ("fail", "skip")
 OUTER_LABELS = ("", "TOP")  # PTB's unlabelled outer bracket, and evalb's name for it
-
-
-class TreeError(ValueError):
-    """A bad tree in a file: ``FILE:LINE: reason``."""
-
-    def __init__(self, file, line, reason):
-        super().__init__(f"{file}:{line}: {reason}")
-        self.file, self.line, self.reason = file, line, reason
 
 
 class Tree:

@@ -23,6 +23,7 @@ from semiparse.constituency.dynamic import Gold, oracle as make_oracle
 from semiparse.constituency.systems import NT, system as get_system
 from semiparse.constituency.trees import Tree, read_ptb, traverse
 from semiparse.resources import data_root
+from semiparse.errors import SemiparseError
 from semiparse.testing.checking import CheckResult, OracleMismatch, run_examples
 
 LABELS = ("A", "B", "C")
@@ -110,7 +111,7 @@ def gold_trees(max_n, ptb):
     return st.one_of(mine, cut())
 
 
-class ConstituentMismatch(OracleMismatch, AssertionError):
+class ConstituentMismatch(OracleMismatch, SemiparseError, AssertionError):
     """Where the oracle of a constituent system and the exhaustive search
     differ: ``what`` differs at ``configuration``, reached from the initial
     one by ``transitions`` for the gold ``tree``; ``loss`` and ``breakdown``

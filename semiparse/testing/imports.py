@@ -7,7 +7,7 @@ inside functions count as well: a lazy import still ties the two modules.
 
 Layers, lowest first; a module may import its own layer and those below:
 
-1. basics: ``heads`` (and ``_heads``), ``semiring``, ``grammar``,
+1. basics: ``errors``, ``heads`` (and ``_heads``), ``semiring``, ``grammar``,
    ``resources``, ``_moved``, ``_threads``, ``_seeds``, ``_vendor``
 2. ``chart``: the engine
 3. ``queries``: marginals, expectations, samples, labels
@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 LAYERS = (
-    ("basics", ("heads", "_heads", "semiring", "grammar", "resources", "_moved", "_threads", "_seeds", "_vendor")),
+    ("basics", ("errors", "heads", "_heads", "semiring", "grammar", "resources", "_moved", "_threads", "_seeds", "_vendor")),
     ("chart", ("chart",)),
     ("queries", ("queries",)),
     ("treebank", ("treebank",)),

@@ -17,6 +17,7 @@ import numpy as np
 from semiparse.treebank import conllu
 from semiparse.transitions import oracle
 from semiparse.transitions.stepping import System
+from semiparse.errors import ScorerRefused
 
 PUNCT_TAGS = frozenset({"PUNCT"})
 STEPS_KEY = "semiparse_steps"
@@ -52,11 +53,6 @@ def attachment_scores(gold_trees, predicted):
 CONLL18_METRICS = ("UAS", "LAS", "CLAS", "MLAS", "BLEX")
 RECURSION_MARGIN = 1000  # frames below the scorer's recursion
 STACK_BYTES, FRAME_BYTES, MAX_STACK_BYTES = 16 << 20, 1 << 10, 1 << 30  # its thread's stack
-
-
-class ScorerRefused(ValueError):
-    """The official CoNLL 2018 scorer refuses a system file that semiparse
-    reads (e.g. a sentence with several words attached to the root)."""
 
 
 def conll18_scores(gold, system):

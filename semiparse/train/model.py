@@ -23,6 +23,7 @@ from semiparse.treebank.outputs import open_output
 from semiparse.train import _core
 from semiparse.train.features import ZHANG_NIVRE, compile_templates
 from semiparse.train.data import ROOT_WORD, stable_hash
+from semiparse.errors import ModelError
 
 FORMAT = "semiparse-parser-model"
 VERSION = 1
@@ -49,10 +50,6 @@ def system_classes(system, labels):
         return [("shift", None)] + [(m, l) for m in _LEGACY_MOVES[system.name] for l in labels]
     return [(t, l) for t in system.transitions
             for l in (labels if system.adds_edge(t) else [None])]
-
-
-class ModelError(ValueError):
-    """A model file that cannot be used: ``FILE: reason``."""
 
 
 def system_record(system):

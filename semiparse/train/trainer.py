@@ -49,6 +49,7 @@ from semiparse.train.model import Model
 from semiparse.train.options import (BeamOptions, PerceptronOptions, RDAOptions, check_restart,
                                      check_settings, options_for)
 from semiparse.train.evaluate import attachment_scores
+from semiparse.errors import DeadEndWarning
 
 ORACLES = ("static", "nondet", "dynamic")
 NONPROJ = ("skip", "projectivize", "oracle")
@@ -81,10 +82,6 @@ class DynamicOracle:
 
     def optimal(self, state, sent):
         return {state.machine.code(name) for name in self.optimal_names(state, sent)}
-
-
-class DeadEndWarning(UserWarning):
-    """Training sentences were abandoned at dead ends (see the module's doc)."""
 
 
 class _DeadEnd(Exception):

@@ -4,15 +4,12 @@ import re
 from pathlib import Path
 
 from semiparse.grammar import byte_position, plain_text
+from semiparse.errors import SystemFileError
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
     import tomli as tomllib
-
-
-class SystemFileError(ValueError):
-    """A malformed system file; the message starts with ``FILE:LINE:``."""
 
 
 # The keys a system file may use (docs/oracles.md): a dict is a table of

@@ -41,6 +41,7 @@ from semiparse.heads import int_tuple, is_tree, tree_problems
 from semiparse.treebank.partial import partial_flag, partial_problems
 from semiparse.treebank.outputs import open_output as atomic_output  # the name documented before outputs.py existed
 from semiparse.treebank.columns import COLUMN_NAMES, DEPREL, DEPS, HEAD, MISC, moved_deps
+from semiparse.errors import ConlluError, UnknownHead
 
 # The same few IDs and heads recur on every sentence: remember the parses.
 _id_value = functools.lru_cache(maxsize=4096)(parse_id_value)
@@ -48,24 +49,6 @@ _int_value = functools.lru_cache(maxsize=4096)(parse_int_value)
 
 ON_ERROR = ("fail", "skip", "keep")
 MARK_KEY = "OrigHead"
-
-
-class ConlluError(ValueError):
-    """A problem in a CoNLL-U file: ``FILE:LINE: reason``."""
-
-    def __init__(self, file, line, reason):
-        self.file, self.line, self.reason = file, line, reason
-        super().__init__(f"{file}:{line}: {reason}")
-
-
-class UnknownHead(ConlluError):
-    """A HEAD ``_`` read without ``partial``; ``hint`` says what reads it (by
-    default partial trees), or why the reader's caller cannot."""
-
-    def __init__(self, file, line, word, hint="an unknown head needs partial trees: --partial, "
-                                              "partial=True"):
-        self.word = word
-        super().__init__(file, line, f"HEAD of word {word} is '_' (no basic tree; {hint})")
 
 
 @dataclass

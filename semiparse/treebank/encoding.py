@@ -32,6 +32,7 @@ from collections import namedtuple
 from itertools import islice
 
 from semiparse.heads import check_tree, find_cycle
+from semiparse.errors import EncodingError
 
 SEPARATOR = "||"
 PATH_MARK = "*"
@@ -46,14 +47,6 @@ ENCODE_TIE_BREAK = "closest"
 _FIELD = re.compile(r"([^^#]*)(?:\^([0-9]+))?(?:#([0-9]+))?")
 _RESERVED = ("^", "#")
 _EDGE = SEPARATOR[0]  # 'a|' + '||x' would read as 'a' + '||' + '|x'
-
-
-class EncodingError(ValueError):
-    """A label that cannot be encoded or decoded, at word ``word`` (1..n)."""
-
-    def __init__(self, word, reason):
-        self.word, self.reason = word, reason
-        super().__init__(reason)
 
 
 Label = namedtuple("Label", "base head_label up index marked")

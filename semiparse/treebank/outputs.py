@@ -32,10 +32,7 @@ import secrets
 import stat
 import sys
 from pathlib import Path
-
-
-class OutputError(ValueError):
-    """An output path that cannot be written: ``PATH: reason``."""
+from semiparse.errors import OutputError
 
 
 def is_stdout(path):

@@ -55,17 +55,9 @@ import numpy as np
 from semiparse._seeds import seeded
 from semiparse.heads import check_tree, no_crossing
 from semiparse.treebank.partial import UNKNOWN, check_partial_tree, unknown_words
+from semiparse.errors import NoProjectiveTree, TreeTooLarge
 
 TIE_BREAKS = ("first", "closest", "random")
-
-
-class NoProjectiveTree(ValueError):
-    """No projective tree keeps the heads of the words outside ``only``."""
-
-
-class TreeTooLarge(ValueError):
-    """The chart for a tree would not fit in the memory available: refused
-    before anything is allocated (the message says how much it would need)."""
 
 
 CHECK_ABOVE = 1 << 28  # smaller needs are not checked (no reading of /proc per tree)
