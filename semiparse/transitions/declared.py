@@ -14,7 +14,7 @@ from semiparse.transitions.completion import describe_kind, first_rule, node_kin
 from semiparse.transitions.declaration import Declaration
 from semiparse.transitions.interface import TransitionSystem, int_configuration
 from semiparse.transitions.limits import MAX_WORDS
-from semiparse.transitions.loops import find_loop
+from semiparse.transitions.loops import find_loop, loop_advice
 from semiparse.transitions.registry import lookup_system
 from semiparse.transitions.system_file import key_line
 
@@ -70,7 +70,8 @@ class RewriteSystem(TransitionSystem):
             many = len(names) > 1
             d.fail(f"{'transitions' if many else 'transition'} {', '.join(names)} can loop: "
                    f"from stack {list(stack)} buffer {list(buffer)} arcs {list(arcs)} "
-                   f"{'they come' if many else 'it comes'} back to the same configuration",
+                   f"{'they come' if many else 'it comes'} back to the same configuration"
+                   f"{loop_advice(self, names)}",
                    "transition", self.transitions.index(names[0]), "name")
         if d.completion is not None:
             self._check_terminal_rules(d)

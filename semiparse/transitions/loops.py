@@ -42,6 +42,37 @@ def find_loop(system):
     return None
 
 
+def loop_advice(system, names):
+    """What to do about the loop of the transitions ``names`` (from
+    :func:`find_loop`), as a clause to append to the refusal, or ``""``:
+    where one of them moves a stack node back into the buffer, an unshift
+    (whose paper stops it by a flag the format lacks) is pointed to the fused
+    moves of ``systems/arc_eager_single_root.toml``, and a swap (whose
+    termination rests on the order of the sentence) to what the format
+    cannot express."""
+    rules = {r.name: r for r in getattr(system, "_rules", ())}
+    for name in dict.fromkeys(names):
+        r = rules.get(name)
+        back = [i for i in r.buffer_after if i < r.ns] if r is not None else []
+        if not back:
+            continue
+        x = r.names[back[0]]
+        kept = list(r.stack_after + r.buffer_after)
+        if kept != sorted(kept):
+            return (f"; transition {name} moves {x} back into the buffer out of the sentence's "
+                    f"order, as swap does: a swap system ends only by a condition on that order "
+                    f"(Nivre 2009: s1 before s0), which no require can state, and it builds "
+                    f"non-projective trees (docs/oracles.md, \"What the format cannot "
+                    f"express\")")
+        return (f"; transition {name} moves {x} from the stack back into the buffer, as an "
+                f"unshift does, and the format has no flag (the unshift of Nivre and "
+                f"Fernández-González 2014 sets one that forbids shift): fuse the unshift with "
+                f"each move that may follow it into one transition, as "
+                f"systems/arc_eager_single_root.toml does (unshift_left_arc, unshift_right_arc, "
+                f"unshift_reduce, each requiring \"buffer empty\"; docs/systems.md)")
+    return ""
+
+
 def _terminates(rules):
     """Whether some potential ``a * len(buffer) + b * len(stack) + c * (number
     of headless positions)``, with ``a, b, c`` in :data:`_WEIGHTS`, strictly

@@ -439,8 +439,11 @@ def cycle_edge(rules):
         return r, (f"transition {r.name}: its edge {head} -> {dep} can close a cycle of arcs: "
                    f"{head} may be a descendant of {dep}, because transition "
                    f"{found[ph, pd, side].name} can leave a node {_PLACE_WORDS[ph]} with an "
-                   f"ancestor {where}.  Arcs must form trees: add require "
-                   f"\"{head} has no head\"")
+                   f"ancestor {where}.  Arcs must form trees, and the format cannot require "
+                   f"that two nodes are not connected (as Covington's systems do): require "
+                   f"\"{head} has no head\" rules the edge out whenever {head} has a head, "
+                   f"which changes the system if it needs the edge then (docs/oracles.md, "
+                   f"\"What the format cannot express\")")
     return None
 
 

@@ -37,10 +37,16 @@ SINGLE_ROOT = (SHIPPED / "arc_eager_single_root.toml").read_text(encoding="utf-8
 GUARD = '"buffer empty", "s0 has no head", "s1 != root", "s1 has no head"'
 # unshift_left_arc without "s0 has no head": a top headed by s1 would head s1
 CYCLIC_TOP = SINGLE_ROOT.replace(GUARD, GUARD.replace(' "s0 has no head",', ""))
+# What the refusal says of the requirement it suggests: it may change the
+# system, and the format cannot state the condition some systems use.
+ADVICE = ('Arcs must form trees, and the format cannot require that two nodes are not '
+          'connected (as Covington\'s systems do): require "{head} has no head" rules the edge '
+          'out whenever {head} has a head, which changes the system if it needs the edge then '
+          '(docs/oracles.md, "What the format cannot express")')
 CYCLIC_TOP_REASON = (
     "transition unshift_left_arc: its edge s0 -> s1 can close a cycle of arcs: s0 may be a "
     "descendant of s1, because transition right_arc can leave a node on the stack with an "
-    'ancestor below it on the stack.  Arcs must form trees: add require "s0 has no head"')
+    'ancestor below it on the stack.  ' + ADVICE.format(head="s0"))
 
 # Arc-eager ending with only the root on the stack, whose unshift brings a
 # headed top back into the buffer, where left_arc makes it the head of its
@@ -161,8 +167,7 @@ def test_the_headed_unshift_is_refused_and_the_suggested_requirement_fixes_it():
     assert str(info.value) == (
         f"x.toml:{_line(HEADED_UNSHIFT, 'left_arc')}: transition left_arc: its edge b -> s0 can "
         f"close a cycle of arcs: b may be a descendant of s0, because transition unshift can "
-        f"leave a node in the buffer with an ancestor on the stack.  Arcs must form trees: add "
-        f'require "b has no head"')
+        f"leave a node in the buffer with an ancestor on the stack.  " + ADVICE.format(head="b"))
     fixed = HEADED_UNSHIFT.replace('require = ["s0 != root", "s0 has no head"]',
                                    'require = ["s0 != root", "s0 has no head", "b has no head"]')
     system = system_from_text(fixed, "x.toml")
@@ -218,7 +223,7 @@ def test_a_system_the_loader_accepts_never_builds_a_cycle(text):
         system = system_from_text(text, "r.toml")
     except SystemFileError as exc:
         m = re.match(r"r\.toml:(\d+): transition (\w+): its edge (\w+) -> \w+ can close a "
-                     r"cycle of arcs: .*add require \"(\w+) has no head\"$", str(exc))
+                     r"cycle of arcs: .*require \"(\w+) has no head\" rules the edge out", str(exc))
         if m:  # else refused for another reason (a loop, a second head, ...)
             assert int(m.group(1)) == _line(text, m.group(2)) and m.group(3) == m.group(4)
         return

@@ -58,11 +58,34 @@ def test_shift_and_unshift_that_undo_each_other_are_refused(tmp_path, capsys):
     path, error = _refusal(tmp_path, text)
     assert error == (f"{path}:{_line(text, 'shift')}: transitions shift, unshift can loop: "
                      f"from stack [0] buffer [1] arcs [-1, -1] they come back to the same "
-                     f"configuration")
+                     f"configuration" + UNSHIFT_ADVICE.format(name="unshift", node="s0"))
     assert main(["check", path]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("semiparse check: error: ")
     assert "transitions shift, unshift can loop" in err[0]
+
+
+# The pointer a loop through an unshift gets: the paper's unshift stops by a
+# flag the format lacks; the shipped arc_eager_single_root fuses it instead.
+UNSHIFT_ADVICE = (
+    "; transition {name} moves {node} from the stack back into the buffer, as an unshift does, "
+    "and the format has no flag (the unshift of Nivre and Fernández-González 2014 sets one that "
+    "forbids shift): fuse the unshift with each move that may follow it into one transition, as "
+    "systems/arc_eager_single_root.toml does (unshift_left_arc, unshift_right_arc, "
+    "unshift_reduce, each requiring \"buffer empty\"; docs/systems.md)")
+
+
+def test_a_loop_through_an_unshift_points_to_the_fused_moves(tmp_path):
+    """The refusal said only that shift and unshift can loop; it now names
+    the fused form of the shipped arc_eager_single_root, which the pointer
+    names correctly (its unshift moves exist and require an empty buffer)."""
+    _, error = _refusal(tmp_path, ARC_STANDARD + UNSHIFT)
+    assert error.endswith(UNSHIFT_ADVICE.format(name="unshift", node="s0"))
+    fused = load_system("arc_eager_single_root")
+    for name in ("unshift_left_arc", "unshift_right_arc", "unshift_reduce"):
+        assert fused._rule_of[name].buffer_empty
+    # a loop through no move into the buffer gets no pointer
+    assert loops.loop_advice(load_system("arc_standard"), ["shift", "left_arc"]) == ""
 
 
 def test_the_cycle_starts_with_the_transition_declared_first(tmp_path):
@@ -103,7 +126,7 @@ buffer_after = ["*"]
     path, error = _refusal(tmp_path, text)
     assert error == (f"{path}:{_line(text, 'down')}: transitions down, up can loop: from "
                      f"stack [0, 1] buffer [] arcs [-1, 0] they come back to the same "
-                     f"configuration")
+                     f"configuration" + UNSHIFT_ADVICE.format(name="down", node="s0"))
 
 
 def test_an_attach_that_may_overwrite_a_head_is_refused_and_its_requirement_fixes_it(tmp_path):
@@ -155,7 +178,11 @@ buffer_after = ["s1", "*"]
     path, error = _refusal(tmp_path, text)
     assert error == (f"{path}:{_line(text, 'shift')}: transitions shift, swap, shift, swap can "
                      f"loop: from stack [0, 1] buffer [2] arcs [-1, -1, -1] they come back to "
-                     f"the same configuration")
+                     f"the same configuration; transition swap moves s1 back into the buffer "
+                     f"out of the sentence's order, as swap does: a swap system ends only by a "
+                     f"condition on that order (Nivre 2009: s1 before s0), which no require can "
+                     f"state, and it builds non-projective trees (docs/oracles.md, \"What the "
+                     f"format cannot express\")")
 
 
 # -- random small systems against a brute-force search --------------------------------
@@ -242,7 +269,7 @@ def test_random_systems_agree_with_a_brute_force_search(text):
     assert cycles
     m = re.fullmatch(r"r\.toml:(\d+): transitions? ([\w, ]+) can loop: from stack (\[.*?\]) "
                      r"buffer (\[.*?\]) arcs (\[.*?\]) (they come|it comes) back to the same "
-                     r"configuration", refused)
+                     r"configuration(; transition \w+ moves .*)?", refused)
     names = m.group(2).split(", ")
     assert int(m.group(1)) == _line(text, names[0])
     start = tuple(tuple(ast.literal_eval(m.group(i))) for i in (3, 4, 5))
