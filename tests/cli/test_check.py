@@ -209,3 +209,22 @@ def test_constituent_systems_refuse_the_options_of_dependency_systems(capsys, sy
     assert main(["check", system, *option, "--examples", "3", "--max-n", "3"]) == 2
     err = capsys.readouterr().err
     assert f"{system} is a constituent system" in err and f"{option[0]} apply to dependency" in err
+
+
+@pytest.mark.parametrize("option", [[], ["--system", "arc_hybrid"]])
+def test_bench_oracle_without_data_names_semiparse_data(tmp_path, monkeypatch, capsys, option):
+    """Without FILEs the benchmark reads ../shared/data relative to the
+    working directory: run elsewhere, it said only that no files were
+    under ../shared/data/ud.  The error says where it looked and why, and
+    names SEMIPARSE_DATA, set or not."""
+    monkeypatch.delenv("SEMIPARSE_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "oracle", *option]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("semiparse bench oracle: error: ../shared/data/ud")
+    assert (f"SEMIPARSE_DATA is not set, and the default ../shared/data is relative to the "
+            f"working directory, {tmp_path}): set SEMIPARSE_DATA to the shared data folder") in err
+    monkeypatch.setenv("SEMIPARSE_DATA", str(tmp_path / "empty"))
+    assert main(["bench", "oracle", *option]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'empty' / 'ud'}" in err and f"(SEMIPARSE_DATA is {tmp_path / 'empty'})" in err
