@@ -18,7 +18,7 @@ import torch
 
 from semiparse._seeds import seeded
 from semiparse.train.evaluate import attachment_scores
-from semiparse.train.trainer import DeadEndWarning, check_heads, prepare, root_label
+from semiparse.train.trainer import DeadEndWarning, bar_off, check_heads, prepare, root_label
 from semiparse.neural import check_device
 from semiparse.neural.lockstep import Example, Policy, TrainingOracle, lockstep_loss
 from semiparse.neural.options import Options
@@ -113,8 +113,8 @@ class NeuralTrainer:
             policy.explore = o.oracle == "dynamic" and epoch >= o.explore_after
             rng.shuffle(order)
             batches = [order[k:k + o.batch_size] for k in range(0, len(order), o.batch_size)]
-            bar = tqdm(batches, desc=f"epoch {epoch + 1}/{o.epochs}", disable=not self.progress,
-                       unit="batch", leave=False, file=sys.stderr)
+            bar = tqdm(batches, desc=f"epoch {epoch + 1}/{o.epochs}", unit="batch", leave=False,
+                       disable=bar_off(self.progress), file=sys.stderr)
             total = configurations = correct = dead_ends = 0
             dead_end = None  # one of those configurations, for the message
             start, oracle_start = time.perf_counter(), self.oracle.seconds
