@@ -212,7 +212,10 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
                                              projective=True if projective_only else None,
                                              partial=partial), examine)
         if isinstance(result.mismatch, Mismatch) and result.mismatch.error is None:
-            result.mismatch.explained = explain(system, method, result.mismatch, partial)
+            try:
+                result.mismatch.explained = explain(system, method, result.mismatch, partial)
+            except Exception as exc:  # the counterexample stands without its trees
+                result.mismatch.explained = [f"(no trees shown: {type(exc).__name__}: {exc})"]
         if result.ok and own is not None:
             result.hint = reduction_hint(system, own, examples, max_n, seed)
         results.append(result)

@@ -354,3 +354,20 @@ def test_a_passing_system_without_critical_buffer_is_told_the_speed_up(monkeypat
     assert result.hint.startswith("add critical_buffer = true: 1.0x, as fast, on the 40 "
                                   "configurations of this check (n <= 4), whose buffers are too "
                                   "short to gain")
+
+
+def test_a_counterexample_stands_when_its_trees_cannot_be_shown(tmp_path, monkeypatch):
+    from semiparse.testing import checking
+
+    def fail(*args):
+        raise RuntimeError("too long")
+
+    monkeypatch.setattr(checking, "best_computation", fail)
+    text = (data_dir("grammars") / "arc_hybrid.grammar").read_text()
+    bad = tmp_path / "bad.grammar"
+    bad.write_text(text.replace("(_, R1) -> (_, R0) P", "(_, R1) -> (_, R1) P | (_, R0) P"))
+    [result] = checking.check("arc_hybrid", examples=300, grammar=str(bad))
+    assert not result.ok
+    lines = result.mismatch.describe("grammar").splitlines()
+    assert lines[-2].startswith("differ at:") and lines[-1] == (
+        "(no trees shown: RuntimeError: too long)")
