@@ -371,3 +371,14 @@ def test_a_counterexample_stands_when_its_trees_cannot_be_shown(tmp_path, monkey
     lines = result.mismatch.describe("grammar").splitlines()
     assert lines[-2].startswith("differ at:") and lines[-1] == (
         "(no trees shown: RuntimeError: too long)")
+
+
+@pytest.mark.parametrize("bench", [["projectivize"], ["train"]])
+def test_every_benchmark_without_data_names_semiparse_data(tmp_path, monkeypatch, capsys, bench):
+    """The benchmarks that read the shared data by default (every UD file,
+    or a training file) say where they looked as bench oracle does."""
+    monkeypatch.setenv("SEMIPARSE_DATA", str(tmp_path / "empty"))
+    assert main(["bench", *bench]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"semiparse bench {bench[0]}: error: {tmp_path / 'empty' / 'ud'}")
+    assert f"(SEMIPARSE_DATA is {tmp_path / 'empty'}): set SEMIPARSE_DATA" in err
