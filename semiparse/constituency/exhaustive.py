@@ -29,8 +29,19 @@ extra NTs are erroneous) and only an open NT can still make a pending
 constituent whose start has been passed (top-down), or in-order an open NT or
 a new NT above a stack node with that left end (pending constituents at a
 start that no stack node has are lost).
+
+Cost.  The lower bound is weak once a configuration has lost several gold
+constituents: every unit of ``b`` lets the search push one more NT (any label
+class, at any depth of a unary chain), so the states explored grow about
+five- to tenfold per unit of the minimum loss, whatever the sentence length.
+A five-word tree whose walk has lost six constituents already needs millions
+of states, and the memo (every state is a key) grows with them.  ``Search(...,
+max_states=N)`` therefore counts the states it visits (memo hits included,
+over all calls of one search) and raises :class:`OverBudget` past ``N``; the
+memo it leaves holds only finished entries.  The default, None, is unbounded.
 """
 from collections import Counter
+from numbers import Integral
 
 from semiparse.constituency.dynamic import as_gold
 from semiparse.constituency.systems import NT, Open, system as get_system
@@ -39,10 +50,24 @@ from semiparse.transitions.family import ExhaustiveSearch
 FRESH = "<not-gold>"
 
 
+class OverBudget(RuntimeError):
+    """The search visited more than its ``max_states`` states: no answer
+    (the caller must count the case as unchecked, not as agreement)."""
+
+    def __init__(self, max_states):
+        self.max_states = max_states
+        super().__init__(f"exhaustive search stopped past {max_states} states")
+
+
 class Search(ExhaustiveSearch):
     """Memoized minimum-loss search for one system and one gold tree."""
 
-    def __init__(self, name, gold):
+    def __init__(self, name, gold, max_states=None):
+        if max_states is not None and (isinstance(max_states, bool)
+                                       or not isinstance(max_states, Integral) or max_states < 1):
+            raise ValueError(f"max_states must be a positive integer or None, got {max_states!r}")
+        self.max_states = None if max_states is None else int(max_states)
+        self.states = 0  # states visited, memo hits included
         self.system = get_system(name)
         self.gold = gold = as_gold(gold)
         fresh = FRESH
@@ -115,6 +140,9 @@ class Search(ExhaustiveSearch):
         """:meth:`future` as a generator: yields ``(configuration, budget)`` for
         each sub-search and is sent its result."""
         system = self.system
+        self.states += 1
+        if self.max_states is not None and self.states > self.max_states:
+            raise OverBudget(self.max_states)
         key = self._key(c)
         memo = self.memo
         known = memo.get(key)
@@ -153,7 +181,8 @@ class Search(ExhaustiveSearch):
         return memo[key][0]
 
     def loss(self, c):
-        """Minimum loss of a tree reachable from ``c`` (validated first)."""
+        """Minimum loss of a tree reachable from ``c`` (validated first);
+        :class:`OverBudget` past ``max_states`` states."""
         c = self.system.validate(c)
         gold = self.gold
         if c.n != gold.n:
