@@ -9,16 +9,28 @@ loss must equal the exhaustive minimum, and at the end of the walk its optimal
 transitions must be exactly those whose successor keeps the exhaustive
 minimum (NT-X tried with every gold label and one label outside the tree).
 
-:func:`check` returns the dependency check's :class:`CheckResult`, with a
-:class:`ConstituentMismatch` as its counterexample; ``semiparse check``
-prints it.
+:func:`check` returns a :class:`ConstituentCheckResult` (the dependency
+check's :class:`CheckResult` with the count of examples skipped over
+budget), with a :class:`ConstituentMismatch` as its counterexample;
+``semiparse check`` prints it.
+
+Budget.  The exhaustive search costs about five to ten times more per unit
+of the minimum loss (see :mod:`semiparse.constituency.exhaustive`): a walk
+that loses six or seven gold constituents of a short tree with unary chains
+can need tens of millions of states and as many memo entries (gigabytes).
+Each example therefore gets its own search bounded by ``max_states``
+(:data:`MAX_STATES` by default) visited states; an example whose search
+passes it stops there and is counted in ``skipped``, never as a pass (the
+configurations of its walk checked before the stop are counted in
+``configurations``).
 """
+from dataclasses import dataclass
 from pathlib import Path
 
 from hypothesis import Phase
 from hypothesis import strategies as st
 
-from semiparse.constituency.exhaustive import Search
+from semiparse.constituency.exhaustive import OverBudget, Search
 from semiparse.constituency.dynamic import Gold, oracle as make_oracle
 from semiparse.constituency.systems import NT, system as get_system
 from semiparse.constituency.trees import Tree, read_ptb, traverse
@@ -27,6 +39,19 @@ from semiparse.errors import SemiparseError
 from semiparse.testing.checking import CheckResult, OracleMismatch, run_examples
 
 LABELS = ("A", "B", "C")
+# states one example's exhaustive search may visit (memo hits included):
+# a few seconds and some hundred MB at most
+MAX_STATES = 300_000
+
+
+@dataclass
+class ConstituentCheckResult(CheckResult):
+    """A :class:`CheckResult` with the examples whose exhaustive search
+    passed ``max_states`` states (``skipped``: neither passed nor failed)."""
+
+    max_states: int = None
+    skipped: int = 0  # examples stopped by the budget
+    passed: int = 0  # examples checked to the end of their walk
 
 
 @st.composite
@@ -130,15 +155,17 @@ class ConstituentMismatch(OracleMismatch, SemiparseError, AssertionError):
                 f"  oracle loss: {self.loss} {self.breakdown}")
 
 
-def check_walk(name, tree, choices, oracle=None):
+def check_walk(name, tree, choices, oracle=None, max_states=None):
     """Walk from the initial configuration: choice ``(optimal, k)`` picks the
     k-th (mod) optimal or legal transition.  Raises :class:`ConstituentMismatch`
-    when the oracle and the exhaustive search disagree; returns the
-    number of configurations checked."""
+    when the oracle and the exhaustive search disagree, and
+    :class:`OverBudget` (with ``checked``, the configurations compared before)
+    when the exhaustive search of the walk passes ``max_states`` states;
+    returns the number of configurations checked."""
     system = get_system(name)
     oracle = oracle or make_oracle(name)
     gold = Gold(tree)
-    search = Search(name, gold)
+    search = Search(name, gold, max_states)
     c = system.initial(gold.n)
     history = []
     checked = 0
@@ -150,7 +177,11 @@ def check_walk(name, tree, choices, oracle=None):
         return out
 
     def truth(c):
-        return search.loss(c)
+        try:
+            return search.loss(c)
+        except OverBudget as exc:
+            exc.checked = checked
+            raise
 
     def fail(c, what):
         raise ConstituentMismatch(name, what, tree, history, c, oracle.loss(c, gold),
@@ -188,39 +219,50 @@ def check_walk(name, tree, choices, oracle=None):
     return checked
 
 
-def check(system, examples=200, max_n=7, seed=0, ptb=None, progress=None):
+def check(system, examples=200, max_n=7, seed=0, ptb=None, progress=None, max_states=MAX_STATES):
     """Compare the oracle of ``system`` (``top_down`` or ``in_order``) with
     the exhaustive search on ``examples`` hypothesis examples: random trees
     and windows of the PTB sample (``ptb``, else the shared one; without it,
-    random trees only, which a note says).  Returns a :class:`CheckResult`
-    (strategy ``none``, method the oracle's ``chain``).  ``progress``, if
-    given, is called as ``progress(passed, result)`` before the first
-    example (``passed`` 0) and after each example that passed."""
+    random trees only, which a note says).  Returns a
+    :class:`ConstituentCheckResult` (strategy ``none``, method the oracle's
+    ``chain``); an example whose exhaustive search passes ``max_states``
+    states (None: unbounded) is counted in ``skipped``.  ``progress``, if
+    given, is called as ``progress(done, result)`` before the first example
+    (``done`` 0) and after each example that passed or was skipped."""
     name = get_system(system).name
     if examples < 1 or max_n < 1:
         raise ValueError("examples and max_n must be positive")
     trees = ptb_trees(ptb)
     oracle = make_oracle(name)
-    result = CheckResult(name, "none", oracle.chain, examples, max_n, seed)
+    result = ConstituentCheckResult(name, "none", oracle.chain, examples, max_n, seed,
+                                    max_states=max_states)
     if trees is None:
         result.notes.append("PTB sample not found (set SEMIPARSE_DATA); random trees only")
-    passed = 0
+    done = 0
     if progress is not None:
-        progress(passed, result)
+        progress(done, result)
     # a step is arbitrary with probability 1/4, else optimal
     step = st.tuples(st.integers(0, 3).map(bool), st.integers(0, 50))
     walk = st.lists(step, min_size=1, max_size=4 * max_n + 8)
 
     def examine(example):
-        nonlocal passed
+        nonlocal done
         try:
-            result.configurations += check_walk(name, *example, oracle=oracle)
+            result.configurations += check_walk(name, *example, oracle=oracle, max_states=max_states)
         except ConstituentMismatch as exc:
             result.mismatch = exc
             raise
-        passed += 1
+        except OverBudget as exc:
+            # not a failure (hypothesis would shrink it) and not a pass
+            if result.mismatch is None:  # not while shrinking a mismatch
+                result.configurations += exc.checked
+                result.skipped += 1
+        else:
+            if result.mismatch is None:
+                result.passed += 1
+        done += 1
         if progress is not None:
-            progress(passed, result)
+            progress(done, result)
 
     run_examples(result, st.tuples(gold_trees(max_n, trees), walk), examine,
                  phases=[Phase.generate, Phase.shrink])
