@@ -34,7 +34,7 @@ from collections import Counter
 
 from semiparse.constituency.dynamic import as_gold
 from semiparse.constituency.systems import NT, Open, system as get_system
-from semiparse.transitions.family import ExhaustiveSearch
+from semiparse.transitions.oracles.protocol import ExhaustiveSearch
 
 FRESH = "<not-gold>"
 
