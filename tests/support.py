@@ -1,7 +1,8 @@
 """What several test modules share besides the brute-force references
 (tests/brute_force.py): hypothesis strategies for trees, split grammars and
 their inputs, and mutated bytes; the checks of a command's output and
-refusal; a walk through a system's configurations; system texts."""
+refusal; a walk through a system's configurations; system texts; the
+fuzz tests' call that must answer or raise ValueError."""
 import json
 import warnings
 from pathlib import Path
@@ -159,6 +160,27 @@ def mutated(draw, blocks, max_edits=4):
 
 
 # -- commands and their outputs --------------------------------------------------------
+
+REFUSED = object()  # what value_error_or_result gives for a ValueError
+
+
+def value_error_or_result(call, *args, **kwargs):
+    """``call(*args, **kwargs)``'s result, or :data:`REFUSED` when it raises
+    ValueError; any other exception propagates (the API must answer or say
+    ValueError).  A result that comes back is for the caller to check
+    against a reference (brute force, the generic engine, the exhaustive
+    oracle): answering is not enough."""
+    try:
+        return call(*args, **kwargs)
+    except ValueError:
+        return REFUSED
+
+
+def one_shot(*values):
+    """Is one of ``values`` an iterator (a generator), spent by the first call
+    that reads it, so that a reference cannot be given the same input?"""
+    return any(hasattr(v, "__next__") for v in values)
+
 
 def cli_error(capsys, argv):
     """Run the CLI expecting exit 2 with exactly one line on stderr; return it."""

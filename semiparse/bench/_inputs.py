@@ -8,6 +8,7 @@ file that cannot be read, a bad line or a bad tree stops it with ``FILE:LINE:
 reason`` (``FILE: reason``), and so does a file without words."""
 from pathlib import Path
 
+from semiparse.bench import missing_data
 from semiparse.cli import UserError
 from semiparse.resources import data_root
 
@@ -28,7 +29,7 @@ def ud_files(named=None):
     root = data_root() / "ud"
     files = sorted(root.glob("*/*.conllu"))
     if not files:
-        raise UserError(f"no CoNLL-U files under {root} (set SEMIPARSE_DATA or name FILES)")
+        raise UserError(missing_data(root, "holds no ud/*/*.conllu files"))
     return files
 
 
@@ -37,7 +38,7 @@ def ud_train_file(folder, prefix):
     data; UserError when it is missing."""
     path = data_root() / "ud" / folder / f"{prefix}-ud-train.conllu"
     if not path.is_file():
-        raise UserError(f"{path} not found (set SEMIPARSE_DATA or name TRAIN.conllu)")
+        raise UserError(missing_data(path))
     return path
 
 

@@ -13,12 +13,14 @@ CPU time of this process by default (robust on a shared machine; ``--clock
 wall`` for elapsed time).
 """
 import time
+from pathlib import Path
 
 from semiparse._seeds import seeded
 from semiparse.cli import UserError, int_range, pyplot, seconds
 from semiparse.treebank.outputs import check_output, open_output
 from semiparse.bench._inputs import long_trees, ud_files
 from semiparse.bench._timing import fmt_time, mean_time, per_call, seconds_per_call
+from semiparse.resources import data_root
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager")
 MAX_SECONDS = 60  # per measurement: there is one per configuration
@@ -107,6 +109,8 @@ def run(args):
         pyplot()
     rng = seeded(args.seed)
     timer = _timer(args.clock)
+    if not args.files:
+        _need(data_root() / "ud", lambda p: any(p.glob("*/*.conllu")), "holds no */*.conllu")
     trees = long_trees(ud_files(args.files), longest=3 * args.per_size)
     curves = {}
     for spec in args.systems:
@@ -122,6 +126,8 @@ def _run_pair(args):
 
     if args.plot:
         raise UserError("--plot draws the per-size curves; it does not go with --system")
+    if not args.files:
+        _need(data_root() / "ud" / "UD_Greek-GDT" / "el_gdt-ud-dev.conllu", Path.is_file)
     trees = (system_pair.read_projective(ud_files(args.files), args.sentences) if args.files
              else system_pair.default_sentences(args.sentences))
     rows = system_pair.compare(args.system, args.against, trees, threads=args.threads,
@@ -131,6 +137,15 @@ def _run_pair(args):
           f"threads, elapsed time); gains over single calls")
     print("\n".join(system_pair.report(rows, args.threads)))
     return 0
+
+
+def _need(path, found, what="not found"):
+    """UserError naming ``SEMIPARSE_DATA`` unless ``found(path)``: the
+    shared data read without FILES."""
+    from semiparse.bench import missing_data
+
+    if not found(path):
+        raise UserError(missing_data(path, what))
 
 
 def _timer(clock):

@@ -17,6 +17,7 @@ system's time over the shipped one's (lower is better; 1.0x: as fast).
 """
 
 from semiparse._seeds import seeded
+from semiparse.bench import missing_data
 from semiparse.cli import UserError
 from semiparse.bench._inputs import read_heads, walk
 from semiparse.bench.batch import check_rows
@@ -40,7 +41,7 @@ def default_sentences(count):
     """The first ``count`` projective trees of the shared Greek dev set."""
     path = data_root() / "ud" / "UD_Greek-GDT" / "el_gdt-ud-dev.conllu"
     if not path.is_file():
-        raise UserError(f"{path} not found (set SEMIPARSE_DATA or name FILES)")
+        raise UserError(missing_data(path))
     return read_projective([path], count)
 
 

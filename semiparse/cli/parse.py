@@ -64,7 +64,8 @@ def run(args):
         else:
             parses = neural_parses(model, trees)
         for tree, parse in zip(trees, tqdm(parses, total=len(trees), desc="parse", unit="sent",
-                                           disable=args.quiet, file=sys.stderr)):
+                                           disable=True if args.quiet else None,
+                                           file=sys.stderr)):  # None: on a terminal only
             if parse is None:
                 out.write(tree.source.raw)
                 continue

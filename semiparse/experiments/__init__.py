@@ -34,6 +34,10 @@ EXPERIMENTS = {
     "neural-systems": "neural_systems",
 }
 
+# The modules of experiments that train torch networks on the CPU only (their
+# runs take no device): --device is checked, and only cpu is taken
+CPU_NETWORKS = ("biaffine_crf",)
+
 
 def experiment(name):
     """The module of an experiment."""
@@ -110,6 +114,14 @@ def settings_for(module, args):
             check_device(settings["device"])
         except ValueError as exc:
             raise ValueError(f"--device: {exc}") from None
+    elif args.device and module.__name__.rpartition(".")[2] in CPU_NETWORKS:
+        try:
+            check_device(args.device)
+        except ValueError as exc:
+            raise ValueError(f"--device: {exc}") from None
+        if args.device != "cpu":
+            raise ValueError(f"--device {args.device}: this experiment trains its networks on the "
+                             f"CPU only (--device cpu, or no --device)")
     elif args.device:
         raise ValueError("--device: this experiment trains no neural parser")
     for key, allowed in choices:

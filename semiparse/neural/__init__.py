@@ -21,9 +21,15 @@ def _torch():
 
 def check_device(device):
     """ValueError unless torch can put the network on ``device``: ``cpu``, or
-    ``cuda[:N]`` where torch finds that CUDA device."""
+    ``cuda[:N]`` where torch finds that CUDA device.  Another device type of
+    torch's (``mps``, ``xpu``, ...) is refused with what is wrong with it
+    here: this build of PyTorch lacks it, this machine has none, or the
+    neural parsers do not run on it."""
     from semiparse.neural.options import check_device_name
 
+    other = _other_device(device)
+    if other is not None:
+        raise ValueError(f"device {device}: {other}; the neural parsers run on cpu or cuda[:N]")
     check_device_name(device)
     if device != "cpu":
         torch = _torch()
@@ -31,6 +37,32 @@ def check_device(device):
         if count <= int(device.partition(":")[2] or 0):
             raise ValueError(f"device {device}: torch finds "
                              f"{count or 'no'} CUDA device{'s' if count != 1 else ''}")
+
+
+def _other_device(device):
+    """What is wrong with ``device`` where it names a device type of torch's
+    other than cpu and cuda (None for any other name, or without torch)."""
+    import re
+
+    match = re.fullmatch(r"([a-z]+)(:\d+)?", device) if isinstance(device, str) else None
+    if match is None or match.group(1) in ("cpu", "cuda"):
+        return None
+    try:
+        import torch
+    except ModuleNotFoundError:
+        return None
+    kind = match.group(1)
+    try:
+        torch.device(device)
+    except (RuntimeError, ValueError):
+        return None  # not a device torch knows
+    backend = getattr(torch.backends, kind, None) if kind == "mps" else getattr(torch, kind, None)
+    built = getattr(backend, "is_built", lambda: backend is not None)()
+    if not built:
+        return f"this build of PyTorch has no {kind.upper()} support"
+    if not getattr(backend, "is_available", lambda: False)():
+        return f"torch finds no {kind.upper()} device on this machine"
+    return f"torch has it, but semiparse does not run its networks on {kind.upper()}"
 
 
 def load(path, system=None, device="cpu"):

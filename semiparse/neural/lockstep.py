@@ -22,6 +22,11 @@ from semiparse.transitions.systems.format.limits import loop_error, max_steps
 from semiparse.transitions.oracles.static import static_rank
 from semiparse.neural.model import label_loss, transition_loss
 
+# The longest sentence whose initial configuration, scored -inf throughout by
+# the oracle, the exhaustive search checks: a dead end of the system, or a
+# grammar that does not describe it (TrainingOracle.dead_end)
+EXHAUSTIVE_MAX = 7
+
 
 class Transitions:
     """A system's transitions as the network's output columns (the oracle's
@@ -70,10 +75,39 @@ class TrainingOracle:
         self.kind = kind
         self.threads = threads
         self.seconds = 0.0
+        self._dead = {}  # n -> whether the initial configuration of n words is a dead end
         rank = static_rank(system.definition)
         order = sorted(range(len(transitions)), key=lambda i: rank(transitions.names[i]))
         self._order = np.empty(len(transitions))
         self._order[order] = np.arange(len(transitions))
+
+    def _misdescribed(self, config, why):
+        return ValueError(f"{self.oracle.system.name}: the oracle scores every transition -inf "
+                          f"in the configuration {describe(config)}, which is not final: {why}, "
+                          f"so the completion grammar does not describe the system's moves "
+                          f"(semiparse check on its system file says where)")
+
+    def dead_end(self, config, heads):
+        """True for an initial configuration that the oracle scores -inf
+        throughout (the sentence's words ``heads``) where it is a dead end of
+        the system: no transition applies, or, for up to
+        :data:`EXHAUSTIVE_MAX` words, the exhaustive search finds no final
+        configuration either (a longer one is taken to be).  Where the search
+        does, the grammar is at fault: a ValueError saying so."""
+        if not config.legal_codes():
+            return True
+        if config.n > EXHAUSTIVE_MAX:
+            return True
+        dead = self._dead.get(config.n)  # whether initial(n) is one does not depend on the tree
+        if dead is None:
+            start = time.perf_counter()
+            scores = self.oracle.scores_exhaustive(config, heads)
+            self.seconds += time.perf_counter() - start
+            dead = self._dead[config.n] = not any(v > -np.inf for v in scores.values())
+        if not dead:
+            raise self._misdescribed(config, "the exhaustive search reaches a final "
+                                             "configuration from it")
+        return True
 
     def rows(self, configs, golds):
         """sigma ``(len(configs), T)`` by one ``scores_batch`` call (-inf: not legal)."""
@@ -95,17 +129,14 @@ class TrainingOracle:
 
     def optimal(self, sigma, configs):
         """Boolean mask of the optimal transitions of each row of ``configs``
-        (not final).  A row with none is a ValueError: the oracle never leads
-        training into a configuration from which no final one is reachable,
-        so the system's declaration does not describe its moves."""
+        (not final, not initial: :func:`dead_ends` takes those).  A row with
+        none is a ValueError: the oracle scored the transition into it above
+        -inf, so a final configuration was reachable, and it now says none
+        is: the completion grammar does not describe the system's moves."""
         best = sigma.max(axis=1, keepdims=True)
         if not np.isfinite(best).all():
             config = configs[int(np.flatnonzero(~np.isfinite(best[:, 0]))[0])]
-            name = self.oracle.system.name
-            raise ValueError(f"{name}: the oracle scores every transition -inf in the configuration "
-                             f"stack {list(config.stack)}, buffer {list(config.buffer)}, which is "
-                             f"not final: the completion grammar does not describe the system's "
-                             f"moves (semiparse check on its system file says where)")
+            raise self._misdescribed(config, "it scored the transition into it above -inf")
         optimal = sigma == best
         if self.kind == "static":
             first = np.where(optimal, self._order, np.inf).argmin(axis=1)
@@ -148,14 +179,24 @@ class Example:
     n: int
 
 
+def describe(config):
+    """A configuration for messages: its stack and buffer."""
+    return f"stack {list(config.stack)}, buffer {list(config.buffer)}"
+
+
 @dataclass
 class Losses:
-    """The summed loss of some sentences and what it came from."""
+    """The summed loss of some sentences and what it came from;
+    ``dead_ends``: the sentences left out because their initial
+    configuration is a dead end, ``dead_end`` one of those configurations
+    (:func:`describe`), or None."""
 
     loss: torch.Tensor
     configurations: int
     correct: int
     edges: int
+    dead_ends: int = 0
+    dead_end: str = None
 
 
 class _Run:
@@ -177,7 +218,20 @@ class _Run:
         self.deferred = deferred
         self.losses, self.rows, self.legal, self.optimal = [], [], [], []
         self.heads, self.deps, self.gold = [], [], []
-        self.configurations = self.correct = 0
+        self.configurations = self.correct = self.dead_ends = 0
+        self.dead_end = None
+
+    def drop_dead_ends(self, configs, examples, sigma):
+        """Which of ``configs`` (initial configurations of ``examples``, with
+        the oracle rows ``sigma``) are not dead ends of the system
+        (:meth:`TrainingOracle.dead_end`), as a boolean mask; the others are
+        counted, and left out."""
+        dead = ~np.isfinite(sigma.max(axis=1))
+        for i in np.flatnonzero(dead):
+            self.oracle.dead_end(configs[i], examples[i].heads)
+            self.dead_ends += 1
+            self.dead_end = self.dead_end or describe(configs[i])
+        return ~dead
 
     def _loss(self, H, rows, legal, optimal):
         scores = self.net.transition_scores(H, rows)
@@ -223,7 +277,8 @@ class _Run:
         if self.gold:
             scores = self.net.label_scores(H, self.heads, self.deps)
             total = total + label_loss(self.loss_kind, scores, self.gold).sum()
-        return Losses(total, self.configurations, self.correct, len(self.gold))
+        return Losses(total, self.configurations, self.correct, len(self.gold), self.dead_ends,
+                      self.dead_end)
 
 
 def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hinge", trace=None):
@@ -233,7 +288,8 @@ def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hing
     their transitions; then one transition-MLP pass over the configurations
     of every step and one label-MLP pass over the gold edges followed for
     the loss.  ``trace(configs, sigma, followed_columns)``, if given, sees
-    every step (for tests)."""
+    every step (for tests).  A sentence whose initial configuration is a
+    dead end of the system is left out (:attr:`Losses.dead_ends`)."""
     run = _Run(net, transitions, oracle, reader, policy, loss, trace, deferred=True)
     H, starts = net.encode([e.ids for e in examples])
     configs = [transitions.system.initial(e.n) for e in examples]
@@ -242,6 +298,13 @@ def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hing
     while active:
         now = [configs[i] for i in active]
         sigma = oracle.rows(now, [examples[i].heads for i in active])
+        if steps == 0:
+            live = run.drop_dead_ends(now, [examples[i] for i in active], sigma)
+            if not live.all():
+                active, sigma = [i for i, ok in zip(active, live) if ok], sigma[live]
+                now = [configs[i] for i in active]
+                if not active:
+                    break
         run.step(H, now, [starts[i] for i in active], [examples[i] for i in active], sigma)
         steps += 1
         active = [i for i in active if not configs[i].is_final()]
@@ -267,7 +330,10 @@ def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge
     steps = 0
     while not config.is_final():
         _check_steps(transitions, [example.n], steps)
-        run.step(H, [config], starts, [example], oracle.row(config, example.heads))
+        sigma = oracle.row(config, example.heads)
+        if steps == 0 and not run.drop_dead_ends([config], [example], sigma).all():
+            break
+        run.step(H, [config], starts, [example], sigma)
         steps += 1
     return run.result(H)
 

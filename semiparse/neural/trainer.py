@@ -12,12 +12,13 @@ import copy
 import math
 import sys
 import time
+import warnings
 
 import torch
 
 from semiparse._seeds import seeded
 from semiparse.train.evaluate import attachment_scores
-from semiparse.train.trainer import check_heads, prepare, root_label
+from semiparse.train.trainer import DeadEndWarning, bar_off, check_heads, prepare, root_label
 from semiparse.neural import check_device
 from semiparse.neural.lockstep import Example, Policy, TrainingOracle, lockstep_loss
 from semiparse.neural.options import Options
@@ -73,9 +74,11 @@ class NeuralTrainer:
         check_device(self.options.device)
         self.progress = progress
         self.log = log or (lambda message: None)
+        self._log_given = log is not None
         self.checkpoint, self.resume = checkpoint, resume
         self.model = self.oracle = None
         self.history = []
+        self.dead_ends = 0  # sentences left out at dead ends, counted once per epoch
 
     def examples(self, model, trees):
         index = model.label_index
@@ -110,9 +113,10 @@ class NeuralTrainer:
             policy.explore = o.oracle == "dynamic" and epoch >= o.explore_after
             rng.shuffle(order)
             batches = [order[k:k + o.batch_size] for k in range(0, len(order), o.batch_size)]
-            bar = tqdm(batches, desc=f"epoch {epoch + 1}/{o.epochs}", disable=not self.progress,
-                       unit="batch", leave=False, file=sys.stderr)
-            total = configurations = correct = 0
+            bar = tqdm(batches, desc=f"epoch {epoch + 1}/{o.epochs}", unit="batch", leave=False,
+                       disable=bar_off(self.progress), file=sys.stderr)
+            total = configurations = correct = dead_ends = 0
+            dead_end = None  # one of those configurations, for the message
             start, oracle_start = time.perf_counter(), self.oracle.seconds
             model.net.train()
             for batch in bar:
@@ -131,13 +135,24 @@ class NeuralTrainer:
                 total += loss
                 configurations += losses.configurations
                 correct += losses.correct
+                dead_ends += losses.dead_ends
+                dead_end = dead_end or losses.dead_end
                 bar.set_postfix(loss=f"{total / max(configurations, 1):.4f}",
                                 acc=f"{100.0 * correct / max(configurations, 1):.2f}")
             bar.close()
+            if dead_ends == len(order):
+                raise ValueError(f"{model.system}: every training sentence ({dead_ends}) reached "
+                                 f"a dead end, a configuration from which no final one is "
+                                 f"reachable, e.g. {dead_end} (the initial configuration): "
+                                 f"nothing was learnt (semiparse check on the system's file "
+                                 f"shows such configurations)")
             record = {"epoch": epoch + 1, "loss": total / max(configurations, 1),
                       "train_accuracy": 100.0 * correct / max(configurations, 1),
                       "seconds": time.perf_counter() - start,
                       "oracle_seconds": self.oracle.seconds - oracle_start}
+            if dead_ends:
+                record["dead_ends"] = dead_ends
+                self.dead_ends += dead_ends
             if dev is not None:
                 record.update(attachment_scores(dev, model.parse(dev)))
             score = record.get("las", epoch)
@@ -155,6 +170,14 @@ class NeuralTrainer:
         model.meta["history"] = self.history
         model.meta["best_epoch"] = next((r["epoch"] for r in reversed(self.history) if r.get("best")),
                                         None)
+        if self.dead_ends:
+            message = (f"{self.dead_ends} training sentence(s), counted once per epoch, started "
+                       f"in a dead end of {model.system} (a configuration that is not final, "
+                       f"from which no final configuration is reachable) and were left out")
+            if self._log_given:
+                self.log(f"warning: {message}")
+            else:
+                warnings.warn(message, DeadEndWarning, stacklevel=2)
         return model
 
 

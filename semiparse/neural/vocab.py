@@ -9,11 +9,32 @@ Lemmas seen once in training are left out of their table, so the unknown
 lemma is trained too.  No torch here: the encoder turns these ids into
 tensors.
 """
+import re
 from collections import Counter
 
 PAD, UNK, ROOT = 0, 1, 2
 SPECIALS = ("<pad>", "<unk>", "<root>")
 LEMMA, XPOS, FEATS = 2, 4, 5  # CoNLL-U columns (0-based) read from a tree's source sentence
+# What no CoNLL-U field holds (the line ends the reader takes, and the column separator)
+_BREAK_OR_TAB = re.compile(r"[\t\r\n]")
+
+
+def check_symbols(table, symbols, single=False):
+    """ValueError unless ``symbols`` (a model file's list of ``table``) is a
+    list of distinct non-empty strings without tabs or line breaks, as
+    CoNLL-U fields are (one character each with ``single``): a damaged
+    vocabulary would load, and its symbols be written into the output."""
+    if not isinstance(symbols, list):
+        raise ValueError(f"its vocab's {table} are not a list: {symbols!r:.60}")
+    seen = set()
+    for symbol in symbols:
+        if (not isinstance(symbol, str) or not symbol or _BREAK_OR_TAB.search(symbol)
+                or (single and len(symbol) != 1)):
+            what = "a character" if single else "a non-empty string without tabs or line breaks"
+            raise ValueError(f"its vocab's {table} hold {symbol!r:.60}, which is not {what}")
+        if symbol in seen:
+            raise ValueError(f"its vocab's {table} hold {symbol!r:.60} twice")
+        seen.add(symbol)
 
 
 class Symbols:
@@ -44,8 +65,20 @@ class Symbols:
         return {"symbols": self.symbols[len(SPECIALS):], "counts": self.counts}
 
     @classmethod
-    def from_dict(cls, data):
-        return cls(data["symbols"], data["counts"])
+    def from_dict(cls, data, table="symbols", single=False):
+        """The table of a model file (``table``: its name, for messages;
+        ``single``: its symbols are characters)."""
+        if not isinstance(data, dict):
+            raise ValueError(f"its vocab's {table} table is not a JSON object: {data!r:.60}")
+        check_symbols(table, data["symbols"], single)
+        counts = data["counts"]
+        if not isinstance(counts, list) or not all(
+                type(c) is int and c >= 0 for c in counts):
+            raise ValueError(f"its vocab's {table} counts are not whole numbers >= 0")
+        if any(s in SPECIALS for s in data["symbols"]):
+            raise ValueError(f"its vocab's {table} hold a reserved symbol "
+                             f"({next(s for s in data['symbols'] if s in SPECIALS)})")
+        return cls(data["symbols"], counts)
 
 
 def _column(tree, d, column):
@@ -95,9 +128,12 @@ class Vocab:
         read has an empty lemma table: its network has no lemma embedding)."""
         if not isinstance(data, dict):
             raise ValueError(f"its vocab is not a JSON object: {data!r:.60}")
+        check_symbols("labels", data["labels"])
         lemmas = data.get("lemmas")
-        return cls(*(Symbols.from_dict(data[k]) for k in ("words", "chars", "upos", "xpos", "feats")),
-                   data["labels"], Symbols([]) if lemmas is None else Symbols.from_dict(lemmas))
+        return cls(*(Symbols.from_dict(data[k], k, single=k == "chars")
+                     for k in ("words", "chars", "upos", "xpos", "feats")),
+                   data["labels"],
+                   Symbols([]) if lemmas is None else Symbols.from_dict(lemmas, "lemmas"))
 
     def sentence(self, tree):
         """The ids of a tree's positions 0..n: ``words``, ``chars`` (one list

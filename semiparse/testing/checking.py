@@ -19,6 +19,7 @@ the exhaustive search there, so these are reported beside the result, not as
 a mismatch.
 """
 import copy
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
@@ -27,6 +28,9 @@ from hypothesis import seed as hypothesis_seed
 
 from semiparse.grammar import load_grammar_text
 from semiparse.transitions.oracles._grammar_rows import grammar_kernel
+from semiparse.transitions.oracles.exhaustive import best_computation
+from semiparse.transitions.oracles.gold import Gold
+from semiparse.transitions.oracles.grammar_method import grammar_tree
 from semiparse.transitions.oracles.oracle import Oracle
 from semiparse.transitions.oracles.methods import system_methods
 from semiparse.transitions.systems.loading import load_system
@@ -55,6 +59,7 @@ class Mismatch(OracleMismatch):
     got: dict
     expected: dict
     error: str = None
+    explained: list = field(default_factory=list)  # more lines (see explain)
 
     def describe(self, method):
         arcs = "" if self.arcs is None else f"  arcs {list(self.arcs)}"
@@ -72,7 +77,7 @@ class Mismatch(OracleMismatch):
             diff = sorted(t for t in set(self.got) | set(self.expected)
                           if self.got.get(t) != self.expected.get(t))
             lines.append(f"{'differ at:':<17}{', '.join(diff)}")
-        return "\n".join(lines)
+        return "\n".join(lines + self.explained)
 
 
 @dataclass
@@ -171,6 +176,9 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
         checked = Oracle(system, strategy, method)
         exhaustive = Oracle(system, strategy, "exhaustive")
         partial = checked.accepts_partial()
+        # the configurations examined, with the exhaustive search's scores,
+        # where the check may advise critical_buffer (see reduction_hint)
+        own = [] if strategy == "none" and method == "grammar" and could_reduce(system) else None
         result = CheckResult(system.name, strategy, method, examples, max_n, seed,
                              grammar=getattr(system, "grammar_name", None))
         if projective_only:
@@ -197,14 +205,89 @@ def check(system, strategies=None, examples=2000, max_n=8, seed=0, method="gramm
                 result.mismatch = Mismatch(ex.heads, strategy, c.stack, c.buffer, c.arcs,
                                            c.transitions, got, expected)
                 raise AssertionError("oracle scores differ from the exhaustive search")
+            if own is not None:
+                own.append((c.stack, c.buffer, tuple(ex.heads), c.arcs, expected))
 
         run_examples(result, oracle_examples(system, max_n, [strategy], {strategy: checked},
                                              projective=True if projective_only else None,
                                              partial=partial), examine)
-        if result.ok and strategy == "none" and method == "grammar" and could_reduce(system):
-            result.hint = reduction_hint(system, max(HINT_EXAMPLES, examples), max_n, seed)
+        if isinstance(result.mismatch, Mismatch) and result.mismatch.error is None:
+            try:
+                result.mismatch.explained = explain(system, method, result.mismatch, partial)
+            except Exception as exc:  # the counterexample stands without its trees
+                result.mismatch.explained = [f"(no trees shown: {type(exc).__name__}: {exc})"]
+        if result.ok and own is not None:
+            result.hint = reduction_hint(system, own, examples, max_n, seed)
         results.append(result)
     return results
+
+
+def reduces(system, strategy):
+    """Whether the grammar path of ``system`` under ``strategy`` leaves the
+    buffer nodes that are not critical out of its strings: the system
+    declares ``critical_buffer`` and the path runs in C (strategy none)."""
+    spec = getattr(system, "completion_spec", None)
+    return (strategy == "none" and spec is not None and spec.critical_buffer
+            and grammar_kernel(system) is not None)
+
+
+def with_critical_buffer(system, declared):
+    """A copy of a declared ``system`` with ``critical_buffer`` declared or not."""
+    clone = copy.copy(system)
+    clone.set_completion(system.completion_spec.declaring_critical_buffer(declared))
+    return clone
+
+
+def explain(system, method, m, partial):
+    """Lines that explain the :class:`Mismatch` ``m`` of ``method``: at the
+    first transition where the scores differ, the best tree the completion
+    grammar derives after it (method grammar) and a best tree the exhaustive
+    search finds, with the computation that builds it; and where
+    ``critical_buffer`` is declared and the grammar path without the
+    reduction agrees with the exhaustive search here, that the declaration
+    is wrong."""
+    differ = [t for t in system.transitions if m.got.get(t) != m.expected.get(t)]
+    first = next((t for t in differ if t in m.expected), None)
+    if first is None or m.arcs is None:
+        return []
+    lines = []
+    gold = Gold(m.heads, partial)
+    before = tuple(m.arcs)
+    after = system.apply(m.stack, m.buffer, before, first)[2]
+    reduced = method == "grammar" and reduces(system, m.strategy)
+
+    def tree(arcs):
+        gained = sum(1 for d in range(1, gold.n + 1)
+                     if before[d] < 0 and arcs[d] == gold.heads[d] >= 0)
+        return (f"after {first}: heads {list(arcs)} (-1: none), {gained} gold "
+                f"edge{'' if gained == 1 else 's'} from the configuration on")
+
+    if method == "grammar" and system.grammar is not None:
+        stack, buffer, arcs = system.validate(m.stack, m.buffer, before, gold.n)
+        found = grammar_tree(system, gold, stack, buffer, arcs, m.strategy, first)
+        if found is None:
+            text = f"after {first}: the grammar derives no tree"
+        else:
+            heads = list(after)
+            for d, h in found.items():
+                if heads[d] < 0:
+                    heads[d] = h
+            text = tree(heads)
+        if reduced:
+            text += " (over the whole buffer, without the critical_buffer reduction)"
+        lines.append(f"{'grammar tree:':<17}{text}")
+    found = best_computation(system, gold.heads, m.strategy, m.stack, m.buffer, before, first)
+    if found is None:
+        lines.append(f"{'exhaustive tree:':<17}after {first}: no final configuration is reachable")
+    else:
+        lines.append(f"{'exhaustive tree:':<17}{tree(found[1])}, by {' '.join(found[0])}")
+    if reduced:
+        plain = Oracle(with_critical_buffer(system, False), m.strategy, "grammar")
+        if plain.scores(m.stack, m.buffer, gold.heads, before, partial) == m.expected:
+            lines.append("critical_buffer = true is wrong for this system: without it the oracle "
+                         "agrees here (the buffer cannot be reduced to its critical nodes; "
+                         "docs/oracles.md, \"The critical buffer\"): remove it from [completion]")
+    return lines
 
 
 def could_reduce(system):
@@ -220,18 +303,51 @@ def could_reduce(system):
 HINT_EXAMPLES = 2000
 
 
-def reduction_hint(system, examples, max_n, seed):
-    """Advice to declare ``critical_buffer`` if, declared, it agrees with the
-    exhaustive search on ``examples`` examples of strategy none; else None."""
-    trial = copy.copy(system)
-    trial.set_completion(system.completion_spec.declaring_critical_buffer())
-    [result] = check(trial, ["none"], examples, max_n, seed)
-    if not result.ok:
-        return None
-    return (f"with the buffer reduced to its critical nodes the oracle agrees too "
-            f"({result.calls} examples): critical_buffer = true in [completion] would make it "
-            f"faster; check the file again with it declared, with more examples and longer "
-            f"sentences (--examples, --max-n), before relying on it (docs/oracles.md)")
+def reduction_hint(system, own, examples, max_n, seed):
+    """Advice to declare ``critical_buffer`` if, declared, the oracle agrees
+    with the exhaustive search on the check's own configurations ``own``
+    (``(stack, buffer, heads, arcs, expected)``) and, where the check drew
+    fewer than :data:`HINT_EXAMPLES` examples, on a check of that many;
+    with the speed-up measured on ``own``.  Else None."""
+    trial = with_critical_buffer(system, True)
+    reduced = Oracle(trial, "none", "grammar")
+    for stack, buffer, heads, arcs, expected in own:
+        if reduced.scores(stack, buffer, heads, arcs, True) != expected:
+            return None
+    more = ""
+    if examples < HINT_EXAMPLES:
+        [result] = check(trial, ["none"], HINT_EXAMPLES, max_n, seed)
+        if not result.ok:
+            return None
+        more = f", as on {result.calls} examples of a check of its own"
+    speedup = measured_speedup(system, trial, own)
+    if speedup >= 1.05:
+        gain = f"{speedup:.1f}x faster on the {len(own)} configurations of this check (n <= {max_n})"
+    else:
+        gain = (f"{speedup:.1f}x, as fast, on the {len(own)} configurations of this check (n <= "
+                f"{max_n}), whose buffers are too short to gain (the gain grows with the buffer)")
+    return (f"add critical_buffer = true: {gain}, on which the oracle with it agrees with the "
+            f"exhaustive search{more}.  Check the file again with it declared, with more "
+            f"examples and longer sentences (--examples, --max-n), before relying on it "
+            f"(docs/oracles.md, \"The critical buffer\")")
+
+
+def measured_speedup(system, trial, own, rounds=3):
+    """Time per call of the grammar path of ``system`` over that of
+    ``trial`` (the same with ``critical_buffer``) on the configurations
+    ``own``: the best of ``rounds`` alternating rounds, each oracle cleared
+    before each (every call is then the first for its tree, as on the
+    check's examples)."""
+    oracles = [Oracle(system, "none", "grammar"), Oracle(trial, "none", "grammar")]
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds):
+        for i, oracle in enumerate(oracles):
+            oracle.cache_clear()
+            start = time.perf_counter()
+            for stack, buffer, heads, arcs, _ in own:
+                oracle.scores(stack, buffer, heads, arcs, True)
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best[0] / max(best[1], 1e-9)
 
 
 def run_examples(result, strategy, examine, phases=None):

@@ -1,4 +1,6 @@
 """``semiparse check`` and the hypothesis strategies of ``semiparse.testing``."""
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,7 +29,7 @@ def test_check_prints_the_shrunk_counterexample_and_exits_1(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "FAIL  arc_hybrid strategy=none" in out
     for field in ("gold heads:", "configuration:", "reached by:", "grammar sigma:",
-                  "exhaustive:", "differ at:"):
+                  "exhaustive:", "differ at:", "grammar tree:", "exhaustive tree:"):
         assert field in out
 
 
@@ -209,3 +211,174 @@ def test_constituent_systems_refuse_the_options_of_dependency_systems(capsys, sy
     assert main(["check", system, *option, "--examples", "3", "--max-n", "3"]) == 2
     err = capsys.readouterr().err
     assert f"{system} is a constituent system" in err and f"{option[0]} apply to dependency" in err
+
+
+@pytest.mark.parametrize("option", [[], ["--system", "arc_hybrid"]])
+def test_bench_oracle_without_data_names_semiparse_data(tmp_path, monkeypatch, capsys, option):
+    """Without FILEs the benchmark reads ../shared/data relative to the
+    working directory: run elsewhere, it said only that no files were
+    under ../shared/data/ud.  The error says where it looked and why, and
+    names SEMIPARSE_DATA, set or not."""
+    monkeypatch.delenv("SEMIPARSE_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "oracle", *option]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("semiparse bench oracle: error: ../shared/data/ud")
+    assert (f"SEMIPARSE_DATA is not set, and the default ../shared/data is relative to the "
+            f"working directory, {tmp_path}): set SEMIPARSE_DATA to the shared data folder") in err
+    monkeypatch.setenv("SEMIPARSE_DATA", str(tmp_path / "empty"))
+    assert main(["bench", "oracle", *option]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'empty' / 'ud'}" in err and f"(SEMIPARSE_DATA is {tmp_path / 'empty'})" in err
+
+
+def _swift_declaring_critical_buffer(folder):
+    """arc_swift2 with critical_buffer = true: its buffer front takes edges
+    from nodes deep in the stack, so the reduction is wrong."""
+    text = (data_dir("systems") / "arc_swift2.toml").read_text()
+    assert "critical_buffer" not in text
+    text = text.replace('name = "arc_swift2"', 'name = "swift_cb"').replace(
+        "[completion]\n", "[completion]\ncritical_buffer = true\n")
+    path = folder / "swift_cb.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_wrong_critical_buffer_is_named_in_the_counterexample(tmp_path, capsys):
+    """The counterexample said method=grammar and never named the key: where
+    the oracle without the reduction agrees with the exhaustive search on
+    the counterexample, it says that the declaration is wrong."""
+    assert main(["check", _swift_declaring_critical_buffer(tmp_path), "--examples", "300",
+                 "--max-n", "6"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  swift_cb strategy=none method=grammar" in out
+    assert ("critical_buffer = true is wrong for this system: without it the oracle agrees "
+            "here") in out
+    # a wrong grammar is wrong with or without the reduction: no such line
+    text = (data_dir("grammars") / "arc_hybrid.grammar").read_text()
+    bad = tmp_path / "bad.grammar"
+    bad.write_text(text.replace("(_, R1) -> (_, R0) P", "(_, R1) -> (_, R1) P | (_, R0) P"))
+    assert main(["check", "arc_hybrid", "--grammar", str(bad), "--examples", "300"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  arc_hybrid" in out and "critical_buffer = true is wrong" not in out
+
+
+def _tree_line(lines, label):
+    """``(transition, heads, gold edges, computation)`` of a tree line."""
+    import re
+
+    line = next(x for x in lines if x.startswith(label))
+    m = re.fullmatch(label + r"\s+after (\w+): heads (\[[-0-9, ]*\]) \(-1: none\), (\d+) gold "
+                     r"edges? from the configuration on(?:, by ([\w ]+))?(?: \(.*\))?", line)
+    assert m, line
+    return m.group(1), eval(m.group(2)), int(m.group(3)), (m.group(4) or "").split()
+
+
+@pytest.mark.parametrize("system, grammar, fix", [
+    ("arc_hybrid", "arc_hybrid", ("(_, R1) -> (_, R0) P", "(_, R1) -> (_, R1) P | (_, R0) P")),
+    ("arc_standard", "arc_hybrid", None)])  # arc-hybrid's grammar is wrong for arc-standard
+def test_counterexamples_show_the_grammars_tree_and_an_exhaustive_one(tmp_path, system, grammar,
+                                                                      fix):
+    """A counterexample showed only the scores: it shows, after the first
+    transition where they differ, the best tree the grammar derives and a
+    best tree of the exhaustive search with the computation that builds it;
+    each counts the gold edges its side scored."""
+    from semiparse.heads import check_tree
+    from semiparse.testing.checking import check
+
+    text = (data_dir("grammars") / f"{grammar}.grammar").read_text()
+    bad = tmp_path / "bad.grammar"
+    bad.write_text(text.replace(*fix) if fix else text)
+    [result] = check(system, ["none"], examples=300, grammar=str(bad))
+    m = result.mismatch
+    assert m is not None and m.error is None
+    text = m.describe("grammar")
+    lines = [line.strip() for line in text.splitlines()]
+    t, exhaustive_tree, gained, computation = _tree_line(lines, "exhaustive tree:")
+    assert t == next(x for x in load_system(system).transitions if m.got.get(x) != m.expected.get(x))
+    assert gained == m.expected[t] and computation[0] == t
+    config, rules = (m.stack, m.buffer, m.arcs), load_system(system)
+    for step in computation:
+        config = rules.apply(*config, step)[:3]
+    assert rules.is_final(*config) and list(config[2]) == exhaustive_tree
+    check_tree(exhaustive_tree)
+    grammar_line = next(x for x in lines if x.startswith("grammar tree:"))
+    if "derives no tree" in grammar_line:
+        assert m.got[t] == float("-inf")
+    else:
+        _, grammar_tree, grammar_gained, _ = _tree_line(lines, "grammar tree:")
+        assert grammar_gained == m.got[t]
+        assert [h for h, a in zip(grammar_tree, m.arcs) if a >= 0] == [a for a in m.arcs if a >= 0]
+
+
+def test_a_passing_system_without_critical_buffer_is_told_the_speed_up(monkeypatch, capsys):
+    """A system file without critical_buffer got an oracle about 11x slower
+    on long sentences, and check said only that the key "would make it
+    faster": it runs its own configurations through the oracle with the key,
+    compares them with the exhaustive search, and prints the speed-up
+    measured on them."""
+    from semiparse.testing import checking
+    from semiparse.transitions.oracles.oracle import Oracle
+
+    seen = []
+
+    def measured(system, trial, own, rounds=3):
+        seen.append((system, trial, list(own)))
+        return 4.0
+
+    # the trial check of HINT_EXAMPLES examples is another test's concern
+    monkeypatch.setattr(checking, "HINT_EXAMPLES", 1)
+    monkeypatch.setattr(checking, "measured_speedup", measured)
+    path = str(Path(__file__).parents[1] / "systems" / "arc_standard_root_end.toml")
+    assert main(["check", path, "--examples", "150", "--max-n", "6"]) == 0
+    out = capsys.readouterr().out
+    [hint] = [line for line in out.splitlines() if line.startswith("hint  ")]
+    assert hint.startswith("hint  arc_standard_root_end strategy=none method=grammar grammar=")
+    assert (": add critical_buffer = true: 4.0x faster on the 150 configurations of this check "
+            "(n <= 6), on which the oracle with it agrees with the exhaustive search.  Check the "
+            "file again") in hint
+    [(system, trial, own)] = seen
+    assert not system.completion_spec.critical_buffer and trial.completion_spec.critical_buffer
+    assert len(own) == 150 and max(len(heads) - 1 for _, _, heads, _, _ in own) <= 6
+    exhaustive = Oracle(system, "none", "exhaustive")
+    for stack, buffer, heads, arcs, expected in own[::15]:  # the check's own, with its answers
+        assert exhaustive.scores_exhaustive(stack, buffer, heads, arcs, True) == expected
+    # the real measurement: a ratio of times on those configurations
+    monkeypatch.undo()
+    ratio = checking.measured_speedup(system, trial, own[:30], rounds=1)
+    assert 0 < ratio < float("inf")
+    # a short measured gain is not called one
+    monkeypatch.setattr(checking, "HINT_EXAMPLES", 1)
+    monkeypatch.setattr(checking, "measured_speedup", lambda *a, **k: 0.97)
+    [result] = checking.check(path, ["none"], examples=40, max_n=4)
+    assert result.hint.startswith("add critical_buffer = true: 1.0x, as fast, on the 40 "
+                                  "configurations of this check (n <= 4), whose buffers are too "
+                                  "short to gain")
+
+
+def test_a_counterexample_stands_when_its_trees_cannot_be_shown(tmp_path, monkeypatch):
+    from semiparse.testing import checking
+
+    def fail(*args):
+        raise RuntimeError("too long")
+
+    monkeypatch.setattr(checking, "best_computation", fail)
+    text = (data_dir("grammars") / "arc_hybrid.grammar").read_text()
+    bad = tmp_path / "bad.grammar"
+    bad.write_text(text.replace("(_, R1) -> (_, R0) P", "(_, R1) -> (_, R1) P | (_, R0) P"))
+    [result] = checking.check("arc_hybrid", examples=300, grammar=str(bad))
+    assert not result.ok
+    lines = result.mismatch.describe("grammar").splitlines()
+    assert lines[-2].startswith("differ at:") and lines[-1] == (
+        "(no trees shown: RuntimeError: too long)")
+
+
+@pytest.mark.parametrize("bench", [["projectivize"], ["train"]])
+def test_every_benchmark_without_data_names_semiparse_data(tmp_path, monkeypatch, capsys, bench):
+    """The benchmarks that read the shared data by default (every UD file,
+    or a training file) say where they looked as bench oracle does."""
+    monkeypatch.setenv("SEMIPARSE_DATA", str(tmp_path / "empty"))
+    assert main(["bench", *bench]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"semiparse bench {bench[0]}: error: {tmp_path / 'empty' / 'ud'}")
+    assert f"(SEMIPARSE_DATA is {tmp_path / 'empty'}): set SEMIPARSE_DATA" in err

@@ -183,6 +183,37 @@ def test_device_is_checked_before_any_run(device, message, tmp_path, shared_data
     assert not list(tmp_path.iterdir())
 
 
+def _mps():
+    """What check_device says of mps here (torch's build and machine)."""
+    import torch
+
+    if not torch.backends.mps.is_built():
+        return "this build of PyTorch has no MPS support"
+    if not torch.backends.mps.is_available():
+        return "torch finds no MPS device on this machine"
+    return "torch has it, but semiparse does not run its networks on MPS"
+
+
+@pytest.mark.parametrize("device", ["mps", "cuda", "tpu"])
+def test_device_of_an_experiment_that_trains_on_the_cpu(device, tmp_path, shared_data, capsys):
+    """biaffine-crf trains a network (on the CPU): --device mps said "this
+    experiment trains no neural parser".  What is wrong with the device is
+    said instead, or that the experiment runs on the CPU only."""
+    pytest.importorskip("torch")
+    message = {
+        "mps": f"--device: device mps: {_mps()}; the neural parsers run on cpu or cuda[:N]",
+        "cuda": ("--device cuda: this experiment trains its networks on the CPU only (--device "
+                 "cpu, or no --device)" if _cuda() else
+                 "--device: device cuda: torch finds no CUDA devices"),
+        "tpu": "--device: device must be cpu or cuda[:N], not 'tpu'",
+    }[device]
+    assert experiments.main(["biaffine-crf", "--data", str(shared_data), "--device", device,
+                             "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"semiparse experiments biaffine-crf: error: {message}\n"
+    assert not list(tmp_path.iterdir())
+
+
 def test_variants_choose_the_runs(tmp_path, shared_data, capsys):
     """``--variants`` runs only the variants named, and refuses others."""
     out = tmp_path / "out"

@@ -280,6 +280,60 @@ def test_tampered_model_meta_is_an_inconsistent_model(run, tmp_path, capsys, cas
     assert err == f"semiparse parse: error: {path}: {reason}\n"
 
 
+VOCAB = {  # case: (change to the model's vocab, reason given)
+    "label with a tab": (lambda v: v["labels"].__setitem__(0, "de\tt"),
+                         "its vocab's labels hold 'de\\tt', which is not a non-empty string "
+                         "without tabs or line breaks"),
+    "empty label": (lambda v: v["labels"].__setitem__(0, ""),
+                    "its vocab's labels hold '', which is not a non-empty string without tabs or "
+                    "line breaks"),
+    "label twice": (lambda v: v["labels"].__setitem__(1, v["labels"][0]),
+                    "its vocab's labels hold 'det' twice"),
+    "label not text": (lambda v: v["labels"].__setitem__(0, 7),
+                       "its vocab's labels hold 7, which is not a non-empty string without tabs "
+                       "or line breaks"),
+    "word with a line break": (lambda v: v["words"]["symbols"].__setitem__(0, "a\nb"),
+                               "its vocab's words hold 'a\\nb', which is not a non-empty string "
+                               "without tabs or line breaks"),
+    "upos with a carriage return": (lambda v: v["upos"]["symbols"].__setitem__(0, "N\r"),
+                                    "its vocab's upos hold 'N\\r', which is not a non-empty "
+                                    "string without tabs or line breaks"),
+    "xpos not a list": (lambda v: v["xpos"].__setitem__("symbols", "_"),
+                        "its vocab's xpos are not a list: '_'"),
+    "feats reserved": (lambda v: v["feats"]["symbols"].__setitem__(0, "<unk>"),
+                       "its vocab's feats hold a reserved symbol (<unk>)"),
+    "chars of two characters": (lambda v: v["chars"]["symbols"].__setitem__(0, "ab"),
+                                "its vocab's chars hold 'ab', which is not a character"),
+    "lemma counts": (lambda v: v["lemmas"].__setitem__("counts", [-1] * len(v["lemmas"]["counts"])),
+                     "its vocab's lemmas counts are not whole numbers >= 0"),
+}
+
+
+@pytest.mark.parametrize("case", VOCAB)
+def test_damaged_vocabulary_is_an_inconsistent_model(run, tmp_path, capsys, case):
+    """A model file re-saved consistently (its CRCs intact) with a label
+    holding a tab loaded, and parse then blamed the input: ``input.conllu:2:
+    the DEPREL of word 1 must be ...``.  Every vocabulary the file holds is
+    checked when it is read: one line naming the model file."""
+    train, _, model = run
+    tamper, reason = VOCAB[case]
+    payload = torch.load(model, weights_only=True)
+    meta = json.loads(payload["meta"])
+    if case in ("chars of two characters", "lemma counts"):  # the run has neither table filled
+        meta["vocab"]["chars"] = {"symbols": ["a", "b"], "counts": [0, 0, 0, 1, 1]}
+        meta["vocab"]["lemmas"] = {"symbols": ["a"], "counts": [0, 0, 0, 2]}
+    tamper(meta["vocab"])
+    payload["meta"] = json.dumps(meta)
+    path = tmp_path / "tampered.pt"
+    torch.save(payload, path)
+    with pytest.raises(ModelError) as info:
+        load(path)
+    assert str(info.value) == f"{path}: inconsistent model: {reason}"
+    err = cli_error(capsys, ["parse", str(path), str(train), "-o", str(tmp_path / "o.conllu")])
+    assert err == f"semiparse parse: error: {path}: inconsistent model: {reason}\n"
+    assert not (tmp_path / "o.conllu").exists()
+
+
 TAMPERED = {  # case: (change to the checkpoint, reason given); what it gave before, if not a message
     "order missing": (lambda p: p.pop("order"), "order is missing"),  # KeyError
     "order out of range": (lambda p: p.update(order=[100] * len(p["order"])),  # IndexError

@@ -156,6 +156,86 @@ def test_a_system_whose_grammar_misdescribes_it_is_named_with_the_configuration(
         neural.train([_tree([2, 0], ["det", "root"])], system=str(tmp_path / "swapped.toml"), **SMALL)
 
 
+def _two_node_shift(folder):
+    """Arc-standard whose shift needs two stack nodes: the initial
+    configuration (stack [0]) of every sentence is a dead end, no transition
+    applies there; its completion grammar is arc-standard's."""
+    from semiparse.resources import data_dir
+
+    text = (data_dir("systems") / "arc_standard.toml").read_text()
+    text = text[:text.index("# Strategies restrict")].replace('name = "arc_standard"',
+                                                              'name = "two_node_shift"')
+    shift = 'stack = ["*", "s0"]\nbuffer = ["b", "*"]\nstack_after = ["*", "s0", "b"]'
+    assert shift in text
+    text = text.replace(shift, 'stack = ["*", "s1", "s0"]\nbuffer = ["b", "*"]\n'
+                               'stack_after = ["*", "s1", "s0", "b"]')
+    (folder / "two_node_shift.toml").write_text(text + '[strategy.none]\ndescription = "all"\n')
+    (folder / "arc_standard.grammar").write_text(
+        (data_dir("grammars") / "arc_standard.grammar").read_text())
+    return folder / "two_node_shift.toml"
+
+
+def test_dead_ends_are_not_blamed_on_a_correct_grammar(tmp_path, capsys):
+    """A system whose every initial configuration is a dead end passes
+    `semiparse check` (with a dead-end warning); training it said that its
+    completion grammar does not describe its moves.  It says what the
+    perceptron trainer says: every training sentence reached a dead end,
+    with one such configuration."""
+    from semiparse.cli import main
+
+    system = _two_node_shift(tmp_path)
+    train = tmp_path / "t.conllu"
+    train.write_text("1\ta\ta\tX\t_\t_\t2\tdet\t_\t_\n2\tb\tb\tX\t_\t_\t0\troot\t_\t_\n\n"
+                     "1\tb\tb\tX\t_\t_\t0\troot\t_\t_\n\n")
+    options = ["--epochs", "1", "--quiet", "--system", str(system)]
+    neural_options = ["--model", "bilstm", "--word-dim", "4", "--char-dim", "0", "--lstm-dim", "4",
+                      "--lstm-layers", "1", "--hidden-dim", "4", "--label-hidden-dim", "4"]
+    errors = []
+    for model in ([], neural_options):
+        assert main(["train", str(train), *options, *model, "-o", str(tmp_path / "m")]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "completion grammar" not in err, err
+        errors.append(err.splitlines()[-1])
+    assert errors[0] == ("semiparse train: error: two_node_shift: every training sentence (2) "
+                         "reached a dead end, a configuration from which no final one is "
+                         "reachable: nothing was learnt (semiparse check on the system's file "
+                         "shows such a configuration)")
+    assert errors[1] == ("semiparse train: error: two_node_shift: every training sentence (2) "
+                         "reached a dead end, a configuration from which no final one is "
+                         "reachable, e.g. stack [0], buffer [1, 2] (the initial configuration): "
+                         "nothing was learnt (semiparse check on the system's file shows such "
+                         "configurations)")
+    assert not (tmp_path / "m").exists()
+
+
+def test_sentences_that_start_in_a_dead_end_are_left_out(monkeypatch):
+    """As the perceptron trainer abandons them: the others train, each
+    epoch's record counts them, and a warning says so at the end.  (The
+    oracle is made to score the initial configuration of every one-word
+    sentence -inf throughout.)"""
+    import numpy as np
+
+    from semiparse.neural.lockstep import TrainingOracle
+    from semiparse.train.trainer import DeadEndWarning
+
+    rows = TrainingOracle.rows
+
+    def rows_with_dead_ends(self, configs, golds):
+        sigma = rows(self, configs, golds)
+        for i, config in enumerate(configs):
+            if config.n == 1 and tuple(config.buffer) == (1,):  # the initial configuration
+                sigma[i] = -np.inf
+        return sigma
+
+    monkeypatch.setattr(TrainingOracle, "rows", rows_with_dead_ends)
+    monkeypatch.setattr(TrainingOracle, "dead_end", lambda self, config, heads: True)
+    trees = [_tree([2, 0], ["det", "root"]), _tree([0], ["root"]), _tree([0, 1], ["root", "obj"])]
+    with pytest.warns(DeadEndWarning, match=r"^2 training sentence\(s\), counted once per epoch, "
+                                            r"started in a dead end of arc_standard"):
+        model = neural.train(trees, **{**SMALL, "epochs": 2})
+    assert [r["dead_ends"] for r in model.meta["history"]] == [1, 1]
+
+
 def test_nonproj_skip_is_subset_for_bilstm(tmp_path, capsys):
     """The help gives skip and subset as one policy: bilstm takes both."""
     from semiparse.cli import main

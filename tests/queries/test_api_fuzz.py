@@ -25,8 +25,9 @@ import semiparse
 from semiparse import heads as tree_heads
 from semiparse.chart.shift import ROUNDING_LIMIT
 
-from brute_force import projective_distribution, projective_trees
-from support import split_grammars
+from brute_force import (crossing, is_projective, is_tree, projective_distribution, projective_optima,
+                         projective_trees)
+from support import REFUSED, split_grammars, value_error_or_result
 
 NEG_INF = float("-inf")
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -219,31 +220,89 @@ def junk():
     )
 
 
-def value_error_or_result(call, *args, **kwargs):
-    try:
-        call(*args, **kwargs)
-    except ValueError:
-        pass
+def _candidate(heads):
+    """Heads the brute-force references read: -1 for the root, then positions."""
+    return bool(heads) and heads[0] == -1 and all(0 <= h < len(heads) for h in heads[1:])
+
+
+def _only(value):
+    """``only`` as the brute force reads it (None if it is not positions)."""
+    if value is None:
+        return None
+    positions = value_error_or_result(tree_heads.int_tuple, value, "only")
+    return None if positions is REFUSED else set(positions)
+
+
+def _is_optimal(out, heads, single_root=False, only=None):
+    """``out`` is one of brute force's optimal projectivizations of ``heads``."""
+    optima, _ = projective_optima(list(heads), single_root, only)
+    return list(out) in optima.tolist()
+
+
+def _optimal_count(heads, single_root=False, only=None):
+    optima, kept = projective_optima(list(heads), single_root, only)
+    return kept, len(optima)
 
 
 @pytest.mark.slow
 @settings(FAST, max_examples=1000)
 @given(a=junk(), b=junk(), c=junk())
 def test_tree_functions_take_any_argument(a, b, c):
-    value_error_or_result(semiparse.count_projective, a if not isinstance(a, int) or a < 200 else a * 2 ** 40)
-    for check in (tree_heads.is_tree, tree_heads.no_crossing, tree_heads.check_tree,
-                  tree_heads.tree_problems, tree_heads.find_cycle, semiparse.is_projective):
-        value_error_or_result(check, a)
-    value_error_or_result(tree_heads.int_tuple, a, "heads")
-    value_error_or_result(semiparse.projectivize, a)
-    value_error_or_result(semiparse.count_optimal_projectivizations, a)
-    for tree in ([-1, 2, 0, 1], [-1, 0, 1]):
-        value_error_or_result(semiparse.projectivize, tree, a)
-        value_error_or_result(semiparse.projectivize, tree, "random", a)
-        value_error_or_result(semiparse.projectivize, tree, "first", None, a, engine=b)
-        value_error_or_result(semiparse.projectivize, tree, "closest", only=a)
-        value_error_or_result(semiparse.count_optimal_projectivizations, tree, a, b)
-        value_error_or_result(semiparse.count_optimal_projectivizations, tree, False, "auto", c)
+    n = a if not isinstance(a, int) or a < 200 else a * 2 ** 40
+    count = value_error_or_result(semiparse.count_projective, n)
+    if count is not REFUSED:
+        assert count == math.comb(3 * int(n), int(n)) // (2 * int(n) + 1)
+    # the answers on ``a`` against brute force on ``a`` as the API reads it
+    heads = value_error_or_result(tree_heads.int_tuple, a, "heads")
+    candidate = heads is not REFUSED and _candidate(heads)
+    tree = candidate and is_tree(heads)
+    answered = {check: value_error_or_result(check, a)
+                for check in (tree_heads.is_tree, tree_heads.no_crossing, tree_heads.check_tree,
+                              tree_heads.tree_problems, tree_heads.find_cycle, semiparse.is_projective)}
+    if candidate:
+        assert answered[tree_heads.is_tree] is tree
+        assert (answered[tree_heads.find_cycle] is None) is tree
+        if tree or answered[tree_heads.no_crossing] is not REFUSED:
+            assert answered[tree_heads.no_crossing] is (not crossing(heads))
+        assert (answered[tree_heads.check_tree] == heads) if tree else (
+            answered[tree_heads.check_tree] is REFUSED)
+        problems = answered[tree_heads.tree_problems]
+        assert (not [p for p in problems if not p[2]]) is tree
+    for check in (tree_heads.check_tree, semiparse.is_projective):
+        if answered[check] is not REFUSED:
+            assert tree
+    if answered[semiparse.is_projective] is not REFUSED:
+        assert answered[semiparse.is_projective] is is_projective(heads)
+    out = value_error_or_result(semiparse.projectivize, a)
+    if out is not REFUSED:
+        assert tree and _is_optimal(out, heads)
+    out = value_error_or_result(semiparse.count_optimal_projectivizations, a)
+    if out is not REFUSED:
+        assert tree and out == _optimal_count(heads)
+    for fixed in ([-1, 2, 0, 1], [-1, 0, 1]):
+        for out, single_root, only in (
+                (value_error_or_result(semiparse.projectivize, fixed, a), False, None),
+                (value_error_or_result(semiparse.projectivize, fixed, "random", a), False, None),
+                (value_error_or_result(semiparse.projectivize, fixed, "first", None, a, engine=b), a, None),
+                (value_error_or_result(semiparse.projectivize, fixed, "closest", only=a), False, a)):
+            if out is not REFUSED:
+                assert _is_optimal(out, fixed, bool(single_root), _only(only))
+        out = value_error_or_result(semiparse.count_optimal_projectivizations, fixed, a, b)
+        if out is not REFUSED:
+            assert out == _optimal_count(fixed, bool(a))
+        out = value_error_or_result(semiparse.count_optimal_projectivizations, fixed, False, "auto", c)
+        if out is not REFUSED:
+            assert out == _optimal_count(fixed, False, _only(c))
+
+
+def _same_answer(got, expected):
+    """The fast oracle's answer is the exhaustive one: dicts and sets
+    equal, score arrays equal (-inf included)."""
+    if isinstance(got, np.ndarray):
+        return np.array_equal(got, expected)
+    if isinstance(got, list):
+        return len(got) == len(expected) and all(map(_same_answer, got, expected))
+    return got == expected
 
 
 SYSTEMS = ("arc_standard", "arc_eager", "arc_hybrid", "lr_spine")
@@ -260,21 +319,28 @@ def test_oracles_and_configurations_take_any_argument(name, a, b, c, steps):
         if config.legal():
             config = config.apply(config.legal()[-1])
     gold = [-1, 2, 0, 2]
+    # the reference: the exhaustive search, through the same interface
+    reference = semiparse.oracle(name, method="exhaustive")
     value_error_or_result(semiparse.oracle, a)
     value_error_or_result(semiparse.oracle, name, a, b)
-    value_error_or_result(system.initial, a)
-    value_error_or_result(config.apply, a)
-    value_error_or_result(config.apply, "shift", a)
+    started = value_error_or_result(system.initial, a)
+    if started is not REFUSED:
+        assert list(started.stack) == [0] and list(started.buffer) == list(range(1, int(a) + 1))
+    for args in ((a,), ("shift", a)):
+        after = value_error_or_result(config.apply, *args)
+        if after is not REFUSED:
+            assert args[0] in config.legal() and after is not config
     for method in (config.valid, config.arc, config.copy().do):
         value_error_or_result(method, a)
-    value_error_or_result(oracle.scores, config, a)
-    value_error_or_result(oracle.scores, a, gold)
-    value_error_or_result(oracle.scores, a, b, gold)
-    value_error_or_result(oracle.scores, config.stack, config.buffer, a, b)
-    value_error_or_result(oracle.scores, config.stack, config.buffer, gold, a)
-    value_error_or_result(oracle.optimal, a, b, c)
-    value_error_or_result(oracle.optimal, config, a)
-    value_error_or_result(oracle.scores_batch, a, b)
-    value_error_or_result(oracle.scores_batch, [config, a], [gold, gold])
-    value_error_or_result(oracle.scores_batch, [config], [a])
-    value_error_or_result(oracle.scores_batch, [config], [gold], a)
+    for query, args in (
+            ("scores", (config, a)), ("scores", (a, gold)), ("scores", (a, b, gold)),
+            ("scores", (config.stack, config.buffer, a, b)),
+            ("scores", (config.stack, config.buffer, gold, a)),
+            ("optimal", (a, b, c)), ("optimal", (config, a)),
+            ("scores_batch", (a, b)), ("scores_batch", ([config, a], [gold, gold])),
+            ("scores_batch", ([config], [a])), ("scores_batch", ([config], [gold], a))):
+        got = value_error_or_result(getattr(oracle, query), *args)
+        if got is not REFUSED:
+            expected = value_error_or_result(getattr(reference, query), *args)
+            assert expected is not REFUSED, f"the exhaustive oracle refuses what {query} answers"
+            assert _same_answer(got, expected), (query, got, expected)

@@ -1,4 +1,5 @@
 """Robustness of the public API: sampling at any length, and misuse giving ValueError."""
+import math
 import random
 from collections import Counter
 
@@ -11,6 +12,7 @@ from semiparse.chart import _cky
 from semiparse.chart.engine import count_projective, parse, sample_best_tree
 from semiparse.chart.inputs import compiled
 from semiparse.grammar import load_grammar
+from semiparse.heads import check_tree
 from semiparse.treebank.projectivity import (
     _grammar,
     _terminals,
@@ -20,7 +22,9 @@ from semiparse.treebank.projectivity import (
     projectivize,
 )
 
-from brute_force import chi_square_p
+from brute_force import chi_square_p, projective_optima, projective_trees, tree_score
+from brute_force import is_projective as brute_is_projective
+from support import REFUSED, one_shot, value_error_or_result
 
 
 def _random_tree(n, seed):
@@ -201,25 +205,34 @@ JUNK = st.recursive(
 HEADS = st.one_of(JUNK, st.lists(st.integers(-2, 4), max_size=5), st.just([-1, 2, 0, 1]))
 
 
-def _value_error_or_result(call, *args, **kwargs):
-    try:
-        return call(*args, **kwargs)
-    except ValueError:
-        return None
-
-
 @settings(max_examples=300)
 @given(HEADS, st.one_of(JUNK, st.sampled_from(["first", "closest", "random"])),
        st.one_of(JUNK, st.booleans()), st.one_of(JUNK, st.just("auto")))
 def test_projectivity_functions_give_results_or_value_errors(heads, tie_break, single_root, engine):
+    # the reference: brute force over every projective tree, on the heads as
+    # the API reads them (not for a generator, which the first call spends)
+    given = None if one_shot(heads) else value_error_or_result(check_tree, heads)
     for call, kwargs in (
         (projectivize, dict(tie_break=tie_break, single_root=single_root, engine=engine, seed=1)),
         (count_optimal_projectivizations, dict(single_root=single_root, engine=engine)),
         (is_projective, {}),
     ):
-        out = _value_error_or_result(call, heads, **kwargs)
-        if call is projectivize and out is not None:
+        out = value_error_or_result(call, heads, **kwargs)
+        if out is REFUSED:
+            continue
+        if given is not None:
+            assert given is not REFUSED, f"{call.__name__} answered {out!r} for heads that are not a tree"
+            if call is not is_projective:  # single_root was taken: a bool
+                optima, kept = projective_optima(given, single_root=bool(single_root))
+        if call is projectivize:
             assert is_projective(out) and all(type(h) is int for h in out)
+            if given is not None:
+                assert out in optima.tolist()
+                assert sum(a == b for a, b in zip(out[1:], given[1:])) == kept
+        elif call is count_optimal_projectivizations and given is not None:
+            assert out == (kept, len(optima))
+        elif given is not None:
+            assert out is brute_is_projective(given)
 
 
 @settings(max_examples=300)
@@ -232,10 +245,41 @@ def test_projectivity_functions_give_results_or_value_errors(heads, tie_break, s
     st.one_of(JUNK, st.sampled_from(["auto", "python"])),
 )
 def test_engine_functions_give_results_or_value_errors(grammar, terminals, weights, semiring, k, engine):
-    _value_error_or_result(parse, grammar, terminals, weights, semiring, k=k, engine=engine)
-    _value_error_or_result(sample_best_tree, grammar, terminals, weights)
-    _value_error_or_result(sample_best_tree, grammar, terminals, weights, semiring)  # junk where the rng goes
-    _value_error_or_result(count_projective, k)
+    reference = not one_shot(grammar, terminals, weights, semiring, k, engine)
+    out = value_error_or_result(parse, grammar, terminals, weights, semiring, k=k, engine=engine)
+    if out is not REFUSED and reference:
+        # the generic Python engine (the fast one when the call asked for it)
+        other = "auto" if engine == "python" else "python"
+        slow = value_error_or_result(parse, grammar, terminals, weights, semiring, k=k, engine=other)
+        assert slow is not REFUSED, f"engine {other!r} refuses what {engine!r} answers"
+        assert _same(out.value, slow.value)
+        if out.heads is not None:  # ties may be broken apart: the score is the same
+            assert _same(score_of(out.heads, weights), score_of(slow.heads, weights))
+    best = value_error_or_result(sample_best_tree, grammar, terminals, weights)
+    if best is not REFUSED and reference:
+        top = parse(grammar, terminals, weights, "maxplus", engine="python").value
+        assert _same(score_of(best, weights), top)
+    value_error_or_result(sample_best_tree, grammar, terminals, weights, semiring)  # junk where the rng goes
+    count = value_error_or_result(count_projective, k)
+    if count is not REFUSED:
+        n = int(k)
+        assert count == math.comb(3 * n, n) // (2 * n + 1)
+        if n <= 6:
+            assert count == len(projective_trees(n + 1))
+
+
+def score_of(heads, weights):
+    """The score of a tree under edge weights (brute force's sum)."""
+    return tree_score(heads, np.asarray(weights, dtype=float))
+
+
+def _same(a, b):
+    """Equal values, lists of values elementwise; NaN equal to NaN, close floats equal."""
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if a == b:
+        return True
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) or (math.isnan(a) and math.isnan(b))
 
 
 def test_kbest_k_beyond_what_a_list_can_hold_is_named():

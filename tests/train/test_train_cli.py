@@ -256,3 +256,55 @@ def test_attachment_scores_against_brute_force(data):
         expect_l = 100.0 * len(gold_l & pred_l) / total if total else 0.0
         assert scores["uas" + suffix] == pytest.approx(expect_u)
         assert scores["las" + suffix] == pytest.approx(expect_l)
+
+
+class _Terminal:
+    """A text stream that says it is a terminal."""
+
+    def __init__(self):
+        import io
+
+        self.buffer = io.StringIO()
+
+    def write(self, text):
+        return self.buffer.write(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+TOY = ("1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_\n\n"
+       "1\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_\n2\ta\ta\tDET\t_\t_\t1\tdet\t_\t_\n\n") * 4
+NEURAL = ["--model", "bilstm", "--word-dim", "4", "--char-dim", "0", "--upos-dim", "2",
+          "--lstm-dim", "4", "--lstm-layers", "1", "--hidden-dim", "4", "--label-hidden-dim", "4",
+          "--threads", "1", "--batch-size", "2"]
+
+
+@pytest.mark.parametrize("model", ["perceptron", "bilstm"])
+def test_progress_bars_only_on_a_terminal(model, tmp_path, monkeypatch):
+    """With stderr a file (a log, CI), training wrote its progress bars as
+    carriage-return updates (about 1 MB a run) and parse its bar too: there
+    each epoch is one line, and the bars are kept for a terminal."""
+    if model == "bilstm":
+        pytest.importorskip("torch")
+    train = tmp_path / "t.conllu"
+    train.write_text(TOY)
+    argv = ["train", str(train), "--epochs", "3", "-o", str(tmp_path / "m")]
+    argv += NEURAL if model == "bilstm" else []
+    parse = ["parse", str(tmp_path / "m"), str(train), "-o", str(tmp_path / "o.conllu")]
+    with open(tmp_path / "log", "w") as log:
+        monkeypatch.setattr("sys.stderr", log)
+        assert main(argv) == 0
+        assert main(parse) == 0
+    text = (tmp_path / "log").read_text()
+    assert "\r" not in text and "epoch 1/3" not in text and "parse:" not in text, text
+    assert [line.split()[0] for line in text.splitlines() if line.startswith("epoch=")] == [
+        "epoch=1", "epoch=2", "epoch=3"]
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main(argv[:3] + ["1"] + argv[4:]) == 0
+    assert main(parse) == 0
+    assert "\repoch 1/1" in terminal.buffer.getvalue() and "\rparse" in terminal.buffer.getvalue()

@@ -175,10 +175,21 @@ def test_trainer_rejects_bad_hyper_parameters(settings, name):
 
 
 def test_trainer_accepts_the_edges_of_each_range():
-    Trainer(epochs=1, progress=False, options=options_for(
+    edges = Trainer(epochs=1, seed=0, progress=False, options=options_for(
         "rda", beam=1, explore_after=0, explore_p=0.0, rho=0.0, alpha=1e-9, lam=0.0))
-    Trainer(epochs=np.int64(2), progress=False,
-            options=options_for(beam=np.int32(3), explore_p=1, lam=None))
+    assert edges.options == RDAOptions(explore_after=0, rho=0.0, alpha=1e-9, lam=0.0)
+    assert (edges.trainer, edges.epochs, edges.seed) == ("rda", 1, 0)
+    numpy = Trainer(epochs=np.int64(2), seed=np.int32(-5), progress=False,
+                    options=options_for(beam=np.int32(3), explore_p=1, lam=None))
+    # options_for makes the perceptron's options: beam and lam are checked, not kept
+    assert numpy.options == PerceptronOptions(explore_after=1, explore_p=1)
+    assert numpy.trainer == "perceptron"
+    # numpy's integers become Python ints, as the model's JSON keeps them
+    assert (numpy.epochs, numpy.seed) == (2, -5)
+    assert type(numpy.epochs) is int and type(numpy.seed) is int
+    beam = options_for("beam-maxv", beam=np.int32(1), restart="none")
+    assert beam == BeamOptions(size=1, update="maxv", restart="none") and beam.name == "beam-maxv"
+    assert Trainer(epochs=1, progress=False, options=beam).options is beam
 
 
 @pytest.mark.parametrize("make,name", [

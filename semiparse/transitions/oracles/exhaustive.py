@@ -111,3 +111,44 @@ class Search(ExhaustiveSearch):
         """``{transition: sigma}`` for the configuration the oracle is asked about."""
         masks = initial_masks(self.system, self.strategy, stack, buffer, arcs, len(self.heads) - 1)
         return self.engine.scores(stack, buffer, arcs, masks)
+
+
+def best_computation(system, heads, strategy, stack, buffer, arcs, transition):
+    """``(transitions, arcs)``: a computation that starts with ``transition``
+    from the configuration ``stack, buffer, arcs`` (arcs: the head of every
+    position so far) and adds the most gold edges, and the arcs of its final
+    configuration (with its final edges); None where no final configuration
+    is reachable after ``transition`` (or the strategy forbids its edge).
+    By the Python search: for the counterexamples of ``semiparse check``,
+    small n only."""
+    search = PythonSearch(system, tuple(heads))
+    masks = initial_masks(system, strategy, stack, buffer, arcs, len(heads) - 1)
+    step = next((s for s in system.successors(stack, buffer, arcs) if s[0] == transition), None)
+    if step is None:
+        raise ValueError(f"transition {transition!r} does not apply here")
+    done = []
+    while True:
+        t, stack, buffer, arcs, edge = step
+        if edge is not None and masks is not None:
+            masks = edge_masks(masks, edge)
+            if masks is None:
+                return None
+        done.append(t)
+        best = search.best(stack, buffer, arcs, masks)
+        if best == NEG_INF:
+            return None
+        if system.is_final(stack, buffer, arcs):
+            arcs = list(arcs)
+            for h, d in system.final_edges(stack, buffer, arcs):
+                arcs[d] = h
+            return done, tuple(arcs)
+        for step in system.successors(stack, buffer, arcs):
+            _, s2, b2, a2, e2 = step
+            m2 = masks
+            if e2 is not None and masks is not None:
+                m2 = edge_masks(masks, e2)
+                if m2 is None:
+                    continue
+            gain = 1 if e2 is not None and search.heads[e2[1]] == e2[0] else 0
+            if gain + search.best(s2, b2, a2, m2) == best:
+                break

@@ -99,24 +99,8 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, forbidden_edge
             if known is not None:
                 out[t] = gain + known
                 continue
-        nodes, ids = system.completion(s2, b2, a2)
-        fixed, weights = [], delta
-        if tracks_arcs:
-            pos = {x: i for i, x in enumerate(nodes) if x >= 0}
-            # built before: kept in every completion, and not counted; where
-            # the head has left the string, no edge into its dependent counts
-            built = [x for x in s2 + b2 if a2[x] >= 0]
-            fixed = [(pos[a2[x]], pos[x]) for x in built if a2[x] in pos]
-            gone = [x for x in built if a2[x] not in pos]
-            if gone:
-                weights = delta.copy()
-                weights[:, gone] = 0.0
-        cut = []
-        if strategy != "none":
-            forbid = system.forbidden(strategy, t, stack, buffer, s2, b2)
-            if forbid:
-                where = {x: i for i, x in enumerate(nodes) if x >= 0}
-                cut = [(where[x], 0 if side == "left" else 1) for x, side in forbid]
+        nodes, ids, fixed, cut, weights = _chart_input(system, delta, strategy, t, stack, buffer,
+                                                       s2, b2, a2)
         forbid = None
         if forbidden_edges is not None:
             # the projective grammar: its one terminal at every position, and
@@ -127,3 +111,68 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, forbidden_edge
                                       nodes, ids, fixed, cut, forbid)
         out[t] = NEG_INF if value == NEG_INF else gain + int(value)
     return out
+
+
+def _chart_input(system, delta, strategy, t, stack, buffer, s2, b2, a2):
+    """``(nodes, ids, fixed, cut, weights)``: the completion string of the
+    configuration ``s2, b2, a2`` that ``t`` made of ``stack, buffer``, the
+    edges built before that stay fixed, the sides the strategy cuts and the
+    gold weights (see :func:`_cky.maxplus_gathered`)."""
+    nodes, ids = system.completion(s2, b2, a2)
+    fixed, weights = [], delta
+    if a2 is not None:
+        pos = {x: i for i, x in enumerate(nodes) if x >= 0}
+        # built before: kept in every completion, and not counted; where
+        # the head has left the string, no edge into its dependent counts
+        built = [x for x in s2 + b2 if a2[x] >= 0]
+        fixed = [(pos[a2[x]], pos[x]) for x in built if a2[x] in pos]
+        gone = [x for x in built if a2[x] not in pos]
+        if gone:
+            weights = delta.copy()
+            weights[:, gone] = 0.0
+    cut = []
+    if strategy != "none":
+        forbid = system.forbidden(strategy, t, stack, buffer, s2, b2)
+        if forbid:
+            where = {x: i for i, x in enumerate(nodes) if x >= 0}
+            cut = [(where[x], 0 if side == "left" else 1) for x, side in forbid]
+    return nodes, ids, fixed, cut, weights
+
+
+def grammar_tree(system, gold, stack, buffer, arcs, strategy, transition):
+    """``{dependent: head}``: the edges between words that a best tree the
+    completion grammar derives over the configuration ``transition`` makes
+    of ``stack, buffer, arcs`` (validated) adds to it (the edges built before
+    and those from virtual nodes left out), for a counterexample of
+    ``semiparse check``; None where the grammar derives no tree there (or
+    the strategy forbids the transition's edge).  The whole buffer is in the
+    string: the reduction of ``critical_buffer`` is the C kernel's."""
+    masks = initial_masks(system, strategy, stack, buffer, arcs, gold.n)
+    step = next((s for s in system.successors(stack, buffer, arcs) if s[0] == transition), None)
+    if step is None:
+        raise ValueError(f"transition {transition!r} does not apply here")
+    t, s2, b2, a2, edge = step
+    if edge is not None and masks is not None and edge_masks(masks, edge) is None:
+        return None
+    nodes, ids, fixed, cut, weights = _chart_input(system, gold.delta, strategy, t, stack, buffer,
+                                                   s2, b2, a2)
+    at = [x if x >= 0 else len(weights) - 1 for x in nodes]
+    w = np.ascontiguousarray(weights[np.ix_(at, at)], dtype=float)
+    for h, d in fixed:
+        w[:, d] = NEG_INF
+        w[h, d] = 0.0
+    for a, side in cut:
+        if side == 0:
+            w[a, :a] = NEG_INF
+        else:
+            w[a, a + 1:] = NEG_INF
+    tables = system.grammar.tables
+    ids = np.asarray(ids, dtype=np.intp)
+    pl = np.ascontiguousarray(np.asarray(tables.term_left)[ids], dtype=np.intc)
+    pr = np.ascontiguousarray(np.asarray(tables.term_right)[ids], dtype=np.intc)
+    _, heads = _cky.best_tree(compiled(system.grammar), pl, pr, w)
+    if heads is None:
+        return None
+    built = {d for _, d in fixed}
+    return {nodes[d]: nodes[h] for d, h in enumerate(heads.tolist())
+            if h >= 0 and d not in built and nodes[d] >= 0 and nodes[h] >= 0}

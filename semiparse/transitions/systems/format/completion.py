@@ -50,9 +50,9 @@ class Completion:
         of the given text."""
         return self._copy(grammar, name, self.critical_buffer, text)
 
-    def declaring_critical_buffer(self):
-        """The same completion with ``critical_buffer`` declared."""
-        return self._copy(self.grammar, self.grammar_name, True, self.text)
+    def declaring_critical_buffer(self, declared=True):
+        """The same completion with ``critical_buffer`` declared (or not)."""
+        return self._copy(self.grammar, self.grammar_name, declared, self.text)
 
     def _copy(self, grammar, name, critical_buffer, text):
         return Completion(self.where, self.root, grammar, name, self.grammar_file, self.prefix,
