@@ -51,7 +51,7 @@ def _constituent(system):
 def system(name_or_path):
     """A transition system to step through: for a dependency system (a
     shipped or registered name, a TOML file, ``module:attr`` or a system
-    object) the :class:`~semiparse.transitions.stepping.System` of
+    object) the :class:`~semiparse.transitions.systems.compiled.System` of
     :func:`semiparse.transitions.system`; for ``"top_down"`` or
     ``"in_order"`` the constituent system of
     :func:`semiparse.constituency.system`."""

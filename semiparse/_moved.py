@@ -15,6 +15,36 @@ import warnings
 # old dotted prefix -> new one (names an old module had that its new one does
 # not are looked up in EXTRA)
 MOVED = {  # the more specific first
+    # transitions/ in rooms: systems/ (and its format/), runtime/, oracles/
+    "semiparse.transitions.interface": "semiparse.transitions.systems.interface",
+    "semiparse.transitions.registry": "semiparse.transitions.systems.registry",
+    "semiparse.transitions.loading": "semiparse.transitions.systems.loading",
+    "semiparse.transitions.stepping": "semiparse.transitions.systems.compiled",
+    "semiparse.transitions.declared": "semiparse.transitions.systems.declared",
+    "semiparse.transitions.declaration": "semiparse.transitions.systems.declared",
+    "semiparse.transitions.system_file": "semiparse.transitions.systems.format.system_file",
+    "semiparse.transitions.rules": "semiparse.transitions.systems.format.rules",
+    "semiparse.transitions.completion": "semiparse.transitions.systems.format.completion",
+    "semiparse.transitions.loops": "semiparse.transitions.systems.format.loops",
+    "semiparse.transitions.limits": "semiparse.transitions.systems.format.limits",
+    "semiparse.transitions._state": "semiparse.transitions.runtime._state",
+    "semiparse.transitions._machine": "semiparse.transitions.runtime._machine",
+    "semiparse.transitions._lr_spine_moves": "semiparse.transitions.runtime._lr_spine_moves",
+    "semiparse.transitions._configuration": "semiparse.transitions.runtime._configuration",
+    "semiparse.transitions._validation": "semiparse.transitions.runtime._validation",
+    # not semiparse.transitions.oracle: that name is the function oracle(), and
+    # importing a forwarding module there would replace it
+    "semiparse.oracles.oracle": "semiparse.transitions.oracles.oracle",
+    "semiparse.transitions.gold": "semiparse.transitions.oracles.gold",
+    "semiparse.transitions.grammar_path": "semiparse.transitions.oracles.grammar_method",
+    "semiparse.transitions._grammar_rows": "semiparse.transitions.oracles._grammar_rows",
+    "semiparse.transitions.exhaustive": "semiparse.transitions.oracles.exhaustive",
+    "semiparse.transitions._exhaustive": "semiparse.transitions.oracles._exhaustive",
+    "semiparse.transitions._memo": "semiparse.transitions.oracles._memo",
+    "semiparse.transitions.static": "semiparse.transitions.oracles.static",
+    "semiparse.transitions.viability": "semiparse.transitions.oracles.viability",
+    "semiparse.transitions.family": "semiparse.transitions.oracles.protocol",
+    "semiparse.transitions._rows": "semiparse.transitions.oracles._row_kernels",
     "semiparse.constituency.checking": "semiparse.testing.constituent_checking",
     "semiparse.transitions.api": "semiparse.transitions.stepping",
     "semiparse.transitions.system": "semiparse.transitions.loading",

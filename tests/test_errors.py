@@ -14,7 +14,7 @@ from semiparse.train.data import read_trees
 from semiparse.train.evaluate import ScorerRefused
 from semiparse.train.model import ModelError
 from semiparse.train.trainer import DeadEndWarning
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions.systems.format.system_file import SystemFileError
 from semiparse.treebank.conllu import ConlluError, UnknownHead
 from semiparse.treebank.encoding import EncodingError
 from semiparse.treebank.outputs import OutputError

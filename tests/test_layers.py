@@ -51,6 +51,30 @@ def test_the_check_reads_lazy_and_cython_imports(tmp_path):
     assert edges["semiparse.chart._cky"] == {"semiparse.queries.labels"}
 
 
+def test_the_check_reads_imports_by_name(tmp_path):
+    root = tmp_path / "semiparse"
+    for folder in ("chart", "queries", "experiments"):
+        (root / folder).mkdir(parents=True)
+    for name in ("__init__.py", "chart/__init__.py", "queries/__init__.py", "queries/labels.py",
+                 "queries/sampling.py", "experiments/one.py", "experiments/two.py"):
+        (root / name).write_text("")
+    (root / "chart" / "engine.py").write_text(
+        "import importlib\ndef f():\n    importlib.import_module('semiparse.queries.labels')\n")
+    (root / "chart" / "plugins.py").write_text(
+        "from importlib import import_module\nPLUGINS = ('semiparse.queries.sampling',)\n"
+        "def load():\n    for m in PLUGINS:\n        import_module(m)\n")
+    (root / "chart" / "prefix.py").write_text(
+        "import importlib\ndef f(x):\n    return importlib.import_module(f'semiparse.queries.{x}')\n")
+    (root / "experiments" / "__init__.py").write_text(
+        "import importlib\ndef f(x):\n    return importlib.import_module(f'{__name__}.{x}')\n")
+    edges = imports.graph(root)
+    assert edges["semiparse.chart.engine"] == {"semiparse.queries.labels"}
+    assert edges["semiparse.chart.plugins"] == {"semiparse.queries.sampling"}
+    assert edges["semiparse.chart.prefix"] == {"semiparse.queries"}
+    assert edges["semiparse.experiments"] == {"semiparse.experiments.one", "semiparse.experiments.two"}
+    assert ("semiparse.chart.plugins", "semiparse.queries.sampling") in imports.upward(edges)
+
+
 @pytest.mark.parametrize("old, new, name", [
     ("semiparse.engine", "semiparse.chart.engine", "parse"),
     ("semiparse.engine", "semiparse.chart.inputs", "real_array"),
@@ -61,6 +85,18 @@ def test_the_check_reads_lazy_and_cython_imports(tmp_path):
     ("semiparse.oracles.checking", "semiparse.testing.checking", "check"),
     ("semiparse.queries.labels", "semiparse.chart.engine", "parse_labelled"),
     ("semiparse.commands.count", "semiparse.cli.count", "add_parser"),
+    ("semiparse.transitions.registry", "semiparse.transitions.systems.registry", "register_method"),
+    ("semiparse.transitions.declaration", "semiparse.transitions.systems.declared", "Declaration"),
+    ("semiparse.transitions.stepping", "semiparse.transitions.systems.compiled", "System"),
+    ("semiparse.transitions.api", "semiparse.transitions.systems.compiled", "System"),
+    ("semiparse.transitions.system_file", "semiparse.transitions.systems.format.system_file",
+     "SystemFileError"),
+    ("semiparse.transitions.grammar_path", "semiparse.transitions.oracles.grammar_method",
+     "grammar_scores"),
+    ("semiparse.transitions.family", "semiparse.transitions.oracles.protocol", "DynamicOracle"),
+    ("semiparse.transitions._configuration", "semiparse.transitions.runtime._configuration",
+     "Configuration"),
+    ("semiparse.oracles.oracle", "semiparse.transitions.oracles.oracle", "Oracle"),
 ])
 def test_previous_module_paths_warn_and_give_the_same_objects(old, new, name):
     sys.modules.pop(old, None)

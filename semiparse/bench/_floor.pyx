@@ -10,9 +10,9 @@ the hand-written moves below, so the two times differ only in the machine.
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int64_t
 
-from semiparse.transitions._state cimport (StateC, state_new, state_init_standard, state_free, add_arc,
+from semiparse.transitions.runtime._state cimport (StateC, state_new, state_init_standard, state_free, add_arc,
                                push_stack, pop_buffer_front)
-from semiparse.transitions._machine cimport Machine, MachineC, machine_legal, machine_apply
+from semiparse.transitions.runtime._machine cimport Machine, MachineC, machine_legal, machine_apply
 from semiparse.train._features cimport extract
 
 

@@ -37,9 +37,9 @@ def add_parser(subparsers):
 
 def run(args):
     from semiparse.transitions import load_system, methods
-    from semiparse.transitions.gold import Gold
+    from semiparse.transitions.oracles.gold import Gold
     from semiparse.heads import no_crossing
-    from semiparse.transitions.grammar_path import grammar_scores
+    from semiparse.transitions.oracles.grammar_method import grammar_scores
 
     rng = seeded(args.seed)
     trees = [t for t in long_trees(ud_files(args.files), longest=3 * args.per_size)

@@ -160,7 +160,7 @@ def _bench_system(system, args, trees, rng, timer, curves):
     """Print the table of one system (a row per size) and add its mean times
     per size to ``curves[(system name, method)]``."""
     from semiparse import oracle
-    from semiparse.transitions.registry import system_methods
+    from semiparse.transitions.oracles.methods import system_methods
 
     system.check_strategy(args.strategy)
     registered = system_methods(system)

@@ -10,7 +10,7 @@ and the same on ``--threads`` threads.  Single calls and one-thread batches
 are timed in this thread's CPU time, alternating between the two systems
 (fair on a shared machine); the threaded batch in elapsed time, as it is
 what threads change.  Every timed call starts from a cleared oracle
-(:meth:`~semiparse.transitions.oracle.Oracle.cache_clear`): a memo kept
+(:meth:`~semiparse.transitions.oracles.oracle.Oracle.cache_clear`): a memo kept
 from the previous call would answer every row.  Before timing, each batch
 row must equal the single call's scores.  The ratios are the declared
 system's time over the shipped one's (lower is better; 1.0x: as fast).

@@ -65,7 +65,7 @@ def run(args):
                              f"oracle: {', '.join(given)} apply to dependency systems only")
         return _constituent_check.run(args.system, args.examples, args.max_n, args.seed)
     from semiparse.transitions import load_system
-    from semiparse.transitions.registry import system_methods
+    from semiparse.transitions.oracles.methods import system_methods
 
     start = time.perf_counter()
     system = load_system(args.system, grammar_file=args.grammar)
@@ -97,8 +97,8 @@ def run_all(args):
     from semiparse.cli import _constituent_check
     from semiparse.transitions import load_system
     from semiparse.testing.checking import check
-    from semiparse.transitions.registry import system_methods
-    from semiparse.transitions.loading import available_systems
+    from semiparse.transitions.oracles.methods import system_methods
+    from semiparse.transitions.systems.loading import available_systems
 
     given = [name for name, value in (("SYSTEM", args.system or args.system_option),
                                       ("--grammar", args.grammar), ("--method", args.method),
@@ -136,7 +136,7 @@ def _check(args, system, methods):
     the system's) for each of ``methods``: the grammar under each, a method
     other than the one named by ``--method`` under those it supports."""
     from semiparse.testing.checking import check
-    from semiparse.transitions.registry import system_methods
+    from semiparse.transitions.oracles.methods import system_methods
 
     supports = {m.name: m.strategies for m in system_methods(system)}
     results = []

@@ -16,7 +16,7 @@ from semiparse.treebank.outputs import check_output, open_output
 from semiparse.train import Model, ModelError, read_trees
 from semiparse.train.evaluate import steps_metadata
 from semiparse.train.model import check_beam, check_model_file
-from semiparse.transitions.loading import definition_files
+from semiparse.transitions.systems.loading import definition_files
 
 
 def add_parser(subparsers):

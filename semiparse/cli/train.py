@@ -13,7 +13,7 @@ from semiparse.treebank.outputs import check_output
 from semiparse.train import NONPROJ, ORACLES, TRAINERS, Trainer, options_for, read_trees
 from semiparse.train.data import complete_trees
 from semiparse.train.options import RESTARTS
-from semiparse.transitions.loading import definition_files
+from semiparse.transitions.systems.loading import definition_files
 
 MODELS = ("perceptron", "bilstm")
 # --nonproj: the perceptron's policies and the neural parser's (subset = skip)

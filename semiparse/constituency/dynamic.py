@@ -58,7 +58,7 @@ from typing import NamedTuple
 
 from semiparse.constituency.systems import NT, Done, Open, check_rooted, system as get_system
 from semiparse.constituency.trees import constituents
-from semiparse.transitions.family import DynamicOracle, GoldTree
+from semiparse.transitions.oracles.protocol import DynamicOracle, GoldTree
 
 
 class Gold(GoldTree):

@@ -45,7 +45,7 @@ from numbers import Integral
 
 from semiparse.constituency.dynamic import as_gold
 from semiparse.constituency.systems import NT, Open, system as get_system
-from semiparse.transitions.family import ExhaustiveSearch
+from semiparse.transitions.oracles.protocol import ExhaustiveSearch
 
 FRESH = "<not-gold>"
 

@@ -38,7 +38,7 @@ def parse_positions(spec):
 
 def default_positions(system):
     """The default positions of a system definition (see the module doc)."""
-    from semiparse.transitions.system_file import parse_text
+    from semiparse.transitions.systems.format.system_file import parse_text
 
     depth_stack, depth_buffer = 2, 1
     text = getattr(system, "text", None)

@@ -31,7 +31,7 @@ import os
 import warnings
 import zipfile
 
-from semiparse.transitions.loading import definition_sha256
+from semiparse.transitions.systems.loading import definition_sha256
 from semiparse.treebank.outputs import open_output
 from semiparse.train.model import (SYSTEM_KEYS, ModelError, check_model_file, check_same_system,
                                    model_path, recorded_system, system_record)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from semiparse.transitions.limits import loop_error, max_steps
-from semiparse.transitions.static import static_rank
+from semiparse.transitions.systems.format.limits import loop_error, max_steps
+from semiparse.transitions.oracles.static import static_rank
 from semiparse.neural.model import label_loss, transition_loss
 
 # The longest sentence whose initial configuration, scored -inf throughout by
@@ -43,7 +43,7 @@ class Transitions:
 
     def viable(self, configs, viability):
         """Boolean ``(len(configs), T)``: which transitions leave a final
-        configuration reachable (:class:`~semiparse.transitions.viability.Viability`)."""
+        configuration reachable (:class:`~semiparse.transitions.oracles.viability.Viability`)."""
         column = {name: i for i, name in enumerate(self.names)}
         out = np.zeros((len(configs), len(self.names)), dtype=bool)
         for i, c in enumerate(configs):
@@ -313,7 +313,7 @@ def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hing
 
 
 def _check_steps(transitions, lengths, steps):
-    """The ValueError of a loop (:func:`~semiparse.transitions.limits.max_steps`)
+    """The ValueError of a loop (:func:`~semiparse.transitions.systems.format.limits.max_steps`)
     where a sentence of one of ``lengths`` words is still unfinished after
     ``steps`` transitions."""
     for n in lengths:
@@ -340,7 +340,7 @@ def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge
 
 def parse_batch(net, sentences, transitions, reader, viability=None):
     """Greedy decoding of many sentences in lockstep: legal transitions only,
-    and with ``viability`` (a :class:`~semiparse.transitions.viability.Viability`)
+    and with ``viability`` (a :class:`~semiparse.transitions.oracles.viability.Viability`)
     only those after which a final configuration stays reachable.
 
     ``sentences``: ids of each (:meth:`Vocab.sentence`).  Returns, per
@@ -349,7 +349,7 @@ def parse_batch(net, sentences, transitions, reader, viability=None):
     id of each edge (-1 for none), and whether the parse ended in a final
     configuration -- False at a dead end (a configuration that is not final
     and has no legal transition, which some declared systems have) or after
-    :func:`~semiparse.transitions.limits.max_steps` transitions (in a system
+    :func:`~semiparse.transitions.systems.format.limits.max_steps` transitions (in a system
     whose moves can loop), where that sentence stops."""
     was_training = net.training
     net.eval()

@@ -2,8 +2,8 @@
 import numpy as np
 import torch
 
-from semiparse.transitions.stepping import System
-from semiparse.transitions.viability import Viability
+from semiparse.transitions.systems.compiled import System
+from semiparse.transitions.oracles.viability import Viability
 from semiparse.train.model import unseen_labels
 from semiparse.neural.features import FeatureReader, default_positions
 from semiparse.neural.lockstep import Transitions, parse_batch
@@ -11,7 +11,7 @@ from semiparse.neural.model import Network
 
 
 def neural_system(spec):
-    """The :class:`semiparse.transitions.stepping.System` of ``spec`` (a name, file,
+    """The :class:`semiparse.transitions.systems.compiled.System` of ``spec`` (a name, file,
     ``module:attr`` or definition); ValueError for one the parser cannot
     use (transition families, as LR-spine's, have no fixed output columns)."""
     system = spec if isinstance(spec, System) else System(spec)

@@ -27,13 +27,13 @@ from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from semiparse.grammar import load_grammar_text
-from semiparse.transitions._grammar_rows import grammar_kernel
-from semiparse.transitions.exhaustive import best_computation
-from semiparse.transitions.gold import Gold
-from semiparse.transitions.grammar_path import grammar_tree
-from semiparse.transitions.oracle import Oracle
-from semiparse.transitions.registry import system_methods
-from semiparse.transitions.loading import load_system
+from semiparse.transitions.oracles._grammar_rows import grammar_kernel
+from semiparse.transitions.oracles.exhaustive import best_computation
+from semiparse.transitions.oracles.gold import Gold
+from semiparse.transitions.oracles.grammar_method import grammar_tree
+from semiparse.transitions.oracles.oracle import Oracle
+from semiparse.transitions.oracles.methods import system_methods
+from semiparse.transitions.systems.loading import load_system
 
 
 class OracleMismatch(ABC):

@@ -3,12 +3,14 @@
 ``python -m semiparse.testing.imports`` prints every module's imports of
 other semiparse modules (``--graph``), then each import that goes up a layer
 and each import cycle, and exits with status 1 if there is any.  Imports
-inside functions count as well: a lazy import still ties the two modules.
+inside functions count as well: a lazy import still ties the two modules,
+and so does an import by name (``importlib.import_module``, see
+:func:`by_name`).
 
 Layers, lowest first; a module may import its own layer and those below:
 
 1. basics: ``errors``, ``heads`` (and ``_heads``), ``semiring``, ``grammar``,
-   ``resources``, ``_moved``, ``_threads``, ``_seeds``, ``_vendor``
+   ``resources``, ``_threads``, ``_seeds``, ``_vendor``
 2. ``chart``: the engine
 3. ``queries``: marginals, expectations, samples, labels
 4. ``treebank``: CoNLL-U, projectivization, encodings, outputs
@@ -16,8 +18,10 @@ Layers, lowest first; a module may import its own layer and those below:
 6. parsers: ``train``, ``constituency``, ``neural``, ``torch``
 7. tools: ``cli``, ``bench``, ``experiments``, ``testing``, ``__main__``
 
-``semiparse`` itself (``__init__``) only names the public API lazily; the
-tools may import it (``semiparse.__version__``, ``semiparse.parse``), as a
+``semiparse`` itself (``__init__``) only names the public API lazily, and
+``_moved`` forwards the previous layout's paths to today's modules: both
+stand above every layer, and the
+tools may import ``semiparse`` (``semiparse.__version__``, ``semiparse.parse``), as a
 user's program does.
 """
 import argparse
@@ -27,7 +31,7 @@ import sys
 from pathlib import Path
 
 LAYERS = (
-    ("basics", ("errors", "heads", "_heads", "semiring", "grammar", "resources", "_moved", "_threads", "_seeds", "_vendor")),
+    ("basics", ("errors", "heads", "_heads", "semiring", "grammar", "resources", "_threads", "_seeds", "_vendor")),
     ("chart", ("chart",)),
     ("queries", ("queries",)),
     ("treebank", ("treebank",)),
@@ -36,12 +40,13 @@ LAYERS = (
     ("tools", ("cli", "bench", "experiments", "testing", "__main__")),
 )
 TOP = "semiparse"
+MOVED = "semiparse._moved"  # the old paths: part of the public API, above every layer
 CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\s+([\w, ()]+)|c?import\s+([\w.]+))", re.M)
 
 
 def layer_of(module):
     """``(rank, name)`` of a dotted module name's layer."""
-    if module == TOP:
+    if module in (TOP, MOVED):
         return len(LAYERS), "semiparse"
     first = module.split(".")[1]
     for rank, (name, members) in enumerate(LAYERS):
@@ -64,6 +69,45 @@ def _resolve(name, modules):
     return name or None
 
 
+def _loads_by_name(node):
+    """Whether ``node`` calls ``importlib.import_module``, ``import_module``
+    or ``__import__``."""
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return (isinstance(f, ast.Attribute) and f.attr == "import_module"
+            or isinstance(f, ast.Name) and f.id in ("import_module", "__import__"))
+
+
+def by_name(tree, name):
+    """The modules a file may import by name (``importlib.import_module``):
+    the argument where it is a string or an f-string starting with one or
+    with ``{__name__}`` (every module under that prefix), and, where it is
+    anything else, every string in the file that names a semiparse module
+    (a table of module names that the call walks).  A few extra names cost
+    nothing; a missed upward import is what the check is for."""
+    calls = [node for node in ast.walk(tree) if _loads_by_name(node) and node.args]
+    if not calls:
+        return set()
+    found = set()
+    for call in calls:
+        arg = call.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            found.add(arg.value)
+        elif isinstance(arg, ast.JoinedStr) and arg.values:
+            head = arg.values[0]
+            if isinstance(head, ast.Constant):
+                found.add(str(head.value).rstrip("."))
+            elif (isinstance(head, ast.FormattedValue) and isinstance(head.value, ast.Name)
+                  and head.value.id == "__name__"):
+                found.add(name + ".*")
+        else:
+            found.update(node.value for node in ast.walk(tree)
+                         if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                         and re.fullmatch(rf"{TOP}(\.\w+)+", node.value))
+    return found
+
+
 def imported(path, name, modules):
     """The semiparse modules that the file at ``path`` imports."""
     text = path.read_text(encoding="utf-8")
@@ -72,6 +116,9 @@ def imported(path, name, modules):
 
     def add(target, names=()):
         if not target.startswith(TOP):
+            return
+        if target.endswith(".*"):  # every module below a package
+            found.update(m for m in modules if m.startswith(target[:-1]))
             return
         for leaf in names:  # "from semiparse.chart import _cky" imports a module
             if f"{target}.{leaf}" in modules:
@@ -83,7 +130,10 @@ def imported(path, name, modules):
                 found.add(hit)
 
     if path.suffix == ".py":
-        for node in ast.walk(ast.parse(text, str(path))):
+        tree = ast.parse(text, str(path))
+        for target in by_name(tree, name):
+            add(target)
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     add(alias.name)

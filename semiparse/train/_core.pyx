@@ -1,8 +1,8 @@
 # cython: language_level=3, wraparound=False, cdivision=True
 """Cython core of the trainable parsers: parser state, features, weights.
 
-A configuration is a ``StateC`` (``semiparse/transitions/_state.pxd``), advanced by the
-compiled machine of its transition system (``semiparse/transitions/_machine.pxd``:
+A configuration is a ``StateC`` (``semiparse/transitions/runtime/_state.pxd``), advanced by the
+compiled machine of its transition system (``semiparse/transitions/runtime/_machine.pxd``:
 the rewrites of ``systems/*.toml``, or LR-spine's own moves), so the hot loops
 never touch Python objects.  Arc-eager is final once the buffer is empty; the
 words still without a head are then attached to the root by the decoder
@@ -23,10 +23,10 @@ cimport cython
 import numpy as np
 cimport numpy as cnp
 
-from semiparse.transitions.limits import loop_error, max_steps
-from semiparse.transitions._state cimport StateC, state_copy
-from semiparse.transitions._configuration cimport Configuration
-from semiparse.transitions._machine cimport (Machine, MachineC, machine_legal, machine_apply,
+from semiparse.transitions.systems.format.limits import loop_error, max_steps
+from semiparse.transitions.runtime._state cimport StateC, state_copy
+from semiparse.transitions.runtime._configuration cimport Configuration
+from semiparse.transitions.runtime._machine cimport (Machine, MachineC, machine_legal, machine_apply,
                                          machine_arc, machine_is_final)
 from semiparse.train._features cimport (
     extract, S0, S1, S2, B0, B1, B2, S0H, S0H2, S0L, S0L2, S0R, S0R2, S1L, S1R, S1L2, S1R2,
@@ -61,10 +61,10 @@ cdef class Sentence:
 
 
 cdef class State(Configuration):
-    """A configuration (:class:`semiparse.transitions._configuration.Configuration`) over
+    """A configuration (:class:`semiparse.transitions.runtime._configuration.Configuration`) over
     one :class:`Sentence`, whose words and tags the features read; ``steps``
     counts the moves done since the initial configuration, at most
-    ``max_steps`` (:func:`semiparse.transitions.limits.max_steps`: a move
+    ``max_steps`` (:func:`semiparse.transitions.systems.format.limits.max_steps`: a move
     beyond it is a ValueError, as the system's moves loop)."""
     cdef readonly Sentence sentence
     cdef readonly int steps

@@ -4,7 +4,7 @@ templates given as data (see :mod:`semiparse.train.features`).  Each template
 is a row ``n_atoms, slot, attr, slot, attr, ...``; :func:`extract` hashes the
 atom values of one configuration into one 64-bit key per template."""
 from libc.stdint cimport uint64_t, int64_t
-from semiparse.transitions._state cimport StateC, stack_at, buffer_at
+from semiparse.transitions.runtime._state cimport StateC, stack_at, buffer_at
 
 cdef enum:
     # feature slots

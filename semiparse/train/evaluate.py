@@ -16,7 +16,7 @@ import numpy as np
 
 from semiparse.treebank import conllu
 from semiparse.transitions import oracle
-from semiparse.transitions.stepping import System
+from semiparse.transitions.systems.compiled import System
 from semiparse.errors import ScorerRefused
 
 PUNCT_TAGS = frozenset({"PUNCT"})

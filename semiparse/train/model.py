@@ -16,9 +16,9 @@ import zipfile
 
 import numpy as np
 
-from semiparse.transitions._machine import machine_for
-from semiparse.transitions.loading import definition_sha256, load_system, system_from_text
-from semiparse.transitions.viability import Viability
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.systems.loading import definition_sha256, load_system, system_from_text
+from semiparse.transitions.oracles.viability import Viability
 from semiparse.treebank.outputs import open_output
 from semiparse.train import _core
 from semiparse.train.features import ZHANG_NIVRE, compile_templates
@@ -235,7 +235,7 @@ class Model:
         systems have; or, in a system whose moves can loop, ``max_steps``
         moves) is parsed again taking the model's best move among
         those after which a final configuration stays reachable
-        (:class:`~semiparse.transitions.viability.Viability`), so every
+        (:class:`~semiparse.transitions.oracles.viability.Viability`), so every
         sentence gets a complete parse; :attr:`dead_ends` counts such
         sentences.  The words left without a head are attached to the root
         with the root label (arc-eager leaves on the stack; all of them in

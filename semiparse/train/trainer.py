@@ -39,12 +39,12 @@ import numpy as np
 from semiparse._seeds import seeded
 from semiparse.heads import check_tree
 from semiparse.transitions import oracle
-from semiparse.transitions.static import static_choice, static_rank
+from semiparse.transitions.oracles.static import static_choice, static_rank
 from semiparse.treebank.partial import check_partial_tree
 from semiparse.train import _core
-from semiparse.transitions._machine import machine_for
-from semiparse.transitions.loading import load_system
-from semiparse.transitions.registry import system_methods
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.systems.loading import load_system
+from semiparse.transitions.oracles.methods import system_methods
 from semiparse.train.model import Model
 from semiparse.train.options import (BeamOptions, PerceptronOptions, RDAOptions, check_restart,
                                      check_settings, options_for)
@@ -97,7 +97,7 @@ class _DeadEnd(Exception):
 
 
 class StaticOracle:
-    """The canonical computation (:mod:`semiparse.transitions.static`): in each
+    """The canonical computation (:mod:`semiparse.transitions.oracles.static`): in each
     configuration the first optimal move in the system's static order.
 
     Training with it follows that computation, so the moves of each sentence

@@ -10,13 +10,14 @@ the two.  Fast methods plug in through :func:`register_method`.
 :func:`system` gives configurations to step through by name, for users' own
 training loops, scored one by one or in batches (:meth:`Oracle.scores_batch`).
 """
-from semiparse.transitions._configuration import Configuration
-from semiparse.transitions.stepping import System, system
-from semiparse.transitions.oracle import Oracle, best_of, oracle
-from semiparse.transitions.registry import GRAMMAR_RANK, methods, register_method, register_system
-from semiparse.transitions.interface import TransitionSystem
-from semiparse.transitions.loading import available_systems, load_system
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions.runtime._configuration import Configuration
+from semiparse.transitions.systems.compiled import System, system
+from semiparse.transitions.oracles.oracle import Oracle, best_of, oracle
+from semiparse.transitions.oracles.methods import methods
+from semiparse.transitions.systems.registry import GRAMMAR_RANK, register_method, register_system
+from semiparse.transitions.systems.interface import TransitionSystem
+from semiparse.transitions.systems.loading import available_systems, load_system
+from semiparse.transitions.systems.format.system_file import SystemFileError
 
 
 def get_system(spec):

@@ -10,7 +10,7 @@ from semiparse import semiring as sr
 from semiparse.chart._cky import maxplus_by_columns
 from semiparse.chart.grouping import blocks
 from semiparse.chart.inputs import compiled
-from semiparse.transitions.loading import load_system
+from semiparse.transitions.systems.loading import load_system
 
 from brute_force import semiring_value
 from support import inputs, split_grammars

@@ -318,7 +318,7 @@ def test_a_passing_system_without_critical_buffer_is_told_the_speed_up(monkeypat
     compares them with the exhaustive search, and prints the speed-up
     measured on them."""
     from semiparse.testing import checking
-    from semiparse.transitions.oracle import Oracle
+    from semiparse.transitions.oracles.oracle import Oracle
 
     seen = []
 

@@ -301,7 +301,7 @@ def test_the_check_returns_a_check_result(monkeypatch):
 
 def test_one_family_and_one_entry_point_with_the_dependency_systems():
     import semiparse
-    from semiparse.transitions.family import DynamicOracle, ExhaustiveSearch, GoldTree
+    from semiparse.transitions.oracles.protocol import DynamicOracle, ExhaustiveSearch, GoldTree
 
     t = tree("(A (T a) (T b))")
     for name in ("top_down", "in_order"):

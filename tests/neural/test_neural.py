@@ -37,7 +37,7 @@ from semiparse.resources import data_dir  # noqa: E402
 from semiparse.testing import gold_trees  # noqa: E402
 from semiparse.train import ModelError, Tree, read_trees  # noqa: E402
 from semiparse.train.evaluate import attachment_scores  # noqa: E402
-from semiparse.transitions.viability import Viability  # noqa: E402
+from semiparse.transitions.oracles.viability import Viability  # noqa: E402
 from semiparse.treebank.projectivity import is_projective  # noqa: E402
 
 USER_SYSTEMS = sorted(str(p) for p in (REPO / "tests" / "systems").glob("*.toml"))

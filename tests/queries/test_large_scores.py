@@ -178,7 +178,8 @@ import semiparse
 from semiparse import heads
 from semiparse.chart import _cky
 from semiparse.chart.inputs import compiled
-from semiparse.transitions import Configuration, _configuration
+from semiparse.transitions import Configuration
+from semiparse.transitions.runtime import _configuration
 from semiparse.transitions.fast import _arcstd, _costs, _lrspine
 
 g = semiparse.load_grammar("projective")

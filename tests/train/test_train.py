@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from semiparse.train import _core
 from semiparse.train.features import ZHANG_NIVRE, compile_templates
 from semiparse.transitions import load_system
-from semiparse.transitions._machine import machine_for
+from semiparse.transitions.runtime._machine import machine_for
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
 M64 = (1 << 64) - 1
@@ -146,7 +146,7 @@ def test_core_state_follows_python_system_and_features_match_reference(system, n
 
 
 def _py_spines(root, arcs):
-    from semiparse.transitions.fast.lr_spine import spines
+    from semiparse.transitions.systems.lr_spine import spines
 
     return spines(root, arcs)
 

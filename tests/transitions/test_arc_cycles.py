@@ -26,9 +26,9 @@ import semiparse
 from semiparse.heads import find_cycle
 from semiparse.resources import data_dir
 from semiparse.train import Model, ModelError
-from semiparse.transitions.loading import load_system, system_from_text
-from semiparse.transitions.rules import cycle_edge
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions.systems.loading import load_system, system_from_text
+from semiparse.transitions.systems.format.rules import cycle_edge
+from semiparse.transitions.systems.format.system_file import SystemFileError
 
 from support import SYSTEMS, cli_error, random_system_texts
 
@@ -103,7 +103,7 @@ def _line(text, name):
 
 def _unchecked(text):
     """The system of ``text`` loaded without the check for cycles."""
-    with mock.patch("semiparse.transitions.declaration.cycle_edge", return_value=None):
+    with mock.patch("semiparse.transitions.systems.declared.cycle_edge", return_value=None):
         return system_from_text(text, "x.toml")
 
 
@@ -154,7 +154,7 @@ def test_a_transition_that_can_close_a_cycle_is_refused_everywhere(tmp_path, cap
                                                    "-o", str(model), "--quiet"])
     assert not model.exists()
     # as an older semiparse recorded it
-    with mock.patch("semiparse.transitions.declaration.cycle_edge", return_value=None):
+    with mock.patch("semiparse.transitions.systems.declared.cycle_edge", return_value=None):
         Model(str(path), ["root"]).save(model)
     with pytest.raises(ModelError, match=rf"^{re.escape(str(model))}: its recorded system "
                                          rf"definition is invalid: .*{re.escape(CYCLIC_TOP_REASON)}"):

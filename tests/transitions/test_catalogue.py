@@ -17,8 +17,8 @@ from semiparse.cli import main
 from semiparse.heads import tree_problems
 from semiparse.testing.checking import check
 from semiparse.train import read_trees
-from semiparse.transitions import registry
-from semiparse.transitions.loading import available_systems, load_system
+from semiparse.transitions.systems import registry
+from semiparse.transitions.systems.loading import available_systems, load_system
 
 from support import REPO
 

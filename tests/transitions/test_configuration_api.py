@@ -230,7 +230,7 @@ def test_a_gold_tuple_is_checked_once_across_calls(monkeypatch):
     checked once per oracle, projective or not (the C kernels' rows and the
     rows scored one by one); a list, which may change, is checked each time,
     and a changed list gets the scores of its new tree."""
-    oracle_module = importlib.import_module("semiparse.transitions.oracle")
+    oracle_module = importlib.import_module("semiparse.transitions.oracles.oracle")
     made = []
     real = oracle_module.Gold
     monkeypatch.setattr(oracle_module, "Gold",

@@ -24,9 +24,9 @@ from semiparse.testing import gold_trees
 from semiparse.testing.checking import check
 from semiparse.train import Model, _core, read_trees
 from semiparse.train.trainer import StaticOracle
-from semiparse.transitions._machine import machine_for
-from semiparse.transitions.loading import load_system
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.systems.loading import load_system
+from semiparse.transitions.systems.format.system_file import SystemFileError
 from semiparse.treebank.projectivity import is_projective
 
 from support import SYSTEMS, walk

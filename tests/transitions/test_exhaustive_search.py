@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.testing import computations, gold_trees
 from semiparse.transitions import Oracle, load_system
-from semiparse.transitions._exhaustive import CSearch
-from semiparse.transitions._machine import machine_for
-from semiparse.transitions.exhaustive import PythonSearch, Search
-from semiparse.transitions.interface import TransitionSystem
-from semiparse.transitions.loading import system_from_text
+from semiparse.transitions.oracles._exhaustive import CSearch
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.oracles.exhaustive import PythonSearch, Search
+from semiparse.transitions.systems.interface import TransitionSystem
+from semiparse.transitions.systems.loading import system_from_text
 
 from support import ARC_STANDARD, SYSTEMS, UNSHIFT
 
@@ -98,7 +98,7 @@ def test_c_search_equals_python_search(system, strategy, data):
 
 def test_a_loop_gets_the_same_message_from_both_searches():
     # the loader refuses such a system; let it through to reach the search
-    with mock.patch("semiparse.transitions.declared.find_loop", return_value=None):
+    with mock.patch("semiparse.transitions.systems.declared.find_loop", return_value=None):
         system = system_from_text(ARC_STANDARD + UNSHIFT, "looping.toml")
     messages = []
     for compiled in (True, False):
@@ -147,8 +147,8 @@ def test_a_declared_system_with_moves_redefined_in_python_gets_no_machine(tmp_pa
     """A Python subclass of a declared system whose legal moves differ from
     its rules: the machine would silently follow the rules, so there is none;
     the search runs the Python moves, and parsing with it is refused."""
-    from semiparse.transitions.declared import RewriteSystem
-    from semiparse.transitions.loading import load_system
+    from semiparse.transitions.systems.declared import RewriteSystem
+    from semiparse.transitions.systems.loading import load_system
 
     base = load_system("arc_standard")
 

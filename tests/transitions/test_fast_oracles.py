@@ -17,7 +17,8 @@ from semiparse.testing import (
 )
 from semiparse.transitions import load_system, methods
 from semiparse.transitions.fast import _lrspine
-from semiparse.transitions.fast.lr_spine import child_bounds, spines
+from semiparse.transitions.runtime import _lr_spine_moves as spine_moves
+from semiparse.transitions.systems.lr_spine import child_bounds, spines
 from semiparse.treebank.conllu import read_conllu
 
 # (system, method, strategies, projective gold only)
@@ -205,7 +206,7 @@ def test_lr_spine_c_acceptance_agrees_with_the_python_validator(example):
     assert validation_outcome(system.validate, example) == expected
     if arcs is not None:
         # neither too strict (the fast path would never be taken) nor too lax
-        assert _lrspine.accepts(stack, buffer, arcs, n) == (not isinstance(expected, str))
+        assert spine_moves.accepts(stack, buffer, arcs, n) == (not isinstance(expected, str))
 
 
 def test_lr_spine_validate_normalizes_other_integers():

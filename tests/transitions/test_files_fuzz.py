@@ -25,7 +25,7 @@ import semiparse
 from semiparse.cli import main
 from semiparse.grammar import Grammar, load_grammar
 from semiparse.resources import data_dir
-from semiparse.transitions.loading import definition_sha256, load_system
+from semiparse.transitions.systems.loading import definition_sha256, load_system
 
 from support import SYSTEMS
 

@@ -16,10 +16,10 @@ from semiparse.heads import no_crossing
 from semiparse.testing.checking import check
 from semiparse.testing.strategies import computations, gold_trees
 from semiparse.transitions import load_system
-from semiparse.transitions._configuration import kernel_scores
-from semiparse.transitions._grammar_rows import grammar_kernel
-from semiparse.transitions.gold import Gold
-from semiparse.transitions.grammar_path import grammar_scores
+from semiparse.transitions.runtime._configuration import kernel_scores
+from semiparse.transitions.oracles._grammar_rows import grammar_kernel
+from semiparse.transitions.oracles.gold import Gold
+from semiparse.transitions.oracles.grammar_method import grammar_scores
 
 from support import SYSTEMS as SYSTEMS_FILES
 
@@ -219,7 +219,7 @@ def test_cache_clear_drops_the_kept_works_and_the_rows_stay():
 def test_an_oracle_keeps_at_most_kept_trees_tuples():
     """Many gold tuples in one call, or over several, never leave more than
     KEPT_TREES entries (each may hold a chart), and the rows stay right."""
-    from semiparse.transitions.oracle import KEPT_TREES
+    from semiparse.transitions.oracles.oracle import KEPT_TREES
 
     system = semiparse.system("arc_standard_root_end")
     oracle, fresh = system.oracle(), system.oracle()
@@ -240,7 +240,7 @@ def test_the_works_of_a_batch_and_those_kept_share_the_chart_budget(monkeypatch)
     trees, and the works kept once the call gives them back an equal share
     among all kept (never below MIN_KEPT_CHART); the one work of single
     calls keeps up to SINGLE_CALL_CHART."""
-    module = importlib.import_module("semiparse.transitions.oracle")
+    module = importlib.import_module("semiparse.transitions.oracles.oracle")
     in_call = []
     fill_rows = module.fill_rows
 
@@ -282,8 +282,8 @@ def test_a_chart_limit_that_is_not_a_number_of_bytes_is_a_value_error(value):
 def test_fill_rows_checks_each_kernel_against_the_columns_it_is_given():
     """Column arrays are checked once per (kernel, array): an array shared by
     a kernel with more columns is refused, not read past its end."""
-    from semiparse.transitions._configuration import fill_rows
-    from semiparse.transitions._machine import machine_for
+    from semiparse.transitions.runtime._configuration import fill_rows
+    from semiparse.transitions.runtime._machine import machine_for
 
     system = semiparse.system("arc_standard_root_end")
     small = grammar_kernel(system.definition)

@@ -35,10 +35,10 @@ import semiparse
 from semiparse.resources import data_dir
 from semiparse.testing import gold_trees
 from semiparse.testing.checking import check
-from semiparse.transitions.exhaustive import Search
-from semiparse.transitions.loading import load_system, system_from_text
-from semiparse.transitions.rules import head_not_below, headed_on_stack
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions.oracles.exhaustive import Search
+from semiparse.transitions.systems.loading import load_system, system_from_text
+from semiparse.transitions.systems.format.rules import head_not_below, headed_on_stack
+from semiparse.transitions.systems.format.system_file import SystemFileError
 
 from support import SYSTEMS, cli_error, random_system_texts
 

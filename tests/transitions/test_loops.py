@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.cli import main
 from semiparse.testing import gold_trees
-from semiparse.transitions import load_system, loops
-from semiparse.transitions.loading import system_from_text
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions import load_system
+from semiparse.transitions.systems.format import loops
+from semiparse.transitions.systems.loading import system_from_text
+from semiparse.transitions.systems.format.system_file import SystemFileError
 
 from support import ARC_STANDARD, SHIFT, UNSHIFT, late_loop
 
@@ -260,7 +261,7 @@ def test_random_systems_agree_with_a_brute_force_search(text):
         if "can loop" not in str(exc):
             return  # a transition that changes nothing, refused on its own
         refused = str(exc)
-    with mock.patch("semiparse.transitions.declared.find_loop", return_value=None):
+    with mock.patch("semiparse.transitions.systems.declared.find_loop", return_value=None):
         system = system_from_text(text, "r.toml")
     cycles = [n for n in range(5) if _has_cycle(system, n)]
     if refused is None:

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from semiparse.train import _core, read_trees
 from semiparse.train.trainer import StaticOracle
-from semiparse.transitions._machine import Machine, machine_for
-from semiparse.transitions.fast.lr_spine import spines
-from semiparse.transitions.loading import load_system
+from semiparse.transitions.runtime._machine import Machine, machine_for
+from semiparse.transitions.systems.lr_spine import spines
+from semiparse.transitions.systems.loading import load_system
 from semiparse.treebank.projectivity import is_projective
 
 SHIPPED = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
@@ -197,7 +197,7 @@ def test_machine_codes_and_names():
 
 
 def test_machine_rejects_a_system_that_is_no_rewrite():
-    from semiparse.transitions.interface import TransitionSystem
+    from semiparse.transitions.systems.interface import TransitionSystem
 
     class Other(TransitionSystem):
         name = "other"

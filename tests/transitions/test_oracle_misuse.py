@@ -14,11 +14,11 @@ from semiparse.resources import data_dir
 from semiparse.testing import perturbed_configurations, validation_outcome
 from semiparse.testing.checking import check
 from semiparse.transitions import load_system
-from semiparse.transitions._validation import accepts
-from semiparse.transitions.fast import _lrspine
-from semiparse.transitions.oracle import NEG_INF
-from semiparse.transitions.registry import system_methods
-from semiparse.transitions.system_file import SystemFileError, key_line
+from semiparse.transitions.runtime._validation import accepts
+from semiparse.transitions.runtime import _lr_spine_moves as spine_moves
+from semiparse.transitions.oracles.oracle import NEG_INF
+from semiparse.transitions.oracles.methods import system_methods
+from semiparse.transitions.systems.format.system_file import SystemFileError, key_line
 
 SYSTEMS = ("arc_standard", "arc_hybrid", "arc_eager", "lr_spine")
 HEADS = [-1, 2, 0, 2]
@@ -212,7 +212,7 @@ def test_c_acceptance_agrees_with_the_python_validator_on_bad_values(data):
     n, stack, buffer, arcs = configuration
     if arcs is None:
         return
-    fast = (_lrspine.accepts(stack, buffer, arcs, n) if name == "lr_spine" else
+    fast = (spine_moves.accepts(stack, buffer, arcs, n) if name == "lr_spine" else
             accepts(stack, buffer, arcs, n, system.stack_heads == "below", system.pops_headed))
     assert fast == (not isinstance(expected, str))
 

@@ -10,7 +10,7 @@ from semiparse.heads import no_crossing
 from semiparse.resources import data_dir
 from semiparse.testing.checking import check
 from semiparse.transitions import load_system, methods, register_method
-from semiparse.transitions.registry import GRAMMAR_REDUCED_RANK
+from semiparse.transitions.systems.registry import GRAMMAR_REDUCED_RANK
 from semiparse.treebank.conllu import read_conllu
 
 COMBOS = [(name, strategy) for name in ("arc_standard", "arc_hybrid", "arc_eager")
@@ -202,9 +202,9 @@ def test_auto_uses_the_grammar_path_below_the_masked_methods_min_size(monkeypatc
     grammar path (faster there) the smaller ones; both give the same scores."""
     import importlib
 
-    from semiparse.transitions.grammar_path import MASKED_MIN_SIZE
+    from semiparse.transitions.oracles.grammar_method import MASKED_MIN_SIZE
 
-    oracle_module = importlib.import_module("semiparse.transitions.oracle")
+    oracle_module = importlib.import_module("semiparse.transitions.oracles.oracle")
 
     calls = []   # the grammar path in C (strategy none) goes through kernel_scores
     real = oracle_module.kernel_scores

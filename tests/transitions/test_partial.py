@@ -11,7 +11,7 @@ import semiparse
 from semiparse.heads import is_tree, no_crossing
 from semiparse.testing.strategies import computations, gold_trees, oracle_examples
 from semiparse.transitions import load_system
-from semiparse.transitions.registry import system_methods
+from semiparse.transitions.oracles.methods import system_methods
 from semiparse.treebank.partial import check_partial_tree
 
 from brute_force import projective_trees

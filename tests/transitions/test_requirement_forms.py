@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.transitions import load_system
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions.systems.format.system_file import SystemFileError
 
 # Arc-standard whose arcs from the root wait for an empty buffer, with a
 # reduce of headed nodes deep in the stack (it needs three stack elements).

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.testing.checking import check
-from semiparse.transitions.loading import system_from_text
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions.systems.loading import system_from_text
+from semiparse.transitions.systems.format.system_file import SystemFileError
 
 from support import walk
 

@@ -38,12 +38,12 @@ from semiparse.heads import is_tree
 from semiparse.resources import data_dir
 from semiparse.train import Model, ModelError, Trainer, Tree, options_for, read_trees
 from semiparse.train.trainer import DeadEndWarning
-from semiparse.transitions.loading import (
+from semiparse.transitions.systems.loading import (
     definition_sha256,
     load_system,
     system_from_text,
 )
-from semiparse.transitions.system_file import SystemFileError
+from semiparse.transitions.systems.format.system_file import SystemFileError
 
 from support import SYSTEMS, random_system_texts
 
@@ -217,7 +217,7 @@ def test_a_model_recording_a_system_that_may_overwrite_a_head_is_refused(tmp_pat
     path, model = tmp_path / "eager.toml", tmp_path / "m.npz"
     path.write_text(NON_MONOTONIC.replace('name = "arc_eager"', 'name = "eager2"'),
                     encoding="utf-8")
-    with mock.patch("semiparse.transitions.declaration.second_head", return_value=None):
+    with mock.patch("semiparse.transitions.systems.declared.second_head", return_value=None):
         Model(str(path), ["root", "dep"]).save(model)  # as an older semiparse wrote it
     with pytest.raises(ModelError, match=rf"^{re.escape(str(model))}: its recorded system "
                                          rf"definition is invalid: .*{SECOND_HEAD}"):
@@ -281,7 +281,7 @@ def test_a_system_the_loader_accepts_never_overwrites_a_head(text):
 
 def test_the_issues_overwrite_is_reachable_and_now_refused():
     """right_arc builds 0 -> 1, then left_arc would give 1 a second head."""
-    with mock.patch("semiparse.transitions.declaration.second_head", return_value=None):
+    with mock.patch("semiparse.transitions.systems.declared.second_head", return_value=None):
         loose = system_from_text(NON_MONOTONIC, "x.toml")
     assert (((0, 1), (2,), (-1, 0, -1)), "left_arc") in _second_heads(loose, 2)
     with pytest.raises(SystemFileError, match=SECOND_HEAD):
@@ -457,7 +457,7 @@ def test_exploration_never_follows_a_move_into_a_dead_end(trainer, monkeypatch):
     shifts the root onto words (a dead end) unless the oracle's -inf stops
     it: every move taken must leave a final configuration reachable."""
     from semiparse.train import model as model_module
-    from semiparse.transitions.viability import Viability
+    from semiparse.transitions.oracles.viability import Viability
 
     viability, taken = Viability(str(DEAD_END)), []
     apply = model_module.Model.apply

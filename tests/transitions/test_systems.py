@@ -14,7 +14,7 @@ from semiparse.resources import data_dir
 from semiparse.testing import perturbed_configurations, validation_outcome
 from semiparse.testing.checking import check
 from semiparse.transitions import TransitionSystem, load_system, register_system
-from semiparse.transitions._validation import accepts
+from semiparse.transitions.runtime._validation import accepts
 
 from brute_force import all_trees
 

@@ -11,7 +11,7 @@ from semiparse.cli import main
 from semiparse.resources import data_dir
 from semiparse.train import Model, ModelError, Trainer, read_trees
 from semiparse.train.model import SYSTEM_KEYS
-from semiparse.transitions.loading import load_system
+from semiparse.transitions.systems.loading import load_system
 
 from support import SYSTEMS, cli_error
 
@@ -162,7 +162,7 @@ def test_models_without_a_recorded_definition_load_as_the_shipped_system(small, 
 
 
 MODULE = '''
-from semiparse.transitions.loading import load_system
+from semiparse.transitions.systems.loading import load_system
 
 CAREFUL = load_system({path!r})
 NOT_A_SYSTEM = 42

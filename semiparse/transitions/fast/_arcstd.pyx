@@ -28,10 +28,10 @@ from libc.string cimport memset
 
 import numpy as np
 
-from semiparse.transitions._rows cimport KernelWork, row_dict, row_fn, row_kernel
-from semiparse.transitions._state cimport StateC
+from semiparse.transitions.oracles._row_kernels cimport KernelWork, row_dict, row_fn, row_kernel
+from semiparse.transitions.runtime._state cimport StateC
 from semiparse.transitions.fast._checks cimport check_configuration, projective_gold
-from semiparse.transitions._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
+from semiparse.transitions.oracles._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
 
 cdef int NEG = -(1 << 28)
 

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Checks at the Python entry points of the fast oracle kernels, which index
 their tables with the positions they are given unchecked."""
-from semiparse.transitions._validation cimport stack_and_buffer_top
+from semiparse.transitions.runtime._validation cimport stack_and_buffer_top
 
 
 cdef inline int check_configuration(tuple stack, tuple buffer, int n) except -1:

@@ -20,8 +20,8 @@ from libc.math cimport NAN
 
 import numpy as np
 
-from semiparse.transitions._rows cimport KernelWork, row_dict, row_kernel
-from semiparse.transitions._state cimport StateC
+from semiparse.transitions.oracles._row_kernels cimport KernelWork, row_dict, row_kernel
+from semiparse.transitions.runtime._state cimport StateC
 from semiparse.transitions.fast._checks cimport check_configuration, projective_gold
 
 

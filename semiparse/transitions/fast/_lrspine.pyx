@@ -20,16 +20,13 @@ the top that has them.  Spines live in a per-row pool of ints; see
 lr_spine.py for the algorithm.  :func:`solve` fills it by branch and bound:
 first with only the best pair per cell (a lower bound), and, unless that
 meets an upper bound, once more without the pairs that cannot beat it.
-
-:func:`accepts` is the C acceptance test of ``LRSpine.validate``.
 """
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
-from semiparse.transitions._validation cimport check_scratch, stack_and_buffer_top
-from semiparse.transitions._lr_spine_moves cimport (SPINE_LEFT, SPINE_RIGHT, SPINE_SHIFT, spine_arc,
+from semiparse.transitions.runtime._lr_spine_moves cimport (SPINE_LEFT, SPINE_RIGHT, SPINE_SHIFT, spine_arc,
                                                     spine_code, spine_legal)
-from semiparse.transitions._state cimport (StateC, add_arc, push_buffer_front, push_stack,
+from semiparse.transitions.runtime._state cimport (StateC, add_arc, push_buffer_front, push_stack,
                                            state_clear, state_free, state_new)
 from semiparse.transitions.fast._checks cimport projective_gold
 
@@ -949,63 +946,3 @@ def table_value(Work w not None, list trees not None, list right not None, int n
             unmark_roots(w, k, q)
     finally:
         free(block)
-
-
-# -- configurations ----------------------------------------------------------------
-
-
-
-cpdef bint accepts(tuple stack, tuple buffer, tuple arcs, Py_ssize_t n) except -1:
-    """Whether ``(stack, buffer, arcs)`` is an LR-spine configuration of an
-    ``n``-word sentence, as ``LRSpine.validate_slowly`` decides, for exact ints
-    (anything else answers False): the stack increasing from the root 0, the
-    buffer the positions after the top up to n, stack roots and buffer nodes
-    headless, every other position headed by an earlier position that is not
-    in the buffer, no cycle, and the stack trees covering consecutive
-    positions in stack order."""
-    cdef Py_ssize_t k, m, i, d, x, h, steps, bstart
-    cdef object item
-    cdef int* heads
-    cdef int* owner
-    if stack is None or buffer is None or arcs is None:
-        return False
-    k, m = len(stack), len(buffer)
-    if n < 0 or len(arcs) != n + 1 or stack_and_buffer_top(stack, buffer, n, 0) < 0:
-        return False
-    bstart = n - m + 1
-    heads = check_scratch(2 * (n + 1))
-    owner = heads + n + 1             # stack index of the tree of each position, -1 unknown
-    for d in range(n + 1):
-        owner[d] = -1
-    for i in range(k):
-        owner[<Py_ssize_t>stack[i]] = i
-    for d in range(n + 1):
-        item = arcs[d]
-        if type(item) is not int:
-            return False
-        h = item
-        # stack roots and buffer nodes have no head, every other position has one
-        if (h >= 0) == (owner[d] >= 0 or d >= bstart):
-            return False
-        if h >= bstart or h == d or h < -1:
-            return False
-        heads[d] = <int>h
-    # every position before the buffer reaches a stack root (all others are headed)
-    for d in range(bstart):
-        x = d
-        steps = 0
-        while owner[x] < 0:
-            x = heads[x]
-            steps += 1
-            if steps > n:
-                return False            # a cycle
-        i = owner[x]
-        x = d
-        while owner[x] < 0:
-            owner[x] = <int>i
-            x = heads[x]
-    # the stack trees cover consecutive positions in stack order
-    for d in range(1, bstart):
-        if owner[d] != owner[d - 1] and owner[d] != owner[d - 1] + 1:
-            return False
-    return True

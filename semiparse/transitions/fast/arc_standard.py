@@ -19,8 +19,8 @@ Every method returns the sigma dict of ``oracle("arc_standard", strategy)``.
 import numpy as np
 
 from semiparse.chart.engine import parse
-from semiparse.transitions._grammar_rows import grammar_kernel
-from semiparse.transitions.loading import load_system
+from semiparse.transitions.oracles._grammar_rows import grammar_kernel
+from semiparse.transitions.systems.loading import load_system
 from semiparse.transitions.fast import _arcstd
 
 NEG_INF = float("-inf")

@@ -7,8 +7,8 @@ import functools
 
 import numpy as np
 
-from semiparse.transitions._configuration import kernel_scores
-from semiparse.transitions._machine import machine_for
+from semiparse.transitions.runtime._configuration import kernel_scores
+from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.fast import _costs
 from semiparse.transitions.fast.arc_standard import _Cache
 

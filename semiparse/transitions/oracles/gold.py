@@ -2,7 +2,7 @@
 import numpy as np
 
 from semiparse.heads import check_tree, no_crossing
-from semiparse.transitions.family import GoldTree
+from semiparse.transitions.oracles.protocol import GoldTree
 from semiparse.treebank.partial import UNKNOWN, check_partial_tree, partial_flag
 
 

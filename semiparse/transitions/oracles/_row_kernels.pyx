@@ -2,7 +2,7 @@
 """C oracle kernels for batches (see ``_rows.pxd``)."""
 from libc.math cimport INFINITY
 
-from semiparse.transitions._state cimport state_free
+from semiparse.transitions.runtime._state cimport state_free
 
 
 cdef class KernelWork:

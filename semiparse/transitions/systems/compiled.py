@@ -2,7 +2,7 @@
 
 A :class:`System` wraps a system definition (shipped name, TOML file,
 ``module:attr`` or system object) with its compiled machine, and makes
-:class:`~semiparse.transitions._configuration.Configuration` objects that a
+:class:`~semiparse.transitions.runtime._configuration.Configuration` objects that a
 parser steps through by transition name and that its oracle scores, one at a
 time or in batches::
 
@@ -13,10 +13,10 @@ time or in batches::
         sigma = oracle.scores(config, gold_heads)
         config = config.apply(max(sigma, key=sigma.get))
 """
-from semiparse.transitions._configuration import Configuration
-from semiparse.transitions._machine import machine_for
-from semiparse.transitions.oracle import Oracle
-from semiparse.transitions.loading import load_system
+from semiparse.transitions.runtime._configuration import Configuration
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.oracles.oracle import Oracle
+from semiparse.transitions.systems.loading import load_system
 
 
 class System:

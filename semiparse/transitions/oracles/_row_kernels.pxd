@@ -13,7 +13,7 @@ struct the kernel reads (and whose scratch arrays it writes: one thread per
 work); ``strategy`` is the code of the oracle's strategy in the kernel's
 ``strategy_codes`` (the strategies it supports).
 """
-from semiparse.transitions._state cimport StateC
+from semiparse.transitions.runtime._state cimport StateC
 
 ctypedef void (*row_fn)(void* work, const StateC* state, const int* stack, int ns, int bstart,
                         const int* arcs, int strategy, double* out) noexcept nogil

@@ -1,6 +1,6 @@
 # cython: language_level=3, wraparound=False, cdivision=True
 """Configurations of a transition system for users' own parsers and for the
-trainer: one C state (``semiparse/transitions/_state.pxd``) run by the system's compiled
+trainer: one C state (``semiparse/transitions/runtime/_state.pxd``) run by the system's compiled
 machine (``_machine.pxd``).
 
 The public face works with transition names and never changes a
@@ -14,13 +14,13 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 from semiparse._heads import exact_index
-from semiparse.transitions.limits import MAX_WORDS
+from semiparse.transitions.systems.format.limits import MAX_WORDS
 
-from semiparse.transitions._state cimport (StateC, state_copy, state_free, state_init, state_load,
+from semiparse.transitions.runtime._state cimport (StateC, state_copy, state_free, state_init, state_load,
                                            state_new)
-from semiparse.transitions._machine cimport (KIND_REWRITE, MachineC, machine_apply, machine_arc,
+from semiparse.transitions.runtime._machine cimport (KIND_REWRITE, MachineC, machine_apply, machine_arc,
                                              machine_is_final, machine_legal)
-from semiparse.transitions._rows cimport KernelWork, RowKernel, row_fn
+from semiparse.transitions.oracles._row_kernels cimport KernelWork, RowKernel, row_fn
 
 
 cdef object _integer(value, str what, low, high):

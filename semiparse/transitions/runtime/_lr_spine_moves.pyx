@@ -1,12 +1,14 @@
 # cython: language_level=3, wraparound=False, cdivision=True
 """LR-spine's moves (``_lr_spine_moves.pxd``) for Python: transition names
-and codes, and the legal moves and their effect on a configuration of
-tuples, for the class ``LRSpine`` and the compiled machine's names."""
+and codes, the legal moves and their effect on a configuration of tuples,
+and the C acceptance test of its configurations (:func:`accepts`), for the
+class ``LRSpine`` and the compiled machine's names."""
 from libc.stdlib cimport free, malloc
 
-from semiparse.transitions._state cimport StateC, state_free, state_load, state_new
+from semiparse.transitions.runtime._state cimport StateC, state_free, state_load, state_new
+from semiparse.transitions.runtime._validation cimport check_scratch, stack_and_buffer_top
 
-from semiparse.transitions.limits import MAX_WORDS
+from semiparse.transitions.systems.format.limits import MAX_WORDS
 
 
 def code_of(str name):
@@ -74,3 +76,59 @@ def apply(tuple stack not None, tuple buffer not None, tuple arcs not None, int 
                 tuple([s.head[i] for i in range(s.n + 1)]), edge)
     finally:
         state_free(s)
+
+
+cpdef bint accepts(tuple stack, tuple buffer, tuple arcs, Py_ssize_t n) except -1:
+    """Whether ``(stack, buffer, arcs)`` is an LR-spine configuration of an
+    ``n``-word sentence, as ``LRSpine.validate_slowly`` decides, for exact ints
+    (anything else answers False): the stack increasing from the root 0, the
+    buffer the positions after the top up to n, stack roots and buffer nodes
+    headless, every other position headed by an earlier position that is not
+    in the buffer, no cycle, and the stack trees covering consecutive
+    positions in stack order."""
+    cdef Py_ssize_t k, m, i, d, x, h, steps, bstart
+    cdef object item
+    cdef int* heads
+    cdef int* owner
+    if stack is None or buffer is None or arcs is None:
+        return False
+    k, m = len(stack), len(buffer)
+    if n < 0 or len(arcs) != n + 1 or stack_and_buffer_top(stack, buffer, n, 0) < 0:
+        return False
+    bstart = n - m + 1
+    heads = check_scratch(2 * (n + 1))
+    owner = heads + n + 1             # stack index of the tree of each position, -1 unknown
+    for d in range(n + 1):
+        owner[d] = -1
+    for i in range(k):
+        owner[<Py_ssize_t>stack[i]] = i
+    for d in range(n + 1):
+        item = arcs[d]
+        if type(item) is not int:
+            return False
+        h = item
+        # stack roots and buffer nodes have no head, every other position has one
+        if (h >= 0) == (owner[d] >= 0 or d >= bstart):
+            return False
+        if h >= bstart or h == d or h < -1:
+            return False
+        heads[d] = <int>h
+    # every position before the buffer reaches a stack root (all others are headed)
+    for d in range(bstart):
+        x = d
+        steps = 0
+        while owner[x] < 0:
+            x = heads[x]
+            steps += 1
+            if steps > n:
+                return False            # a cycle
+        i = owner[x]
+        x = d
+        while owner[x] < 0:
+            owner[x] = <int>i
+            x = heads[x]
+    # the stack trees cover consecutive positions in stack order
+    for d in range(1, bstart):
+        if owner[d] != owner[d - 1] and owner[d] != owner[d - 1] + 1:
+            return False
+    return True

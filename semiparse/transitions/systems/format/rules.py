@@ -1,10 +1,10 @@
 """The transitions of a declared system: each ``[[transition]]`` table
 compiled to a :class:`Rule` (checked against the root's placement), which
 runs as small generated Python functions in the oracles' searches and is
-the program of the compiled machine (:mod:`semiparse.transitions._machine`)."""
+the program of the compiled machine (:mod:`semiparse.transitions.runtime._machine`)."""
 import re
 
-from semiparse.transitions.limits import MAX_WORDS
+from semiparse.transitions.systems.format.limits import MAX_WORDS
 
 ROLES = ("root", "top", "below_top", "stack", "buffer")
 # Where the root (position 0) is in the initial configuration: under the

@@ -11,7 +11,7 @@ meets one).
 """
 import itertools
 
-from semiparse.transitions.rules import headed_places, may_have_head
+from semiparse.transitions.systems.format.rules import headed_places, may_have_head
 
 _WEIGHTS = range(4)  # weights tried for each term of the potential
 _MAX_N = 4  # longest sentence searched for a cycle
@@ -80,7 +80,7 @@ def _terminates(rules):
 
     The changes of the lengths are fixed by a rule's patterns.  An edge
     removes a headless position only if its dependent surely had no head
-    (:func:`~semiparse.transitions.rules.may_have_head`; an edge into a headed
+    (:func:`~semiparse.transitions.systems.format.rules.may_have_head`; an edge into a headed
     node overwrites its head and makes no progress).  False without rules
     (a system not declared as rewrites: nothing to prove it from)."""
     if not rules:

@@ -10,10 +10,10 @@ here serves the others and is the reference the C one is tested against.
 Both are exact for partial gold trees as they are: an edge counts when the
 gold head of its dependent is its head, which an unknown head (-1) never is.
 """
-from semiparse.transitions._exhaustive import CSearch
-from semiparse.transitions._machine import machine_for
-from semiparse.transitions.family import ExhaustiveSearch
-from semiparse.transitions.interface import NEG_INF, edge_masks, initial_masks
+from semiparse.transitions.oracles._exhaustive import CSearch
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.oracles.protocol import ExhaustiveSearch
+from semiparse.transitions.systems.interface import NEG_INF, edge_masks, initial_masks
 
 _ACTIVE = object()
 

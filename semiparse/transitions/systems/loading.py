@@ -1,6 +1,6 @@
 """Loading transition systems: by shipped or registered name, system file
-(read by :mod:`semiparse.transitions.declaration` into a
-:class:`~semiparse.transitions.declared.RewriteSystem`), or ``module:attr``;
+(read by :mod:`semiparse.transitions.systems.declared` into a
+:class:`~semiparse.transitions.systems.declared.RewriteSystem`), or ``module:attr``;
 the definitions' fingerprints, and the oracle methods bound to shipped
 definitions."""
 import copyreg
@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 from semiparse.resources import data_dir
-from semiparse.transitions.declared import RewriteSystem
-from semiparse.transitions.grammar_path import MASKED_MIN_SIZE, masked_method
-from semiparse.transitions.interface import TransitionSystem
-from semiparse.transitions.registry import Method, lookup_system, register_method, registered_systems
-from semiparse.transitions.system_file import is_file, parse_text, read_system_file
+from semiparse.transitions.systems.declared import RewriteSystem
+from semiparse.transitions.oracles.grammar_method import MASKED_MIN_SIZE, masked_method
+from semiparse.transitions.systems.interface import TransitionSystem
+from semiparse.transitions.systems.registry import Method, lookup_system, register_method, registered_systems
+from semiparse.transitions.systems.format.system_file import is_file, parse_text, read_system_file
 
 
 _SYSTEM_CACHE = {}

@@ -18,7 +18,7 @@ Every function is inline, ``noexcept nogil``; :func:`spine_arc` and
 to a final configuration (an empty buffer and one tree), so legality needs
 no separate test of finality.
 """
-from semiparse.transitions._state cimport StateC, add_arc, pop_buffer_front, push_stack, spine_at
+from semiparse.transitions.runtime._state cimport StateC, add_arc, pop_buffer_front, push_stack, spine_at
 
 cdef enum:
     SPINE_SHIFT = 0

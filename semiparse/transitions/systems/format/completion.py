@@ -9,8 +9,8 @@ import numpy as np
 
 from semiparse.grammar import Grammar, load_grammar_text
 from semiparse.resources import data_dir
-from semiparse.transitions.rules import ROLES
-from semiparse.transitions.system_file import is_file
+from semiparse.transitions.systems.format.rules import ROLES
+from semiparse.transitions.systems.format.system_file import is_file
 
 # The roles of [completion.projective] and the kinds of head it allows.
 PROJECTIVE_ROLES = ("root", "stack", "headed", "headless", "buffer")
@@ -28,7 +28,7 @@ class Completion:
     ``critical_buffer``: whether the system declares that the buffer nodes
     that are not critical (Nederhof 2019, section 5) may be left out of the
     string where their fragment collapses, each credited one edge
-    (``semiparse/transitions/_grammar_rows.pyx``)."""
+    (``semiparse/transitions/oracles/_grammar_rows.pyx``)."""
 
     def __init__(self, where, root, grammar, grammar_name, grammar_file, prefix, rules,
                  projective, critical_buffer=False, text=None):

@@ -2,12 +2,12 @@
 """Build a compiled rewrite machine (``_machine.pxd``) from a transition system."""
 from libc.stdlib cimport calloc, free
 
-from semiparse.transitions._lr_spine_moves cimport spine_max_code
-from semiparse.transitions._state cimport ROOT_STACK_BOTTOM
+from semiparse.transitions.runtime._lr_spine_moves cimport spine_max_code
+from semiparse.transitions.runtime._state cimport ROOT_STACK_BOTTOM
 
-from semiparse.transitions import _lr_spine_moves as spine_moves
-from semiparse.transitions.rules import FINAL_STACKS
-from semiparse.transitions.loading import load_system
+from semiparse.transitions.runtime import _lr_spine_moves as spine_moves
+from semiparse.transitions.systems.format.rules import FINAL_STACKS
+from semiparse.transitions.systems.loading import load_system
 
 
 # The interface methods a machine stands for: a subclass that redefines one

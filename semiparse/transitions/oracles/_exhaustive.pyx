@@ -17,12 +17,12 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
-from semiparse.transitions._lr_spine_moves cimport spine_legal_codes
-from semiparse.transitions._state cimport ROOT_NONE, StateC, state_copy, state_free, state_load, state_new
-from semiparse.transitions._machine cimport (KIND_SPINE, Machine, MachineC, machine_apply,
+from semiparse.transitions.runtime._lr_spine_moves cimport spine_legal_codes
+from semiparse.transitions.runtime._state cimport ROOT_NONE, StateC, state_copy, state_free, state_load, state_new
+from semiparse.transitions.runtime._machine cimport (KIND_SPINE, Machine, MachineC, machine_apply,
                                          machine_arc, machine_is_final, machine_legal)
 
-from semiparse.transitions.interface import LBR, NEG_INF, NO_LEFT, NO_RIGHT, RBL
+from semiparse.transitions.systems.interface import LBR, NEG_INF, NO_LEFT, NO_RIGHT, RBL
 
 cdef int C_LBR = LBR, C_RBL = RBL, C_NO_LEFT = NO_LEFT, C_NO_RIGHT = NO_RIGHT
 

@@ -3,7 +3,7 @@
 Two plug-in points, both filled at import time:
 
 - :func:`register_system` adds a transition system written in Python (a
-  subclass of :class:`semiparse.transitions.interface.TransitionSystem`); the
+  subclass of :class:`semiparse.transitions.systems.interface.TransitionSystem`); the
   systems declared as data in ``systems/*.toml`` are found by name without
   registration.
 - :func:`register_method` adds a way to compute the oracle scores of one
@@ -13,13 +13,15 @@ Two plug-in points, both filled at import time:
   falls back to the grammar path (rank :data:`GRAMMAR_RANK`, or
   :data:`GRAMMAR_REDUCED_RANK` where it runs in C on reduced strings).
 
-The package :mod:`semiparse.transitions.fast` (if present) registers its systems
-and methods when imported; :func:`load_plugins` imports it once.
+The registry imports and registers the one system written in Python that
+ships (:class:`~semiparse.transitions.systems.lr_spine.LRSpine`); the
+shipped fast methods are registered by
+:mod:`semiparse.transitions.oracles.methods`, which reads this registry.
 """
-import importlib
 from dataclasses import dataclass
 
-from semiparse.transitions.interface import TransitionSystem
+from semiparse.transitions.systems.interface import TransitionSystem
+from semiparse.transitions.systems.lr_spine import LRSpine
 
 GRAMMAR_RANK = 100
 # The grammar path of a declared system that declares ``critical_buffer``,
@@ -30,8 +32,6 @@ GRAMMAR_REDUCED_RANK = 40
 
 _SYSTEMS = {}
 _METHODS = {}
-_PLUGINS = ("semiparse.transitions.fast",)
-_loaded = False
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Method:
     method only from ``min_size`` on (k + m, the stack size less one plus the
     buffer size: where ``semiparse bench oracle`` measured it to beat the
     grammar path) and the grammar path below.  ``rows``, if given, is a
-    :class:`semiparse.transitions._rows.RowKernel`: the same scores computed in C
+    :class:`semiparse.transitions.oracles._row_kernels.RowKernel`: the same scores computed in C
     on the C configuration, which ``Oracle.scores_batch`` runs without the GIL.
     """
 
@@ -90,18 +90,11 @@ def register_method(system, method, fn, strategies, projective_only, rank, min_s
         system, method, fn, strategies, bool(projective_only), float(rank), min_size, rows)
 
 
-def methods(system):
-    """Registered methods of ``system`` (a name), lowest rank first."""
-    load_plugins()
-    return sorted(_METHODS.get(system, {}).values(), key=lambda m: (m.rank, m.name))
-
-
-def system_methods(system):
-    """The oracle methods of a system object, lowest rank first: those
-    registered under its ``method_key`` and its ``own_methods``."""
-    found = {m.name: m for m in methods(system.method_key)} if system.method_key else {}
-    found.update(system.own_methods)
-    return sorted(found.values(), key=lambda m: (m.rank, m.name))
+def registered_methods(system):
+    """``{name: Method}`` registered under ``system`` (a name) so far; the
+    shipped fast methods are there once :mod:`semiparse.transitions.oracles.methods`
+    is imported, which :func:`~semiparse.transitions.oracles.methods.methods` ensures."""
+    return dict(_METHODS.get(system, {}))
 
 
 def register_system(system):
@@ -114,25 +107,12 @@ def register_system(system):
 
 def registered_systems():
     """Names of the systems registered from Python."""
-    load_plugins()
     return sorted(_SYSTEMS)
 
 
 def lookup_system(name):
     """The registered Python system called ``name``, or None."""
-    load_plugins()
     return _SYSTEMS.get(name)
 
 
-def load_plugins():
-    """Import the optional plug-in packages once (they register on import)."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in _PLUGINS:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+register_system(LRSpine())

@@ -1,6 +1,6 @@
 # cython: language_level=3
-from semiparse.transitions._state cimport StateC
-from semiparse.transitions._machine cimport Machine
+from semiparse.transitions.runtime._state cimport StateC
+from semiparse.transitions.runtime._machine cimport Machine
 
 
 cdef class Configuration:

@@ -1,8 +1,8 @@
 # cython: language_level=3
 """The compiled rewrite machine: the transitions of a declared system as data
-that C code runs on a :c:type:`StateC` (``semiparse/transitions/_state.pxd``).
+that C code runs on a :c:type:`StateC` (``semiparse/transitions/runtime/_state.pxd``).
 
-Each transition of a :class:`~semiparse.transitions.declared.RewriteSystem` becomes a
+Each transition of a :class:`~semiparse.transitions.systems.declared.RewriteSystem` becomes a
 ``RuleC``: the number of named stack / buffer elements of its pattern, its
 requirements (a named node is / is not the root, has a head / has none; the
 buffer is empty; the stack has at least K elements), the named
@@ -14,8 +14,8 @@ included) behind the same functions (``kind == KIND_SPINE``).
 The functions are inline, ``noexcept nogil``; :func:`machine_apply` and
 :func:`machine_arc` assume that :func:`machine_legal` holds.
 """
-from semiparse.transitions._lr_spine_moves cimport spine_apply, spine_arc, spine_legal
-from semiparse.transitions._state cimport StateC, add_arc, push_buffer_front, push_stack
+from semiparse.transitions.runtime._lr_spine_moves cimport spine_apply, spine_arc, spine_legal
+from semiparse.transitions.runtime._state cimport StateC, add_arc, push_buffer_front, push_stack
 
 cdef enum:
     KIND_REWRITE = 0

@@ -8,7 +8,7 @@ MAX_WORDS = 2 ** 24
 def max_steps(n):
     """The most transitions a computation over ``n`` words takes before it
     is taken for a loop: a system whose moves can undo each other (a shift
-    and an unshift) may pass the loader's check (``transitions/loops.py``
+    and an unshift) may pass the loader's check (``transitions/systems/format/loops.py``
     proves termination or searches short sentences for a cycle) and then
     loop on longer ones.  Terminating systems take a few transitions per
     word (quadratically many where words are moved back and forth), far

@@ -20,17 +20,18 @@ import threading
 import numpy as np
 
 from semiparse._threads import pool
-from semiparse.transitions._configuration import Configuration, fill_rows, kernel_scores
-from semiparse.transitions._grammar_rows import grammar_kernel
-from semiparse.transitions._machine import machine_for
-from semiparse.transitions.exhaustive import Search
-from semiparse.transitions.family import DynamicOracle
-from semiparse.transitions.gold import Gold
+from semiparse.transitions.runtime._configuration import Configuration, fill_rows, kernel_scores
+from semiparse.transitions.oracles._grammar_rows import grammar_kernel
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.oracles.exhaustive import Search
+from semiparse.transitions.oracles.protocol import DynamicOracle
+from semiparse.transitions.oracles.gold import Gold
 from semiparse.treebank.partial import partial_flag
-from semiparse.transitions.grammar_path import grammar_scores
-from semiparse.transitions.interface import NEG_INF
-from semiparse.transitions.registry import GRAMMAR_RANK, GRAMMAR_REDUCED_RANK, system_methods
-from semiparse.transitions.loading import definition_sha256, load_system
+from semiparse.transitions.oracles.grammar_method import grammar_scores
+from semiparse.transitions.systems.interface import NEG_INF
+from semiparse.transitions.oracles.methods import system_methods
+from semiparse.transitions.systems.registry import GRAMMAR_RANK, GRAMMAR_REDUCED_RANK
+from semiparse.transitions.systems.loading import definition_sha256, load_system
 
 BUILTIN = ("auto", "grammar", "exhaustive")
 KEPT_TREES = 256  # gold trees (tuples) an oracle keeps checked, with their kernels' data, between calls

@@ -11,7 +11,7 @@ reached a dead end, so systems without dead ends pay nothing.
 """
 import math
 
-from semiparse.transitions.oracle import oracle
+from semiparse.transitions.oracles.oracle import oracle
 
 
 class Viability:

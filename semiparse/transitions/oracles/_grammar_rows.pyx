@@ -49,12 +49,12 @@ from semiparse._heads import exact_index
 from semiparse.chart._cky cimport (Chart, CompiledRules, Rules, maxplus_bytes, maxplus_columns,
                                    maxplus_layout)
 from semiparse.chart.inputs import compiled
-from semiparse.transitions._machine cimport (Machine, MachineC, machine_apply,
+from semiparse.transitions.runtime._machine cimport (Machine, MachineC, machine_apply,
                                              machine_arc, machine_legal)
-from semiparse.transitions._machine import machine_for
-from semiparse.transitions._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
-from semiparse.transitions._rows cimport KernelWork, row_kernel
-from semiparse.transitions._state cimport StateC, state_copy, state_free, state_load, state_new
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.oracles._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
+from semiparse.transitions.oracles._row_kernels cimport KernelWork, row_kernel
+from semiparse.transitions.runtime._state cimport StateC, state_copy, state_free, state_load, state_new
 
 cdef int NEG = -(1 << 28)   # a chart value of -inf, in the memo
 cdef int HEAD_GONE = -2     # WorkC.fixed of a node whose built head is not in the string

@@ -20,8 +20,8 @@ import numpy as np
 from semiparse.chart import _cky
 from semiparse.chart.inputs import compiled
 from semiparse.grammar import load_grammar
-from semiparse.transitions.interface import NEG_INF, edge_masks, initial_masks
-from semiparse.transitions.gold import Gold
+from semiparse.transitions.systems.interface import NEG_INF, edge_masks, initial_masks
+from semiparse.transitions.oracles.gold import Gold
 
 
 def grammar_scores(system, gold, stack, buffer, arcs, strategy, memo=None):
