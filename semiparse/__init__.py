@@ -40,49 +40,26 @@ _EXPORTS = {
 # dynamic oracles and their systems (below): dependency and constituent systems
 __all__ = sorted(_EXPORTS) + ["oracle", "system", "__version__"]
 
-# The constituent transition systems, which live in semiparse.constituency.
-CONSTITUENT_SYSTEMS = ("top_down", "in_order")
-
-
-def _constituent(system):
-    return isinstance(system, str) and system in CONSTITUENT_SYSTEMS
-
-
 def system(name_or_path):
-    """A transition system to step through: for a dependency system (a
-    shipped or registered name, a TOML file, ``module:attr`` or a system
-    object) the :class:`~semiparse.transitions.systems.compiled.System` of
-    :func:`semiparse.transitions.system`; for ``"top_down"`` or
-    ``"in_order"`` the constituent system of
-    :func:`semiparse.constituency.system`."""
-    if _constituent(name_or_path):
-        from semiparse.constituency.systems import system as constituent_system
+    """A transition system to step through, by the registry of
+    :func:`semiparse.transitions.system`: for a dependency system (a shipped
+    or registered name, a TOML file, ``module:attr`` or a system object) the
+    :class:`~semiparse.transitions.systems.compiled.System` of its compiled
+    machine; for ``"top_down"`` or ``"in_order"`` the constituent system."""
+    from semiparse.transitions import system as registered_system
 
-        return constituent_system(name_or_path)
-    from semiparse.transitions import system as dependency_system
-
-    return dependency_system(name_or_path)
+    return registered_system(name_or_path)
 
 
 def oracle(system, strategy="none", method="auto", **options):
-    """A dynamic oracle: for a dependency transition system (a shipped or
-    registered name, a TOML file or a system object) that of
-    :func:`semiparse.transitions.oracle` (``strategy``, ``method``); for
-    ``"top_down"`` or ``"in_order"`` the constituent oracle of
-    :func:`semiparse.constituency.dynamic.oracle` (``options``: ``chain``)."""
-    if _constituent(system):
-        if strategy != "none" or method != "auto":
-            raise ValueError(f"the constituent system {system!r} has no strategies or methods: "
-                             f"got strategy={strategy!r}, method={method!r}")
-        from semiparse.constituency.dynamic import oracle as constituent_oracle
+    """A dynamic oracle, by the registry of :func:`semiparse.transitions.oracle`:
+    for a dependency transition system (a shipped or registered name, a TOML
+    file or a system object) the :class:`~semiparse.transitions.Oracle` of
+    ``strategy`` and ``method``; for ``"top_down"`` or ``"in_order"`` the
+    constituent oracle (``options``: ``chain``)."""
+    from semiparse.transitions import oracle as registered_oracle
 
-        return constituent_oracle(system, **options)
-    if options:
-        raise ValueError(f"unknown options {', '.join(sorted(options))} for the dependency "
-                         f"oracle of {system!r}: expected strategy and method")
-    from semiparse.transitions import oracle as dependency_oracle
-
-    return dependency_oracle(system, strategy, method)
+    return registered_oracle(system, strategy, method, **options)
 
 
 def __getattr__(name):

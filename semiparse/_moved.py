@@ -15,6 +15,12 @@ import warnings
 # old dotted prefix -> new one (names an old module had that its new one does
 # not are looked up in EXTRA)
 MOVED = {  # the more specific first
+    # one oracle family: the constituent systems in transitions/, their trees in treebank/
+    "semiparse.constituency.systems": "semiparse.transitions.constituent.systems",
+    "semiparse.constituency.dynamic": "semiparse.transitions.constituent.oracle",
+    "semiparse.constituency.exhaustive": "semiparse.transitions.constituent.exhaustive",
+    "semiparse.constituency.trees": "semiparse.treebank.brackets",
+    "semiparse.constituency.evaluation": "semiparse.treebank.evalb",
     # transitions/ in rooms: systems/ (and its format/), runtime/, oracles/
     "semiparse.transitions.interface": "semiparse.transitions.systems.interface",
     "semiparse.transitions.registry": "semiparse.transitions.systems.registry",

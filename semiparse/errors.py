@@ -101,3 +101,12 @@ class DeadEndWarning(SemiparseWarning):
 class UserError(SemiparseError):
     """A mistake in a command's input that is no bad value (a missing extra,
     missing data): the CLI reports it on one line, without a traceback."""
+
+
+class OverBudget(SemiparseError, RuntimeError):
+    """An exhaustive search visited more than its ``max_states`` states: no
+    answer (the caller must count the case as unchecked, not as agreement)."""
+
+    def __init__(self, max_states):
+        self.max_states = max_states
+        super().__init__(f"exhaustive search stopped past {max_states} states")

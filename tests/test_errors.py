@@ -8,7 +8,7 @@ import pytest
 
 import semiparse
 from semiparse import errors
-from semiparse.constituency.trees import TreeError
+from semiparse.treebank.brackets import TreeError
 from semiparse.grammar import Grammar, GrammarError, GrammarWarning
 from semiparse.train.data import read_trees
 from semiparse.train.evaluate import ScorerRefused

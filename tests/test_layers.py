@@ -143,7 +143,7 @@ def test_the_check_knows_installed_extensions_without_their_sources(tmp_path):
 
 
 def test_one_oracle_entry_for_dependency_and_constituent_systems():
-    from semiparse.constituency.dynamic import Oracle as ConstituentOracle
+    from semiparse.transitions.constituent.oracle import Oracle as ConstituentOracle
     from semiparse.transitions import Oracle
 
     assert isinstance(semiparse.oracle("arc_hybrid", method="grammar"), Oracle)

@@ -13,10 +13,10 @@ import time
 
 from semiparse._seeds import seeded
 from semiparse.cli import int_range
-from semiparse.constituency.exhaustive import Search
-from semiparse.constituency.dynamic import Gold, oracle as make_oracle
-from semiparse.constituency.systems import NT, system as get_system
-from semiparse.constituency.trees import read_ptb
+from semiparse.transitions.constituent.exhaustive import Search
+from semiparse.transitions.constituent.oracle import Gold, oracle as make_oracle
+from semiparse.transitions.constituent.systems import NT, system as get_system
+from semiparse.treebank.brackets import read_ptb
 from semiparse.resources import data_root
 
 BUCKETS = ((1, 8), (9, 15), (16, 25), (26, 40), (41, 60), (61, 10 ** 6))
@@ -57,7 +57,7 @@ def configurations(name, tree, count, rng):
     k = 0
     opt = make_oracle(name)
     gold = Gold(tree)
-    while not system.is_terminal(c):
+    while not system.is_final(c):
         seen.append(c)
         if rng.random() < 0.2:
             options = [u for t in system.legal(c)

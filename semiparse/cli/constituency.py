@@ -3,8 +3,8 @@ precision / recall / F1 with evalb's conventions) and ``semiparse ptb-convert``
 (clean a bracketed treebank: traces, function tags, outer bracket)."""
 import sys
 
-from semiparse.constituency.evaluation import PUNCTUATION, Scores, score
-from semiparse.constituency.trees import ON_ERROR, iter_ptb, write_ptb
+from semiparse.treebank.evalb import PUNCTUATION, Scores, score
+from semiparse.treebank.brackets import ON_ERROR, iter_ptb, write_ptb
 from semiparse.treebank.outputs import check_output
 
 

@@ -5,7 +5,7 @@ The averaged-perceptron parser of :mod:`semiparse.constituency.train` on the
 shared Penn Treebank sample with a fixed split (the first ``TRAIN`` trees for
 training, the rest for testing), trained with the static oracle or with the
 dynamic oracle and exploration; labelled bracket F1 with evalb's conventions
-(:mod:`semiparse.constituency.evaluation`).
+(:mod:`semiparse.treebank.evalb`).
 """
 import functools
 from pathlib import Path

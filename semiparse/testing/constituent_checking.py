@@ -15,7 +15,7 @@ budget), with a :class:`ConstituentMismatch` as its counterexample;
 ``semiparse check`` prints it.
 
 Budget.  The exhaustive search costs about five to ten times more per unit
-of the minimum loss (see :mod:`semiparse.constituency.exhaustive`): a walk
+of the minimum loss (see :mod:`semiparse.transitions.constituent.exhaustive`): a walk
 that loses six or seven gold constituents of a short tree with unary chains
 can need tens of millions of states and as many memo entries (gigabytes).
 Each example therefore gets its own search bounded by ``max_states``
@@ -30,10 +30,10 @@ from pathlib import Path
 from hypothesis import Phase
 from hypothesis import strategies as st
 
-from semiparse.constituency.exhaustive import OverBudget, Search
-from semiparse.constituency.dynamic import Gold, oracle as make_oracle
-from semiparse.constituency.systems import NT, system as get_system
-from semiparse.constituency.trees import Tree, read_ptb, traverse
+from semiparse.transitions.constituent.exhaustive import OverBudget, Search
+from semiparse.transitions.constituent.oracle import Gold, oracle as make_oracle
+from semiparse.transitions.constituent.systems import NT, system as get_system
+from semiparse.treebank.brackets import Tree, read_ptb, traverse
 from semiparse.resources import data_root
 from semiparse.errors import SemiparseError
 from semiparse.testing.checking import CheckResult, OracleMismatch, run_examples
@@ -194,7 +194,7 @@ def check_walk(name, tree, choices, oracle=None, max_states=None):
         if min(oracle.breakdown(c, gold)) < 0:
             fail(c, "a loss term is negative")
         checked += 1
-        if system.is_terminal(c):
+        if system.is_final(c):
             break
         pool = oracle.optimal(c, gold) if optimal else options(c)
         if not pool:
@@ -203,7 +203,7 @@ def check_walk(name, tree, choices, oracle=None, max_states=None):
         history.append(t)
         c = system.apply(c, t)
     # the optimal set at the last configuration
-    if not system.is_terminal(c):
+    if not system.is_final(c):
         expected = truth(c)
         if oracle.loss(c, gold) != expected:
             fail(c, f"oracle loss {oracle.loss(c, gold)} != exhaustive {expected}")

@@ -1,4 +1,4 @@
-"""Dynamic oracles for transition-based dependency parsing.
+"""Transition systems and their dynamic oracles: dependency and constituent.
 
 A transition system is declared as data (``systems/*.toml``: stack/buffer
 rewrites, how a configuration becomes the input of its completion grammar,
@@ -9,13 +9,21 @@ gives the same scores by exhaustive search, and ``semiparse check`` compares
 the two.  Fast methods plug in through :func:`register_method`.
 :func:`system` gives configurations to step through by name, for users' own
 training loops, scored one by one or in batches (:meth:`Oracle.scores_batch`).
+
+Every system implements one protocol (:class:`SystemProtocol`: ``initial``,
+``legal``, ``apply``, ``is_final``, ``validate``, ``oracle``) and every oracle
+one interface (:class:`~semiparse.transitions.oracles.protocol.DynamicOracle`:
+``scores(config, gold)``, ``optimal(config, gold)``).  The constituent
+systems ``top_down`` and ``in_order`` (:mod:`.constituent`) are registered
+beside the dependency ones: :func:`available_systems` lists them,
+:func:`system` and :func:`oracle` give them by name.
 """
 from semiparse.transitions.runtime._configuration import Configuration
-from semiparse.transitions.systems.compiled import System, system
-from semiparse.transitions.oracles.oracle import Oracle, best_of, oracle
+from semiparse.transitions.systems.compiled import System, oracle, system
+from semiparse.transitions.oracles.oracle import Oracle, best_of
 from semiparse.transitions.oracles.methods import methods
 from semiparse.transitions.systems.registry import GRAMMAR_RANK, register_method, register_system
-from semiparse.transitions.systems.interface import TransitionSystem
+from semiparse.transitions.systems.interface import SystemProtocol, TransitionSystem
 from semiparse.transitions.systems.loading import available_systems, load_system
 from semiparse.transitions.systems.format.system_file import SystemFileError
 
@@ -30,4 +38,4 @@ def get_system(spec):
 
 
 __all__ = ["oracle", "Oracle", "best_of", "system", "System", "Configuration", "load_system", "available_systems", "register_method",
-           "register_system", "methods", "TransitionSystem", "GRAMMAR_RANK", "SystemFileError"]
+           "register_system", "methods", "SystemProtocol", "TransitionSystem", "GRAMMAR_RANK", "SystemFileError"]

@@ -33,8 +33,8 @@ from semiparse.constituency import (
     tree,
     write_ptb,
 )
-from semiparse.constituency.exhaustive import Search, min_loss
-from semiparse.constituency.systems import Done, Open
+from semiparse.transitions.constituent.exhaustive import Search, min_loss
+from semiparse.transitions.constituent.systems import Done, Open
 
 from support import mutated
 

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli._constituent_check import run as run_check
-from semiparse.constituency.exhaustive import OverBudget, Search, min_loss
-from semiparse.constituency.systems import NT, REDUCE, SHIFT, system
-from semiparse.constituency.trees import constituents, tree
+from semiparse.transitions.constituent.exhaustive import OverBudget, Search, min_loss
+from semiparse.transitions.constituent.systems import NT, REDUCE, SHIFT, system
+from semiparse.treebank.brackets import constituents, tree
 from semiparse.testing import constituent_checking as checking
 
 # The example on which ``check --all`` ran for half an hour: five words, 13

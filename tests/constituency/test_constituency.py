@@ -8,11 +8,11 @@ from hypothesis import strategies as st
 
 from semiparse.cli import main
 from semiparse.cli._constituent_check import run as run_check
-from semiparse.constituency.dynamic import Gold, oracle
-from semiparse.constituency.evaluation import Scores, brackets, evaluate, score
-from semiparse.constituency.exhaustive import Search
-from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Done, system
-from semiparse.constituency.trees import (
+from semiparse.transitions.constituent.oracle import Gold, oracle
+from semiparse.treebank.evalb import Scores, brackets, evaluate, score
+from semiparse.transitions.constituent.exhaustive import Search
+from semiparse.transitions.constituent.systems import FINISH, NT, REDUCE, SHIFT, Done, system
+from semiparse.treebank.brackets import (
     Tree,
     TreeError,
     constituents,

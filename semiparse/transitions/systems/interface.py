@@ -13,6 +13,8 @@ bit mask per node of ``c`` (:meth:`TransitionSystem.constraints`):
   right child; ``RBL``: the mirror image;
 - ``NO_LEFT`` / ``NO_RIGHT``: the node takes no future left / right child.
 """
+from abc import ABC, abstractmethod
+
 from semiparse.heads import int_tuple
 
 LBR, RBL, NO_LEFT, NO_RIGHT = 1, 2, 4, 8
@@ -64,6 +66,61 @@ def int_configuration(stack, buffer, arcs):
             int_tuple(arcs, "arcs must be a sequence of integer heads (-1 for none)"))
 
 
+class SystemProtocol(ABC):
+    """What every kind of transition system gives a parser, its oracle and
+    ``semiparse check``: configurations to step through.
+
+    ``name``, ``transitions`` (the names of its transitions, or of their
+    families), ``kind`` (``"dependency"`` or ``"constituent"``: which family
+    of trees, oracles and checks it belongs to) and
+
+    - ``initial(n)``: the initial configuration for ``n`` words;
+    - ``legal(config)``: the transitions that apply (none if final);
+    - ``apply(config, t)``: the configuration after ``t`` (ValueError if it
+      does not apply);
+    - ``is_final(config)``;
+    - ``validate(config)``: the configuration as this system takes it, or a
+      ValueError saying what is wrong.
+
+    Its dynamic oracle (a
+    :class:`~semiparse.transitions.oracles.protocol.DynamicOracle`) is
+    registered with it (``register_system(system, oracle=maker)``) and
+    given by :func:`semiparse.oracle`.
+
+    Implemented by :class:`semiparse.transitions.System` (what
+    ``semiparse.system`` gives for a dependency system: configurations of
+    the compiled machine) and by the constituent systems
+    (:mod:`semiparse.transitions.constituent.systems`).  The registry
+    (:func:`semiparse.transitions.register_system`) takes any instance, or a
+    dependency definition (:class:`TransitionSystem`), which
+    ``semiparse.system`` compiles.
+    """
+
+    name = None
+    transitions = ()
+    kind = None
+
+    @abstractmethod
+    def initial(self, n):
+        """The initial configuration for ``n`` words."""
+
+    @abstractmethod
+    def legal(self, config):
+        """The transitions that apply to ``config`` (none if final)."""
+
+    @abstractmethod
+    def apply(self, config, t):
+        """The configuration after ``t``; ValueError if ``t`` does not apply."""
+
+    @abstractmethod
+    def is_final(self, config):
+        """Whether ``config`` is final."""
+
+    @abstractmethod
+    def validate(self, config):
+        """``config`` as this system takes it, or ValueError saying what is wrong."""
+
+
 class TransitionSystem:
     """Base class of transition systems; subclass it for a system that is not a
     stack/buffer rewrite (and register the instance with
@@ -81,6 +138,7 @@ class TransitionSystem:
 
     name = None
     transitions = ()
+    kind = "dependency"  # what semiparse.system makes of it: a compiled System
     strategies = ("none",)
     grammar = None
     projective_form = False

@@ -11,7 +11,7 @@ from pathlib import Path
 from semiparse.resources import data_dir
 from semiparse.transitions.systems.declared import RewriteSystem
 from semiparse.transitions.oracles.grammar_method import MASKED_MIN_SIZE, masked_method
-from semiparse.transitions.systems.interface import TransitionSystem
+from semiparse.transitions.systems.interface import SystemProtocol, TransitionSystem
 from semiparse.transitions.systems.registry import Method, lookup_system, register_method, registered_systems
 from semiparse.transitions.systems.format.system_file import is_file, parse_text, read_system_file
 
@@ -54,6 +54,8 @@ def load_system(spec, grammar_file=None):
         return spec
     if isinstance(getattr(spec, "definition", None), TransitionSystem):  # semiparse.system(...)
         return spec.definition
+    if isinstance(spec, SystemProtocol):  # a constituent system
+        return spec
     text_name = str(spec)
     registered = lookup_system(text_name)
     if registered is not None:
@@ -104,17 +106,21 @@ def _imported(spec, module, attr):
             raise ValueError(f"transition system {spec!r}: module {module!r} has no "
                              f"attribute {attr!r}")
         obj = getattr(obj, part)
-    if not isinstance(obj, TransitionSystem):
+    if not isinstance(obj, (TransitionSystem, SystemProtocol)):
         raise ValueError(f"transition system {spec!r}: {attr} is of type {type(obj).__name__}, "
                          f"not a transition system (expected a TransitionSystem instance, e.g. "
                          f"from load_system)")
     return obj
 
 
-def available_systems():
-    """Names of the shipped and registered systems."""
+def available_systems(kind=None):
+    """Names of the shipped and registered systems; of ``kind`` only, if
+    given (``"dependency"``: the system files and the registered dependency
+    definitions; ``"constituent"``: ``top_down`` and ``in_order``)."""
+    if kind not in (None, "dependency", "constituent"):
+        raise ValueError(f"unknown kind of system {kind!r}: expected 'dependency' or 'constituent'")
     shipped = [p.name[:-5] for p in data_dir("systems").iterdir() if p.name.endswith(".toml")]
-    return sorted(set(shipped) | set(registered_systems()))
+    return sorted(set(shipped if kind in (None, "dependency") else ()) | set(registered_systems(kind)))
 
 
 def system_from_text(text, where, grammar_text=None):

@@ -2,10 +2,15 @@
 
 Two plug-in points, both filled at import time:
 
-- :func:`register_system` adds a transition system written in Python (a
-  subclass of :class:`semiparse.transitions.systems.interface.TransitionSystem`); the
-  systems declared as data in ``systems/*.toml`` are found by name without
-  registration.
+- :func:`register_system` adds a transition system written in Python: a
+  dependency definition (a subclass of
+  :class:`semiparse.transitions.systems.interface.TransitionSystem`, compiled
+  by ``semiparse.system``), or any system implementing
+  :class:`~semiparse.transitions.systems.interface.SystemProtocol` with the
+  maker of its oracle (the constituent systems ``top_down`` and
+  ``in_order``); the systems declared as data in ``systems/*.toml`` are
+  found by name without registration.  The registry is the one list of the
+  systems of each kind (:func:`registered_systems`).
 - :func:`register_method` adds a way to compute the oracle scores of one
   system, e.g. a fast algorithm exact for projective gold trees.
   ``semiparse.oracle(system, method="auto")`` picks the registered method of
@@ -13,14 +18,18 @@ Two plug-in points, both filled at import time:
   falls back to the grammar path (rank :data:`GRAMMAR_RANK`, or
   :data:`GRAMMAR_REDUCED_RANK` where it runs in C on reduced strings).
 
-The registry imports and registers the one system written in Python that
-ships (:class:`~semiparse.transitions.systems.lr_spine.LRSpine`); the
+The registry imports and registers the systems written in Python that ship
+(:class:`~semiparse.transitions.systems.lr_spine.LRSpine`, and the
+constituent systems of :mod:`semiparse.transitions.constituent` with their
+oracle); the
 shipped fast methods are registered by
 :mod:`semiparse.transitions.oracles.methods`, which reads this registry.
 """
 from dataclasses import dataclass
 
-from semiparse.transitions.systems.interface import TransitionSystem
+from semiparse.transitions.constituent.oracle import oracle_of
+from semiparse.transitions.constituent.systems import InOrder, TopDown
+from semiparse.transitions.systems.interface import SystemProtocol, TransitionSystem
 from semiparse.transitions.systems.lr_spine import LRSpine
 
 GRAMMAR_RANK = 100
@@ -31,6 +40,7 @@ GRAMMAR_RANK = 100
 GRAMMAR_REDUCED_RANK = 40
 
 _SYSTEMS = {}
+_ORACLES = {}  # name -> the oracle maker of a registered SystemProtocol
 _METHODS = {}
 
 
@@ -97,17 +107,36 @@ def registered_methods(system):
     return dict(_METHODS.get(system, {}))
 
 
-def register_system(system):
-    """Register a transition system object (a ``TransitionSystem`` subclass instance)."""
-    if not isinstance(system, TransitionSystem):
-        raise ValueError(f"register_system needs a TransitionSystem instance, got {system!r}")
+def register_system(system, oracle=None):
+    """Register a transition system object: a dependency definition (a
+    ``TransitionSystem`` subclass instance), or any system implementing
+    ``SystemProtocol`` with ``oracle``, the maker of its dynamic oracle:
+    ``oracle(system, strategy, method, **options)``."""
+    if isinstance(system, TransitionSystem):
+        if oracle is not None:
+            raise ValueError(f"register_system: {system.name} is a dependency definition, whose "
+                             f"oracle is semiparse's own: give no oracle")
+    elif isinstance(system, SystemProtocol):
+        if not callable(oracle):
+            raise ValueError(f"register_system: {system.name} needs the maker of its oracle, "
+                             f"oracle(system, strategy, method, **options), got {oracle!r}")
+    else:
+        raise ValueError(f"register_system needs a TransitionSystem or SystemProtocol instance, "
+                         f"got {system!r}")
+    if not isinstance(system.name, str) or not system.name:
+        raise ValueError(f"register_system: the system's name must be a non-empty string, "
+                         f"got {system.name!r}")
     _SYSTEMS[system.name] = system
+    _ORACLES.pop(system.name, None)
+    if oracle is not None:
+        _ORACLES[system.name] = oracle
     return system
 
 
-def registered_systems():
-    """Names of the systems registered from Python."""
-    return sorted(_SYSTEMS)
+def registered_systems(kind=None):
+    """Names of the systems registered from Python (of ``kind``, if given:
+    ``"dependency"`` or ``"constituent"``)."""
+    return sorted(name for name, system in _SYSTEMS.items() if kind in (None, system.kind))
 
 
 def lookup_system(name):
@@ -115,4 +144,15 @@ def lookup_system(name):
     return _SYSTEMS.get(name)
 
 
+def lookup_oracle(system):
+    """The oracle maker registered with ``system`` (a ``SystemProtocol``
+    instance of a registered name and type), or None."""
+    registered = _SYSTEMS.get(getattr(system, "name", None))
+    if registered is None or type(registered) is not type(system):
+        return None
+    return _ORACLES.get(system.name)
+
+
 register_system(LRSpine())
+register_system(TopDown(), oracle_of)
+register_system(InOrder(), oracle_of)

@@ -42,12 +42,14 @@ position -- is a ValueError saying what is wrong.
 
 Neither system bounds unary chains (top-down: NTs in a row; in-order: NT-X,
 Reduce pairs); a parser needs its own limit.  The exhaustive search bounds
-them by the loss itself (see :mod:`semiparse.constituency.exhaustive`).
+them by the loss itself (see :mod:`semiparse.transitions.constituent.exhaustive`).
 """
 import operator
+import warnings
 from typing import NamedTuple
 
-from semiparse.constituency.trees import Tree, check_label, from_constituents, traverse
+from semiparse.transitions.systems.interface import SystemProtocol
+from semiparse.treebank.brackets import Tree, check_label, from_constituents, traverse
 
 
 class Done(NamedTuple):
@@ -81,7 +83,7 @@ FINISH = Transition("FI")
 def NT(label):
     """The Non-Terminal-``label`` transition (``label`` None: any label, as
     :meth:`System.legal` gives it); ValueError for a label that is not a
-    tree's (:func:`~semiparse.constituency.trees.check_label`)."""
+    tree's (:func:`~semiparse.treebank.brackets.check_label`)."""
     return Transition("NT", None if label is None else check_label(label, "the label of NT"))
 
 
@@ -117,8 +119,11 @@ def _integer(value, what):
     raise ValueError(f"{what} must be an integer, not {value!r}")
 
 
-class System:
-    """Common code; subclasses define the transitions.
+class System(SystemProtocol):
+    """Common code; subclasses define the transitions.  The
+    :class:`~semiparse.transitions.systems.interface.SystemProtocol` of the
+    constituent kind: registered as ``top_down`` and ``in_order`` with their
+    oracle (:func:`semiparse.transitions.constituent.oracle.oracle_of`).
 
     Public methods validate their configuration; the internal ones
     (:meth:`_legal_all`, :meth:`_step`, :meth:`_terminal`) trust it and are for
@@ -126,7 +131,13 @@ class System:
     """
 
     name = None
-    kinds = ()
+    kind = "constituent"
+    kinds = ()  # the kinds of transitions, SH NT RE FI
+
+    @property
+    def transitions(self):
+        """The names of the transitions (``NT`` for the family NT-X)."""
+        return self.kinds
 
     def initial(self, n):
         """The initial configuration for ``n`` words."""
@@ -204,8 +215,15 @@ class System:
         """The configuration after transition ``t`` (ValueError if illegal)."""
         return self._step(self.validate(c), t)
 
-    def is_terminal(self, c):
+    def is_final(self, c):
+        """Whether ``c`` is final (the parse is over: no transition applies)."""
         return self._terminal(self.validate(c))
+
+    def is_terminal(self, c):
+        """Deprecated name of :meth:`is_final`, kept for one release."""
+        warnings.warn("System.is_terminal is is_final; the old name will be removed in the next "
+                      "release", DeprecationWarning, stacklevel=2)
+        return self.is_final(c)
 
     def tree(self, c, leaves):
         """The tree of a terminal configuration over ``leaves`` ((tag, word) pairs)."""
@@ -402,7 +420,7 @@ def _transition(t):
 
 
 def check_rooted(t):
-    """ValueError unless ``t`` is a :class:`~semiparse.constituency.trees.Tree`
+    """ValueError unless ``t`` is a :class:`~semiparse.treebank.brackets.Tree`
     that a computation of the systems builds: not one without a phrasal
     node (a bare preterminal), nor one with a node without children (an
     empty constituent).  The static and dynamic oracles refuse them alike."""

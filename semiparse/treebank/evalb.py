@@ -18,7 +18,7 @@ Following evalb's ``COLLINS.prm``:
 from collections import Counter
 from typing import NamedTuple
 
-from semiparse.constituency.trees import OUTER_LABELS, traverse
+from semiparse.treebank.brackets import OUTER_LABELS, traverse
 
 PUNCTUATION = frozenset([",", ":", "``", "''", "."])
 EQUAL_LABELS = {"PRT": "ADVP"}

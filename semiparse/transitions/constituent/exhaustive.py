@@ -43,20 +43,12 @@ memo it leaves holds only finished entries.  The default, None, is unbounded.
 from collections import Counter
 from numbers import Integral
 
-from semiparse.constituency.dynamic import as_gold
-from semiparse.constituency.systems import NT, Open, system as get_system
+from semiparse.transitions.constituent.gold import as_gold
+from semiparse.transitions.constituent.systems import NT, Open, system as get_system
+from semiparse.errors import OverBudget
 from semiparse.transitions.oracles.protocol import ExhaustiveSearch
 
 FRESH = "<not-gold>"
-
-
-class OverBudget(RuntimeError):
-    """The search visited more than its ``max_states`` states: no answer
-    (the caller must count the case as unchecked, not as agreement)."""
-
-    def __init__(self, max_states):
-        self.max_states = max_states
-        super().__init__(f"exhaustive search stopped past {max_states} states")
 
 
 class Search(ExhaustiveSearch):
@@ -179,6 +171,14 @@ class Search(ExhaustiveSearch):
         exact = best <= budget
         memo[key] = (best if exact else max(best, budget + 1), exact)
         return memo[key][0]
+
+    def options(self, c):
+        """The transitions worth trying from ``c``: the legal ones, NT-X with
+        every gold label and one label outside the gold tree."""
+        out = []
+        for t in self.system.legal(c):
+            out.extend([NT(x) for x in self.labels] if t.kind == "NT" else [t])
+        return out
 
     def loss(self, c):
         """Minimum loss of a tree reachable from ``c`` (validated first);

@@ -50,52 +50,16 @@ for which a small capacity-aware programme is used (:func:`_same_start`).
 The paper matches stack non-terminals by their node ``(X, j)`` and accepts any
 stack item's left end in its condition (iii); both make its formula inexact
 (see docs/constituency.md).  The version here equals the exhaustive search of
-:mod:`semiparse.constituency.exhaustive` on every configuration tested
+:mod:`semiparse.transitions.constituent.exhaustive` on every configuration tested
 (``semiparse check top_down|in_order``).
 """
 from collections import Counter
 from typing import NamedTuple
 
-from semiparse.constituency.systems import NT, Done, Open, check_rooted, system as get_system
-from semiparse.constituency.trees import constituents
-from semiparse.transitions.oracles.protocol import DynamicOracle, GoldTree
-
-
-class Gold(GoldTree):
-    """A gold tree prepared for the oracle: pre-order constituents, their
-    spans grouped by start (outer first), repeat numbers of identical ones."""
-
-    def __init__(self, tree):
-        check_rooted(tree)
-        self.tree = tree
-        self.leaves = tree.leaves()
-        self.n = n = len(self.leaves)
-        self.items = items = constituents(tree)
-        self.counts = Counter(items)
-        self.labels = sorted({x for x, _, _ in items})
-        self.groups_at = [[] for _ in range(n + 1)]  # [(r, ranks)] by start, outer first
-        seen = Counter()
-        self.repeat = []
-        for p, (x, l, r) in enumerate(items):
-            if self.groups_at[l] and self.groups_at[l][-1][0] == r:
-                self.groups_at[l][-1][1].append(p)
-            else:
-                self.groups_at[l].append((r, [p]))
-            self.repeat.append(seen[items[p]])
-            seen[items[p]] += 1
-        self.labels_at = [sorted({items[p][0] for _, ranks in groups for p in ranks})
-                          for groups in self.groups_at]
-        # at_least[l] = number of gold constituents whose left end is >= l
-        self.at_least = [0] * (n + 2)
-        for l in range(n, -1, -1):
-            self.at_least[l] = self.at_least[l + 1] + sum(len(ranks) for _, ranks in self.groups_at[l])
-
-    def __len__(self):
-        return len(self.items)
-
-
-def as_gold(gold):
-    return gold if isinstance(gold, Gold) else Gold(gold)
+from semiparse.transitions.constituent.exhaustive import FRESH, Search
+from semiparse.transitions.constituent.gold import Gold, as_gold
+from semiparse.transitions.constituent.systems import NT, Done, Open, system as get_system
+from semiparse.transitions.oracles.protocol import DynamicOracle
 
 
 class Breakdown(NamedTuple):
@@ -180,7 +144,8 @@ def _same_start(run, allowed, spans, with_rest, general=False):
 
 
 class Oracle(DynamicOracle):
-    """Dynamic oracle of one system: ``loss``, ``breakdown``, ``optimal``."""
+    """Dynamic oracle of one system: ``loss``, ``breakdown``, and the
+    family's interface, ``scores`` and ``optimal``."""
 
     def __init__(self, name, chain="lis"):
         self.system = get_system(name)
@@ -262,6 +227,37 @@ class Oracle(DynamicOracle):
         """Minimum Hamming loss of a tree reachable from ``config``."""
         return self.breakdown(config, gold).total
 
+    def gold(self, tree):
+        """``tree`` (a Tree) prepared for this oracle: a :class:`Gold`."""
+        return as_gold(tree)
+
+    def search(self, gold, max_states=None):
+        """The exhaustive search (ground truth) of this system for ``gold``,
+        bounded by ``max_states`` visited states (None: unbounded)."""
+        return Search(self.system, gold, max_states)
+
+    def scores(self, config, gold):
+        """``{transition: value}`` for the legal transitions of ``config``,
+        the value of ``t`` minus the minimum loss of a tree reachable after
+        it: the best are :meth:`optimal`.  NT-X appears for each label X of
+        a gold constituent starting where its constituent will, and
+        ``NT(None)`` for every other label (they score alike: one
+        erroneous constituent more).  Empty if ``config`` is final."""
+        config, gold = self.system.validate(config), as_gold(gold)
+        out = {}
+        for t in self.system._legal_all(config):
+            if t.kind == "NT":
+                labels = gold.labels_at[self.system.nt_start(config)]
+                other = FRESH
+                while other in gold.labels:
+                    other += "'"
+                for x in labels:
+                    out[NT(x)] = -self._terms(self.system._step(config, NT(x)), gold).total
+                out[NT(None)] = -self._terms(self.system._step(config, NT(other)), gold).total
+            else:
+                out[t] = -self._terms(self.system._step(config, t), gold).total
+        return out
+
     def optimal(self, config, gold):
         """The legal transitions that keep the loss: a list of Transition (NT-X
         for each optimal label X; only labels of gold constituents starting
@@ -281,6 +277,16 @@ class Oracle(DynamicOracle):
                 if self._terms(self.system._step(config, u), gold).total == base:
                     out.append(u)
         return out
+
+
+def oracle_of(system, strategy="none", method="auto", **options):
+    """The oracle maker registered with the constituent systems
+    (``semiparse.oracle(name, ...)``): they have no strategies or methods;
+    ``options``: those of :class:`Oracle` (``chain``)."""
+    if strategy != "none" or method != "auto":
+        raise ValueError(f"the constituent system {system.name!r} has no strategies or methods: "
+                         f"got strategy={strategy!r}, method={method!r}")
+    return Oracle(system, **options)
 
 
 def oracle(name, chain="lis"):
