@@ -76,6 +76,11 @@ class SystemFileError(SemiparseError, ValueError):
     """A malformed system file; the message starts with ``FILE:LINE:``."""
 
 
+class SystemFileWarning(SemiparseWarning):
+    """A system file that loads but has a part that can never apply
+    (``FILE:LINE: reason``)."""
+
+
 class TreeError(SemiparseError, ValueError):
     """A bad bracketed tree in a file: ``FILE:LINE: reason``."""
 
@@ -86,6 +91,11 @@ class TreeError(SemiparseError, ValueError):
 
 class ModelError(SemiparseError, ValueError):
     """A model file that cannot be used: ``FILE: reason``."""
+
+
+class ModelWarning(SemiparseWarning):
+    """A model or checkpoint file written by an earlier semiparse that lacks
+    a record a check needs: ``FILE: what to make sure of``."""
 
 
 class ScorerRefused(SemiparseError, ValueError):

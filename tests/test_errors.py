@@ -10,10 +10,10 @@ import semiparse
 from semiparse import errors
 from semiparse.treebank.brackets import TreeError
 from semiparse.grammar import Grammar, GrammarError, GrammarWarning
-from semiparse.train.data import read_trees
-from semiparse.train.evaluate import ScorerRefused
-from semiparse.train.model import ModelError
-from semiparse.train.trainer import DeadEndWarning
+from semiparse.treebank.data import read_trees
+from semiparse.treebank.scoring import ScorerRefused
+from semiparse.perceptron.model import ModelError
+from semiparse.errors import DeadEndWarning
 from semiparse.transitions.systems.format.system_file import SystemFileError
 from semiparse.treebank.conllu import ConlluError, UnknownHead
 from semiparse.treebank.encoding import EncodingError
@@ -69,6 +69,26 @@ def test_no_module_defines_a_public_error_of_its_own():
                     if "SemiparseError" not in bases and "SemiparseWarning" not in bases:
                         found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.name}")
     assert found == []
+
+
+def test_every_warning_names_a_category_of_the_family():
+    """A bare warnings.warn(message) is a UserWarning, outside the family:
+    every call names a SemiparseWarning subclass, or DeprecationWarning for
+    the old names and paths kept for one release."""
+    family = {name for name, value in _family(errors).items() if issubclass(value, Warning)}
+    bare = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "_vendor" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "warn" and ast.unparse(node.func.value) == "warnings"):
+                category = node.args[1] if len(node.args) > 1 else next(
+                    (k.value for k in node.keywords if k.arg == "category"), None)
+                name = ast.unparse(category) if category is not None else "UserWarning"
+                if name not in family | {"DeprecationWarning"}:
+                    bare.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {name}")
+    assert bare == []
 
 
 def test_one_except_clause_catches_what_the_api_raises(tmp_path):

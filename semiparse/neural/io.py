@@ -33,6 +33,7 @@ import zipfile
 
 from semiparse.transitions.systems.loading import definition_sha256
 from semiparse.treebank.outputs import open_output
+from semiparse.errors import ModelWarning
 from semiparse.train.model import (SYSTEM_KEYS, ModelError, check_model_file, check_same_system,
                                    model_path, recorded_system, system_record)
 
@@ -247,7 +248,7 @@ def _check_dev(path, state, dev):
                              f"{'with the same one' if had else 'without one'}")
         if had:
             warnings.warn(f"{path}: the checkpoint does not record its dev set (an earlier "
-                          f"semiparse wrote it): make sure --dev is the one its run had")
+                          f"semiparse wrote it): make sure --dev is the one its run had", ModelWarning)
         return
     then = state["dev"]
     if (then or {}).get("sha256") != (dev or {}).get("sha256"):
@@ -400,7 +401,7 @@ def _check_system(path, meta, saved, model):
     if then_text is None and now_text is not None and "system_definition" in meta:
         warnings.warn(f"{path}: the checkpoint does not record its completion grammar (an "
                       f"earlier semiparse wrote it): make sure {file or 'the grammar'} is the "
-                      f"one its run had")
+                      f"one its run had", ModelWarning)
         return
     if _grammar_form(then_text) == _grammar_form(now_text):
         return

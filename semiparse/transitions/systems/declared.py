@@ -22,6 +22,7 @@ from semiparse.transitions.systems.format.rules import (FINAL_STACKS, FORBID, RO
                                                         cycle_edge, head_not_below,
                                                         headed_on_stack, headed_places, not_split,
                                                         second_head)
+from semiparse.errors import SystemFileWarning
 from semiparse.transitions.systems.format.system_file import (SCHEMA, SystemFileError,
                                                               check_schema, key_line)
 from semiparse.transitions.systems.interface import (LBR, NO_LEFT, NO_RIGHT, RBL,
@@ -286,7 +287,7 @@ class RewriteSystem(TransitionSystem):
                               f"completion terminal rule {i + 1} ({what}) matches no node "
                               f"that the configurations of sentences of up to 4 words hold: "
                               f"an earlier rule matches them first, or none is there",
-                              stacklevel=2)
+                              SystemFileWarning, stacklevel=2)
 
     def __copy__(self):  # as for any object (pickling, in loading, rebuilds it)
         clone = object.__new__(type(self))
