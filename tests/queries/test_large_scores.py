@@ -205,14 +205,14 @@ calls = {
         [semiparse.system("arc_standard").initial(2)] * 3, [[-1, 0, 1]] * 3,
         semiparse.system("arc_standard").machine, lambda h, i: (None, 2), lambda c, i: None,
         np.zeros((1, 3))),
-    "arc-standard work not a tree": lambda: _arcstd.Work([-1, 5, 0]),
-    "arc-standard stack beyond n": lambda: _arcstd.linear_scores(_arcstd.Work([-1, 0, 1]), (0, 9), (), 0),
-    "arc-standard strategy code": lambda: _arcstd.linear_scores(_arcstd.Work([-1, 0, 1]), (0,), (1, 2), 7),
-    "arc-eager arcs beyond n": lambda: _costs.eager_scores(_costs.Work([-1, 0, 1]), (0,), (1, 2), (-1, 99, -1)),
-    "arc-hybrid empty stack": lambda: _costs.hybrid_scores(_costs.Work([-1, 0, 1]), (), (1, 2)),
-    "lr-spine buffer before the stack": lambda: _lrspine.scores(_lrspine.Work((-1, 0, 1, 2)), (0, 1), 0, (-1,) * 4),
-    "lr-spine work not a tree": lambda: _lrspine.Work((-1, -7)),
-    "lr-spine spine beyond n": lambda: _lrspine.table_value(_lrspine.Work((-1, 0)), [((9,), (0,))], [], 0),
+    "arc-standard work not a tree": lambda: _arcstd.ArcStandardGold([-1, 5, 0]),
+    "arc-standard stack beyond n": lambda: _arcstd.linear_scores(_arcstd.ArcStandardGold([-1, 0, 1]), (0, 9), (), 0),
+    "arc-standard strategy code": lambda: _arcstd.linear_scores(_arcstd.ArcStandardGold([-1, 0, 1]), (0,), (1, 2), 7),
+    "arc-eager arcs beyond n": lambda: _costs.eager_scores(_costs.CostsGold([-1, 0, 1]), (0,), (1, 2), (-1, 99, -1)),
+    "arc-hybrid empty stack": lambda: _costs.hybrid_scores(_costs.CostsGold([-1, 0, 1]), (), (1, 2)),
+    "lr-spine buffer before the stack": lambda: _lrspine.scores(_lrspine.SpineGold((-1, 0, 1, 2)), (0, 1), 0, (-1,) * 4),
+    "lr-spine work not a tree": lambda: _lrspine.SpineGold((-1, -7)),
+    "lr-spine spine beyond n": lambda: _lrspine.table_value(_lrspine.SpineGold((-1, 0)), [((9,), (0,))], [], 0),
 }
 for name, call in calls.items():
     try:

@@ -118,7 +118,7 @@ def test_arc_standard_batches_reuse_the_values_of_successors(heads, data):
     """Several computations over one gold tree, some configurations repeated:
     the batch kernel remembers each configuration's value, which is then its
     predecessor's future, and must still give what single calls give."""
-    from semiparse.transitions.fast._arcstd import BatchWork, Work, linear_scores
+    from semiparse.transitions.fast._arcstd import ArcStandardBatchGold, ArcStandardGold, linear_scores
 
     oracle = semiparse.oracle("arc_standard", method="linear")
     n = len(heads) - 1
@@ -130,7 +130,7 @@ def test_arc_standard_batches_reuse_the_values_of_successors(heads, data):
     for order in (configs, configs[::-1]):
         _batch_equals_single(oracle, order, [heads] * len(order))
     # the kernel alone: from the last configuration to the first, as a batch runs
-    memo, plain = BatchWork(heads), Work(heads)
+    memo, plain = ArcStandardBatchGold(heads), ArcStandardGold(heads)
     for config in configs[::-1]:
         args = (tuple(config.stack), tuple(config.buffer), 0)
         assert linear_scores(memo, *args) == linear_scores(plain, *args)

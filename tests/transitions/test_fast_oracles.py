@@ -247,7 +247,7 @@ def lr_spine_by_successors(stack, buffer, heads, arcs):
     the oracle, which runs it with bounds)."""
     heads = tuple(heads)
     n = len(heads) - 1
-    work = _lrspine.Work(heads)
+    work = _lrspine.SpineGold(heads)
     out = {}
     for t, s2, b2, a2, edge in load_system("lr_spine").successors(
             tuple(stack), tuple(buffer), tuple(arcs)):

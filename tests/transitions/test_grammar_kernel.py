@@ -146,7 +146,7 @@ def test_columns_kept_from_the_last_string_never_change_a_row(name, data):
     heads = tuple(data.draw(gold_trees(1, data.draw(st.sampled_from([8, 40])), partial=True)))
     partial = -1 in heads[1:]
     kernel = grammar_kernel(system.definition)
-    work, columns = kernel.work_type(heads), np.arange(len(kernel.columns), dtype=np.intc)
+    work, columns = kernel.gold_type(heads), np.arange(len(kernel.columns), dtype=np.intc)
     configs = []
     for _ in range(data.draw(st.integers(1, 3))):
         config = system.initial(len(heads) - 1)
@@ -172,7 +172,7 @@ def test_the_buffer_reduction_kept_from_the_last_call_is_the_one_of_a_fresh_work
     is the same: a sequence of buffers (any nodes, any order, often of one
     length) read through one work reduces each as a fresh work does."""
     heads = tuple(data.draw(gold_trees(1, 10, partial=True)))
-    make = grammar_kernel(load_system("arc_standard_root_end")).work_type
+    make = grammar_kernel(load_system("arc_standard_root_end")).gold_type
     work, n = make(heads), len(heads) - 1
     for _ in range(data.draw(st.integers(1, 8))):
         nodes = data.draw(st.permutations(range(n + 1)))
@@ -265,14 +265,14 @@ def test_the_works_of_a_batch_and_those_kept_share_the_chart_budget(monkeypatch)
             max(module.MIN_KEPT_CHART, module.KEPT_CHARTS // len(kept))}
     oracle.scores(config, (-1, 2, 0, 2))
     work = next(c.cell_contents for c in oracle._fn.__closure__
-                if type(c.cell_contents).__name__ == "Work")
+                if type(c.cell_contents).__name__ == "GrammarGold")
     assert work.chart_limit == module.SINGLE_CALL_CHART
 
 
 @pytest.mark.parametrize("value", [1.5, True, -1, 2 ** 64, None, "1024"])
 def test_a_chart_limit_that_is_not_a_number_of_bytes_is_a_value_error(value):
     kernel = grammar_kernel(load_system("arc_swift2"))
-    work = kernel.work_type((-1, 0, 1))
+    work = kernel.gold_type((-1, 0, 1))
     with pytest.raises(ValueError, match="chart_limit must be a number of bytes"):
         work.chart_limit = value
     work.chart_limit = np.int64(1 << 20)   # numpy's integers are integers
@@ -294,7 +294,7 @@ def test_fill_rows_checks_each_kernel_against_the_columns_it_is_given():
 
     def prepare(heads, i):
         kernel = entries[heads]
-        return (kernel, kernel.work_type(heads), 0, columns), 2
+        return (kernel, kernel.gold_type(heads), 0, columns), 2
 
     configs = [system.initial(2), system.initial(2)]
     out = np.empty((2, 3))
@@ -322,7 +322,7 @@ def test_strings_parsed_reversed_by_the_mirrored_grammar_give_the_rows_of_the_py
         for d in rng.choice(np.arange(1, n + 1), hidden, replace=False):   # unknown heads
             heads[d] = -1
         heads = tuple(heads)
-        work, gold = kernel.work_type(heads), Gold(heads, partial=True)
+        work, gold = kernel.gold_type(heads), Gold(heads, partial=True)
         config = system.initial(n)
         while not config.is_final():
             got = kernel_scores(machine, kernel, work, columns, n, config.stack, config.buffer,
@@ -349,7 +349,7 @@ def test_the_memo_saves_the_parse_of_the_successor_a_computation_took():
     kernel = grammar_kernel(system.definition)
     machine = system.machine
     columns = np.arange(len(kernel.columns), dtype=np.intc)
-    cold, warm = kernel.work_type(heads), kernel.work_type(heads)
+    cold, warm = kernel.gold_type(heads), kernel.gold_type(heads)
     for c in reversed(configs):
         one = kernel_scores(machine, kernel, warm, columns, 7, c.stack, c.buffer, c.arcs)
         assert one == oracle.scores(c, heads)

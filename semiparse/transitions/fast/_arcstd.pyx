@@ -28,7 +28,7 @@ from libc.string cimport memset
 
 import numpy as np
 
-from semiparse.transitions.oracles._row_kernels cimport KernelWork, row_dict, row_fn, row_kernel
+from semiparse.transitions.oracles._row_kernels cimport KernelGold, row_dict, row_fn, row_kernel
 from semiparse.transitions.runtime._state cimport StateC
 from semiparse.transitions.fast._checks cimport check_configuration, projective_gold
 from semiparse.transitions.oracles._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
@@ -38,7 +38,7 @@ cdef int NEG = -(1 << 28)
 STRATEGY_CODES = {"none": 0, "lbr": 1, "strict_lbr": 2, "rbl": 3}
 
 
-# The C view of a Work: what the kernels read.
+# The C view of a ArcStandardGold: what the kernels read.
 cdef struct ArcStdC:
     int n
     int* heads
@@ -68,10 +68,10 @@ cdef struct ArcStdC:
     int* flag
     unsigned char* no_left
     unsigned char* no_right
-    Memo memo             # values of the configurations scored (BatchWork only)
+    Memo memo             # values of the configurations scored (ArcStandardBatchGold only)
 
 
-cdef class Work(KernelWork):
+cdef class ArcStandardGold(KernelGold):
     """Scratch arrays for one gold tree of ``n`` words (reused across calls),
     in one block allocated in C: a batch makes one per gold tree."""
     cdef ArcStdC c
@@ -136,8 +136,8 @@ cdef class Work(KernelWork):
         memo_free(&self.c.memo)
 
 
-cdef class BatchWork(Work):
-    """A :class:`Work` for one call of ``scores_batch``: it also remembers the
+cdef class ArcStandardBatchGold(ArcStandardGold):
+    """A :class:`ArcStandardGold` for one call of ``scores_batch``: it also remembers the
     value of each configuration it scores (strategy none), which is the
     value of the successor of the configuration before it when a batch
     follows a computation."""
@@ -616,17 +616,17 @@ cdef void right_stack_row(void* w, const StateC* state, const int* stack, int ns
 
 
 COLUMNS = ("shift", "left_arc", "right_arc")
-LINEAR_ROWS = row_kernel(linear_row, COLUMNS, BatchWork, {"none": 0})
-RIGHT_STACK_ROWS = row_kernel(right_stack_row, COLUMNS, Work,
+LINEAR_ROWS = row_kernel(linear_row, COLUMNS, ArcStandardBatchGold, {"none": 0})
+RIGHT_STACK_ROWS = row_kernel(right_stack_row, COLUMNS, ArcStandardGold,
                               {k: STRATEGY_CODES[k] for k in ("none", "lbr", "strict_lbr")})
 
 
-cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, row_fn row,
+cdef dict scores_with(ArcStandardGold w, tuple stack, tuple buffer, int strategy, row_fn row,
                       tuple strategies):
     """``{transition: sigma}`` of the legal transitions, by the kernel ``row``
     (for the strategy codes ``strategies``)."""
     if w is None or w.ptr is NULL:
-        raise ValueError("the kernel needs a Work made from the gold heads")
+        raise ValueError("the kernel needs a ArcStandardGold made from the gold heads")
     check_configuration(stack, buffer, w.c.n)
     if strategy not in strategies:
         raise ValueError(f"strategy code {strategy}: this kernel takes {strategies}")
@@ -637,12 +637,12 @@ cdef dict scores_with(Work w, tuple stack, tuple buffer, int strategy, row_fn ro
     return row_dict(COLUMNS, out)
 
 
-def right_stack_scores(Work w, tuple stack, tuple buffer, int strategy):
+def right_stack_scores(ArcStandardGold w, tuple stack, tuple buffer, int strategy):
     """Oracle scores by the right stack and Algorithm 1 of Goldberg et al. 2014."""
     return scores_with(w, stack, buffer, strategy, right_stack_row,
                        tuple(RIGHT_STACK_ROWS.strategy_codes.values()))
 
 
-def linear_scores(Work w, tuple stack, tuple buffer, int strategy):
+def linear_scores(ArcStandardGold w, tuple stack, tuple buffer, int strategy):
     """Oracle scores by the banded, pruned Algorithm 1 (strategy none)."""
     return scores_with(w, stack, buffer, strategy, linear_row, (0,))

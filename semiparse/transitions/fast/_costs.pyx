@@ -20,7 +20,7 @@ from libc.math cimport NAN
 
 import numpy as np
 
-from semiparse.transitions.oracles._row_kernels cimport KernelWork, row_dict, row_kernel
+from semiparse.transitions.oracles._row_kernels cimport KernelGold, row_dict, row_kernel
 from semiparse.transitions.runtime._state cimport StateC
 from semiparse.transitions.fast._checks cimport check_configuration, projective_gold
 
@@ -31,7 +31,7 @@ cdef struct CostsC:
     unsigned char* on_stack
 
 
-cdef class Work(KernelWork):
+cdef class CostsGold(KernelGold):
     """The gold heads and a scratch stack-membership array for one gold tree."""
     cdef CostsC c
     cdef int[::1] heads
@@ -152,17 +152,17 @@ cdef void hybrid_row(void* work, const StateC* state, const int* stack, int ns, 
     mark_stack(S, stack, ns, 0)
 
 
-EAGER_ROWS = row_kernel(eager_row, EAGER, Work)
-HYBRID_ROWS = row_kernel(hybrid_row, HYBRID, Work)
+EAGER_ROWS = row_kernel(eager_row, EAGER, CostsGold)
+HYBRID_ROWS = row_kernel(hybrid_row, HYBRID, CostsGold)
 
 
-cdef int check_work(Work w) except -1:
+cdef int check_work(CostsGold w) except -1:
     if w is None or w.ptr is NULL:
-        raise ValueError("the kernel needs a Work made from the gold heads")
+        raise ValueError("the kernel needs a CostsGold made from the gold heads")
     return 0
 
 
-def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
+def eager_scores(CostsGold w, tuple stack, tuple buffer, tuple arcs):
     """sigma of every arc-eager transition (also those that do not apply)."""
     check_work(w)
     check_configuration(stack, buffer, w.c.n)
@@ -177,7 +177,7 @@ def eager_scores(Work w, tuple stack, tuple buffer, tuple arcs):
     return row_dict(EAGER, out)
 
 
-def hybrid_scores(Work w, tuple stack, tuple buffer):
+def hybrid_scores(CostsGold w, tuple stack, tuple buffer):
     """sigma of every arc-hybrid transition that has a value (also those that
     do not apply)."""
     check_work(w)

@@ -11,7 +11,7 @@ leftmost child of the K-th node of the top's left spine, so the new top's
 left spine is that spine up to K followed by the second tree's left spine,
 its right spine unchanged; right_arc_K is the mirror image), finds the
 successor's right stack of gold fragments and runs the table on C arrays.
-Every buffer lives in a :class:`Work` made once per gold tree.
+Every buffer lives in a :class:`SpineGold` made once per gold tree.
 
 The table: cells (i stack trees absorbed below the top, j fragment roots
 absorbed) are filled row by row; a cell holds spine pairs (left spine,
@@ -21,7 +21,7 @@ lr_spine.py for the algorithm.  :func:`solve` fills it by branch and bound:
 first with only the best pair per cell (a lower bound), and, unless that
 meets an upper bound, once more without the pairs that cannot beat it.
 """
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from semiparse.transitions.runtime._lr_spine_moves cimport (SPINE_LEFT, SPINE_RIGHT, SPINE_SHIFT, spine_arc,
@@ -29,159 +29,7 @@ from semiparse.transitions.runtime._lr_spine_moves cimport (SPINE_LEFT, SPINE_RI
 from semiparse.transitions.runtime._state cimport (StateC, add_arc, push_buffer_front, push_stack,
                                            state_clear, state_free, state_new)
 from semiparse.transitions.fast._checks cimport projective_gold
-
-
-cdef struct Entry:
-    int ls, nls, rs, nrs, value
-
-
-cdef struct Row:
-    Entry* ents
-    int nents, cap_ents
-    int* pool
-    int npool, cap_pool
-
-
-cdef int row_init(Row* r) noexcept:
-    r.cap_ents = 64
-    r.cap_pool = 512
-    r.ents = <Entry*>malloc(r.cap_ents * sizeof(Entry))
-    r.pool = <int*>malloc(r.cap_pool * sizeof(int))
-    r.nents = 0
-    r.npool = 0
-    return 0 if r.ents != NULL and r.pool != NULL else -1
-
-
-cdef void row_free(Row* r) noexcept:
-    free(r.ents)
-    free(r.pool)
-
-
-cdef int row_reserve(Row* r, int ents, int ints) noexcept:
-    cdef Entry* e
-    cdef int* p
-    while r.nents + ents > r.cap_ents:
-        e = <Entry*>realloc(r.ents, 2 * r.cap_ents * sizeof(Entry))
-        if e == NULL:
-            return -1
-        r.ents = e
-        r.cap_ents *= 2
-    while r.npool + ints > r.cap_pool:
-        p = <int*>realloc(r.pool, 2 * r.cap_pool * sizeof(int))
-        if p == NULL:
-            return -1
-        r.pool = p
-        r.cap_pool *= 2
-    return 0
-
-
-cdef inline int attach(int* heads, int* spine, int n, int dep, int* gain) noexcept:
-    """1-based index of the spine node that is dep's gold head, else n."""
-    cdef int t
-    for t in range(n):
-        if heads[dep] == spine[t]:
-            gain[0] = 1
-            return t + 1
-    gain[0] = 0
-    return n
-
-
-cdef inline bint subset(int* a, int na, int* b, int nb) noexcept:
-    cdef int s, t
-    for s in range(na):
-        for t in range(nb):
-            if a[s] == b[t]:
-                break
-        else:
-            return False
-    return True
-
-
-cdef void add(Row* r, int first, int* last_left, int* last_right, int i, int j,
-              int* a, int na, int* b, int nb, int* c, int nc, int* d, int nd,
-              int value, int need, int* hl, int* hr, int bstart) noexcept:
-    """Add the pair (a + b, c + d) with ``value`` (na, nc >= 1) to the cell of
-    ``r`` that starts at entry ``first``, room reserved, unless ``value`` plus
-    the number of roots still to absorb whose gold head is on its spines
-    (``hl[x]`` stack roots and ``hr[x]`` fragment roots for a node x before
-    ``bstart``) is below ``need`` (see :func:`table`).
-
-    Section 6.3: spine nodes other than the root that can get no gold
-    dependent are dropped (a node stays on the left spine only if a stack
-    root still to absorb is its gold dependent, on the right spine only if a
-    fragment root still to absorb is); the pair is not added if an entry of
-    the cell dominates it (same root, spines that are supersets, at least as
-    many gold edges), and the entries it dominates that have fewer gold
-    edges leave.  The cell stays sorted by decreasing value, ties in the order of
-    arrival: the same entries in the same order as collecting all the pairs,
-    sorting them stably and keeping each pair that no kept one dominates."""
-    cdef int* p = r.pool
-    cdef Entry* E = r.ents
-    cdef Entry* f
-    cdef int base = r.npool, n = r.npool, t, x, nls, rbase, nrs, root, s, u, pos
-    p[n] = a[0]
-    n += 1
-    for t in range(1, na):
-        x = a[t]
-        if last_left[x] > i:
-            p[n] = x
-            n += 1
-    for t in range(nb):
-        x = b[t]
-        if last_left[x] > i:
-            p[n] = x
-            n += 1
-    nls = n - base
-    rbase = n
-    p[n] = c[0]
-    n += 1
-    for t in range(1, nc):
-        x = c[t]
-        if last_right[x] >= j:
-            p[n] = x
-            n += 1
-    for t in range(nd):
-        x = d[t]
-        if last_right[x] >= j:
-            p[n] = x
-            n += 1
-    nrs = n - rbase
-    if need > value:
-        u = value
-        for t in range(base, n):
-            x = p[t]
-            if x < bstart:
-                u += hl[x] if t < rbase else hr[x]
-        if u < need:
-            return
-    root = p[base]
-    s = first
-    while s < r.nents and E[s].value >= value:
-        f = &E[s]
-        if p[f.ls] == root and subset(p + base, nls, p + f.ls, f.nls) \
-                and subset(p + rbase, nrs, p + f.rs, f.nrs):
-            return                       # dominated: its pool ints are not kept
-        s += 1
-    pos = u = s
-    while s < r.nents:                   # entries with fewer gold edges: drop the dominated
-        f = &E[s]
-        if not (p[f.ls] == root and subset(p + f.ls, f.nls, p + base, nls)
-                and subset(p + f.rs, f.nrs, p + rbase, nrs)):
-            if u != s:
-                E[u] = E[s]
-            u += 1
-        s += 1
-    s = u
-    while s > pos:
-        E[s] = E[s - 1]
-        s -= 1
-    E[pos].ls = base
-    E[pos].nls = nls
-    E[pos].rs = rbase
-    E[pos].nrs = nrs
-    E[pos].value = value
-    r.nents = u + 1
-    r.npool = n
+from semiparse.transitions.fast._spine_rows cimport Entry, Row, add, attach, row_free, row_init, row_reserve
 
 
 # -- per-gold-tree scratch -----------------------------------------------------------
@@ -204,7 +52,7 @@ cdef int* _ints(Py_ssize_t count, int zero) except NULL:
     return p
 
 
-cdef class Work:
+cdef class SpineGold:
     """The gold heads of one tree and every scratch buffer of the oracle,
     allocated once (the oracle is called many times per gold tree)."""
     cdef int n1                    # n + 1 positions
@@ -321,7 +169,7 @@ cdef class Work:
 
 # -- the table ------------------------------------------------------------------------
 
-cdef void mark_roots(Work w, int k, int q) noexcept:
+cdef void mark_roots(SpineGold w, int k, int q) noexcept:
     """Set the section 6.3 pruning arrays for the trees ``w.TL/TR[1..k]`` and the
     fragment roots ``w.rights[0..q-1]``: ``last_left[x]`` = the deepest stack
     tree whose root x is the gold head of, ``last_right[x]`` = the last
@@ -335,7 +183,7 @@ cdef void mark_roots(Work w, int k, int q) noexcept:
         w.last_right[w.H[w.rights[t]]] = t
 
 
-cdef void unmark_roots(Work w, int k, int q) noexcept:
+cdef void unmark_roots(SpineGold w, int k, int q) noexcept:
     """Undo :func:`mark_roots` (the arrays are 0 / -1 between tables)."""
     cdef int t, x
     for t in range(1, k + 1):
@@ -346,7 +194,7 @@ cdef void unmark_roots(Work w, int k, int q) noexcept:
         w.last_right[w.H[w.rights[t]]] = -1
 
 
-cdef inline int gainable(Work w, int d) noexcept:
+cdef inline int gainable(SpineGold w, int d) noexcept:
     """1 if the gold head of ``d`` can still take it as a dependent (on the
     side where ``d`` lies), per the marks of :func:`solve`."""
     cdef int h = w.H[d]
@@ -357,7 +205,7 @@ cdef inline int gainable(Work w, int d) noexcept:
     return w.live_r[h] == w.live
 
 
-cdef inline int gainable_here(Work w, int d, int edge, int bstart) noexcept:
+cdef inline int gainable_here(SpineGold w, int d, int edge, int bstart) noexcept:
     """:func:`gainable` for the root ``d`` of a tree that covers the positions
     ``edge..bstart-1`` (and maybe fragment roots): 0 if its gold head is inside."""
     cdef int h = w.H[d]
@@ -366,7 +214,7 @@ cdef inline int gainable_here(Work w, int d, int edge, int bstart) noexcept:
     return gainable(w, d)
 
 
-cdef int table(Work w, int k, int q, int floor) except -2:
+cdef int table(SpineGold w, int k, int q, int floor) except -2:
     """Most gold edges of a computation that joins the trees ``w.TL/TR[0..k]``
     (0 = the top, then down the stack) and the fragment roots
     ``w.rights[0..q-1]`` into one tree rooted in 0 (-1 if none does).  With
@@ -405,7 +253,7 @@ cdef int table(Work w, int k, int q, int floor) except -2:
     return best
 
 
-cdef int _table(Work w, int k, int q, int floor, bint bound) except -2:
+cdef int _table(SpineGold w, int k, int q, int floor, bint bound) except -2:
     """The body of :func:`table`; ``bound``: leave out the pairs below ``floor``."""
     cdef int* H = w.H
     cdef int* last_left = w.last_left
@@ -531,7 +379,7 @@ cdef int _table(Work w, int k, int q, int floor, bint bound) except -2:
     return best
 
 
-cdef int greedy(Work w, int k, int q, int favored) except -2:
+cdef int greedy(SpineGold w, int k, int q, int favored) except -2:
     """The gold edges of one computation (a lower bound of :func:`table`):
     from the top, absorb one stack tree or fragment root at a time, the way
     that adds a gold edge if there is one, else (and among those) the move
@@ -608,7 +456,7 @@ cdef int greedy(Work w, int k, int q, int favored) except -2:
     return e.value if cur.pool[e.ls] == 0 else -1
 
 
-cdef int absorb_bound(Work w, int k, int q) noexcept:
+cdef int absorb_bound(SpineGold w, int k, int q) noexcept:
     """Another upper bound of :func:`table`: each absorption adds one edge,
     gold only if the absorbed root's gold head is in the tree built so far,
     alive on its side, or the root of that tree has its gold head on the
@@ -651,7 +499,7 @@ cdef int absorb_bound(Work w, int k, int q) noexcept:
     return total
 
 
-cdef int solve(Work w, int k, int q) except -2:
+cdef int solve(SpineGold w, int k, int q) except -2:
     """The value of :func:`table` for the trees ``w.TL/TR[0..k]`` and fragment
     roots ``w.rights[0..q-1]`` (marked by :func:`mark_roots`), by branch and
     bound.
@@ -709,7 +557,7 @@ cdef int solve(Work w, int k, int q) except -2:
     return lb
 
 
-cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
+cdef int fragments(SpineGold w, int nroots, int extra, int bstart) noexcept:
     """Fill ``w.rights`` with the right stack of the buffer ``bstart..n`` for the
     stack roots ``w.roots[0..nroots-1]`` and ``extra`` (if >= 0); returns its size.
 
@@ -742,7 +590,7 @@ cdef int fragments(Work w, int nroots, int extra, int bstart) noexcept:
     return q
 
 
-cdef int load(Work w, tuple stack, int bstart, tuple arcs) except -1:
+cdef int load(SpineGold w, tuple stack, int bstart, tuple arcs) except -1:
     """Put the configuration into ``w.state`` (its ``l1`` / ``r1`` lead down
     the spines), after checking again what the C code relies on."""
     cdef StateC* s = w.state
@@ -772,7 +620,7 @@ cdef int load(Work w, tuple stack, int bstart, tuple arcs) except -1:
     return 0
 
 
-cdef void read_spines(Work w) noexcept:
+cdef void read_spines(SpineGold w) noexcept:
     """``w.roots`` and the spines ``w.SL/SR[j]`` of the stack trees (j = 0 the
     top), in ``w.pool``."""
     cdef const StateC* s = w.state
@@ -799,7 +647,7 @@ cdef void read_spines(Work w) noexcept:
             p += count
 
 
-cdef int shift_value(Work w, int bstart) except -2:
+cdef int shift_value(SpineGold w, int bstart) except -2:
     """sigma of shift: the buffer front becomes the top tree."""
     cdef int k1 = w.state.stack_len, j, q
     cdef int single[1]
@@ -821,7 +669,7 @@ cdef int shift_value(Work w, int bstart) except -2:
         unmark_roots(w, k1, q)
 
 
-cdef int arc_values(Work w, int side, int bstart, dict out) except -1:
+cdef int arc_values(SpineGold w, int side, int bstart, dict out) except -1:
     """sigma of every legal ``left_arc_K`` (side SPINE_LEFT) or ``right_arc_K``
     (SPINE_RIGHT) into ``out``.  The new top tree has the head tree's root
     (the top's for left_arc, the second's for right_arc); on that side its
@@ -878,7 +726,7 @@ cdef int arc_values(Work w, int side, int bstart, dict out) except -1:
     return 0
 
 
-def scores(Work w not None, tuple stack not None, int bstart, tuple arcs not None):
+def scores(SpineGold w not None, tuple stack not None, int bstart, tuple arcs not None):
     """sigma of every legal transition from the configuration (validated:
     stack bottom first, the buffer ``bstart..n``, ``arcs`` the heads built;
     what the C code relies on is checked again, a ValueError otherwise)."""
@@ -892,7 +740,7 @@ def scores(Work w not None, tuple stack not None, int bstart, tuple arcs not Non
     return out
 
 
-def table_value(Work w not None, list trees not None, list right not None, int n_free,
+def table_value(SpineGold w not None, list trees not None, list right not None, int n_free,
                 bint bound=True):
     """The table alone, for a configuration given as Python values: ``trees``
     the ``(left_spine, right_spine)`` of each stack tree, the top first,

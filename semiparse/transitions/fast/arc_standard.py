@@ -47,7 +47,7 @@ class _Cache:
         return self.value
 
 
-_work = _Cache(_arcstd.Work)
+_work = _Cache(_arcstd.ArcStandardGold)
 
 
 def right_stack(stack, buffer, heads, arcs, strategy):
@@ -67,8 +67,8 @@ def linear(stack, buffer, heads, arcs, strategy):
 
 def _critical_work(heads):
     """The grammar kernel's work for a gold tree: its buffer reduction
-    (``Work.buffer_kept``) is the one this method applies."""
-    return grammar_kernel(_arc_standard()).work_type(heads)
+    (``GrammarGold.buffer_kept``) is the one this method applies."""
+    return grammar_kernel(_arc_standard()).gold_type(heads)
 
 
 _critical = _Cache(_critical_work)

@@ -12,7 +12,7 @@ from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.fast import _costs
 from semiparse.transitions.fast.arc_standard import _Cache
 
-_work = _Cache(_costs.Work)
+_work = _Cache(_costs.CostsGold)
 
 
 @functools.cache

@@ -16,7 +16,7 @@ spliced from them, and the tables are filled by branch and bound.
 from semiparse.transitions.fast import _lrspine
 from semiparse.transitions.fast.arc_standard import _Cache
 
-_work = _Cache(_lrspine.Work)
+_work = _Cache(_lrspine.SpineGold)
 
 
 def scores(stack, buffer, heads, arcs, strategy):

@@ -53,7 +53,7 @@ from semiparse.transitions.runtime._machine cimport (Machine, MachineC, machine_
                                              machine_arc, machine_legal)
 from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.oracles._memo cimport MEMO_MISSING, Memo, memo_free, memo_get, memo_put
-from semiparse.transitions.oracles._row_kernels cimport KernelWork, row_kernel
+from semiparse.transitions.oracles._row_kernels cimport KernelGold, row_kernel
 from semiparse.transitions.runtime._state cimport StateC, state_copy, state_free, state_load, state_new
 
 cdef int NEG = -(1 << 28)   # a chart value of -inf, in the memo
@@ -134,7 +134,7 @@ cdef inline int term_of(const SpecC* sp, int where, bint is_root, bint is_top,
 
 cdef void mark_dropped(WorkC* w, const StateC* s) noexcept nogil:
     """The buffer nodes left out of s's string (``cubic_critical`` applies
-    the same reduction through :meth:`Work.buffer_kept`, docs/fast-oracles.md,
+    the same reduction through :meth:`GrammarGold.buffer_kept`, docs/fast-oracles.md,
     under every strategy of arc-standard): a buffer node is *critical* if
     its gold head or a gold descendant is outside the buffer (or it heads a
     stack node by a built edge); the *fragment* of a critical node r is r
@@ -460,10 +460,10 @@ cdef class Spec:
                 (wheres[where], bool(is_root), bool(is_top), bool(headed)), -1)
 
     def work(self, heads):
-        return Work(self, heads)
+        return GrammarGold(self, heads)
 
 
-cdef class Work(KernelWork):
+cdef class GrammarGold(KernelGold):
     """The kernel's data for one gold tree (heads, -1 unknown in a partial
     tree) and its scratch arrays: one thread at a time."""
     cdef WorkC c

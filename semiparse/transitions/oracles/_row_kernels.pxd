@@ -8,7 +8,7 @@ built so far; ``state``, the same configuration as a :c:type:`StateC`, for a
 kernel whose buffer need not be a suffix of the sentence: NULL where the
 caller has none) into ``out``, NaN where it has no value; which transitions
 apply is the machine's to say (``_configuration.pyx``), not the kernel's.  Its
-per-gold-tree data is a :class:`KernelWork` whose ``ptr`` points at the C
+per-gold-tree data is a :class:`KernelGold` whose ``ptr`` points at the C
 struct the kernel reads (and whose scratch arrays it writes: one thread per
 work); ``strategy`` is the code of the oracle's strategy in the kernel's
 ``strategy_codes`` (the strategies it supports).
@@ -19,7 +19,7 @@ ctypedef void (*row_fn)(void* work, const StateC* state, const int* stack, int n
                         const int* arcs, int strategy, double* out) noexcept nogil
 
 
-cdef class KernelWork:
+cdef class KernelGold:
     cdef void* ptr
     cdef StateC* state      # scratch for one configuration given as tuples (kernel_scores)
 
@@ -27,11 +27,11 @@ cdef class KernelWork:
 cdef class RowKernel:
     cdef row_fn fn
     cdef readonly tuple columns
-    cdef readonly object work_type
+    cdef readonly object gold_type
     cdef readonly dict strategy_codes
 
 
-cdef RowKernel row_kernel(row_fn fn, tuple columns, object work_type, dict strategy_codes=*)
+cdef RowKernel row_kernel(row_fn fn, tuple columns, object gold_type, dict strategy_codes=*)
 
 
 cdef dict row_dict(tuple columns, const double* row)

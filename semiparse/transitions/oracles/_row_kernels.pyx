@@ -5,7 +5,7 @@ from libc.math cimport INFINITY
 from semiparse.transitions.runtime._state cimport state_free
 
 
-cdef class KernelWork:
+cdef class KernelGold:
     """Base of the kernels' per-gold-tree data: ``ptr`` is set by the subclass."""
 
     def __cinit__(self):
@@ -25,11 +25,11 @@ cdef class RowKernel:
         return f"<RowKernel {', '.join(self.columns)}>"
 
 
-cdef RowKernel row_kernel(row_fn fn, tuple columns, object work_type, dict strategy_codes=None):
+cdef RowKernel row_kernel(row_fn fn, tuple columns, object gold_type, dict strategy_codes=None):
     cdef RowKernel k = RowKernel.__new__(RowKernel)
     k.fn = fn
     k.columns = columns
-    k.work_type = work_type
+    k.gold_type = gold_type
     k.strategy_codes = strategy_codes or {"none": 0}
     return k
 

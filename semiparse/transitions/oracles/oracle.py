@@ -227,7 +227,7 @@ class Oracle(DynamicOracle):
         columns = np.arange(len(kernel.columns), dtype=np.intc)
 
         def new_work():   # the oracle's only work for single calls: its chart may stay large
-            made = kernel.work_type(gold.heads)
+            made = kernel.gold_type(gold.heads)
             made.chart_limit = SINGLE_CALL_CHART
             return made
 
@@ -492,7 +492,7 @@ class _Kept:
         if kernel is None:
             self.rows = ()
             return
-        work = kernel[0].work_type(self.gold.heads)
+        work = kernel[0].gold_type(self.gold.heads)
         self.rows = (kernel[0], work, kernel[1], kernel[2])
         self.watch = work if hasattr(work, "out_of_memory") else None
 

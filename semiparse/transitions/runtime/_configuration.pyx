@@ -20,7 +20,7 @@ from semiparse.transitions.runtime._state cimport (StateC, state_copy, state_fre
                                            state_new)
 from semiparse.transitions.runtime._machine cimport (KIND_REWRITE, MachineC, machine_apply, machine_arc,
                                              machine_is_final, machine_legal)
-from semiparse.transitions.oracles._row_kernels cimport KernelWork, RowKernel, row_fn
+from semiparse.transitions.oracles._row_kernels cimport KernelGold, RowKernel, row_fn
 
 
 cdef object _integer(value, str what, low, high):
@@ -243,7 +243,7 @@ def fill_rows(list configs not None, list golds not None, Machine machine not No
 
     ``prepare(heads, i)`` is called once per distinct gold object and returns
     ``(kernel, n)``: ``n`` the number of words and ``kernel`` either
-    ``(RowKernel, KernelWork, strategy code, int array of output columns)`` or
+    ``(RowKernel, KernelGold, strategy code, int array of output columns)`` or
     None (no kernel); ``check(config, i)`` is called for a configuration whose
     machine is not ``machine`` and raises if it belongs to another system.  The
     loop over the configurations runs without the GIL."""
@@ -294,7 +294,7 @@ def fill_rows(list configs not None, list golds not None, Machine machine not No
                     if kind is None or kind.kernel is not kernel or kind.keep is not columns:
                         kind = kinds[id(columns)] = _Kind(kernel, columns, out.shape[1])
                     proto.fn = kind.fn
-                    proto.work = (<KernelWork>work).ptr
+                    proto.work = (<KernelGold>work).ptr
                     proto.strategy = code
                     proto.columns = kind.columns
                     proto.n_columns = kind.n_columns
@@ -350,7 +350,7 @@ cdef void _run_jobs_nogil(Job* jobs, const int* order, Py_ssize_t count,
         _fill_row(&jobs[i], &out[i, 0], out.shape[1])
 
 
-def kernel_scores(Machine machine not None, RowKernel kernel not None, KernelWork work not None,
+def kernel_scores(Machine machine not None, RowKernel kernel not None, KernelGold work not None,
                   const int[::1] columns not None, int n, tuple stack not None,
                   tuple buffer not None, arcs):
     """``{transition: sigma}`` for the transitions that apply to a validated
