@@ -128,3 +128,37 @@ def test_the_command_finishes_without_the_ptb_sample_in_bounded_memory(tmp_path,
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PTB sample not found" in done.stdout
     assert "oracle == exhaustive search on" in done.stdout and "skipped:" in done.stdout
+
+
+BLOW_UP_SEARCH = f"""
+import resource
+from semiparse.testing.constituent_checking import MAX_STATES
+from semiparse.transitions.constituent.exhaustive import OverBudget, Search
+from semiparse.transitions.constituent.systems import NT, REDUCE, SHIFT, system
+from semiparse.treebank.brackets import tree
+
+td = system("top_down")
+c = td.initial(5)
+for t in [NT("C"), NT("C"), NT("C"), SHIFT, NT("A"), NT("B"), SHIFT, REDUCE, REDUCE, NT("A")]:
+    c = td.apply(c, t)
+search = Search("top_down", tree({BLOW_UP!r}), max_states=MAX_STATES)
+try:
+    search.loss(c)
+except OverBudget as stopped:
+    print(stopped, "memo", len(search.memo))
+print("peak MB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+@pytest.mark.slow
+def test_the_default_budget_stops_the_blow_up_in_bounded_memory():
+    """The issue's example with the check's budget, under a memory limit
+    (the unbounded search filled gigabytes there): it stops with OverBudget."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", BLOW_UP_SEARCH], env=env, capture_output=True,
+                          text=True, timeout=300, preexec_fn=_limit_memory)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"exhaustive search stopped past {checking.MAX_STATES} states" in done.stdout
+    memo = int(done.stdout.split("memo ")[1].split()[0])
+    assert memo <= checking.MAX_STATES
+    assert int(done.stdout.split("peak MB ")[1]) < 1024
