@@ -15,6 +15,10 @@ import warnings
 # old dotted prefix -> new one (names an old module had that its new one does
 # not are looked up in EXTRA)
 MOVED = {  # the more specific first
+    # train/ became the perceptron's room; its data and scoring serve every parser
+    "semiparse.train.data": "semiparse.treebank.data",
+    "semiparse.train.evaluate": "semiparse.treebank.scoring",
+    "semiparse.train": "semiparse.perceptron",
     # one oracle family: the constituent systems in transitions/, their trees in treebank/
     "semiparse.constituency.systems": "semiparse.transitions.constituent.systems",
     "semiparse.constituency.dynamic": "semiparse.transitions.constituent.oracle",
@@ -67,7 +71,10 @@ MOVED = {  # the more specific first
     "semiparse.commands": "semiparse.cli",
 }
 
-EXTRA = {"semiparse.constituency.checking": ("semiparse.cli._constituent_check",),  # run
+EXTRA = {"semiparse.train.evaluate": ("semiparse.perceptron.calibration",),  # calibration
+         "semiparse.train.trainer": ("semiparse.training.trees", "semiparse.training.loop",
+                                     "semiparse.errors"),  # prepare's helpers, bar_off, DeadEndWarning
+         "semiparse.constituency.checking": ("semiparse.cli._constituent_check",),  # run
          "semiparse.queries.labels": ("semiparse.chart.engine",),  # parse_labelled
          "semiparse.engine": ("semiparse.chart.inputs", "semiparse.chart.shift", "semiparse.chart.generic",
                               "semiparse.chart.batch", "semiparse.chart.result")}

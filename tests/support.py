@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.cli import main
 from semiparse.grammar import Grammar, GrammarWarning
-from semiparse.train import Model, read_trees
+from semiparse.perceptron import Model, read_trees
 from semiparse.transitions import load_system
 
 REPO = Path(__file__).resolve().parents[1]

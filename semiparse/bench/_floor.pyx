@@ -13,7 +13,7 @@ from libc.stdint cimport uint64_t, int64_t
 from semiparse.transitions.runtime._state cimport (StateC, state_new, state_init_standard, state_free, add_arc,
                                push_stack, pop_buffer_front)
 from semiparse.transitions.runtime._machine cimport Machine, MachineC, machine_legal, machine_apply
-from semiparse.train._features cimport extract
+from semiparse.perceptron._features cimport extract
 
 
 cdef inline bint _floor_legal(const StateC* s, int t) noexcept nogil:

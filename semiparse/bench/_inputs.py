@@ -3,7 +3,7 @@ the shared data (``$SEMIPARSE_DATA/ud``), their trees and the long ones among
 them; a shared treebank's training file.
 
 Every benchmark reads its CoNLL-U files as training does
-(:func:`semiparse.train.data.read_sentences`), before it times anything: a
+(:func:`semiparse.treebank.data.read_sentences`), before it times anything: a
 file that cannot be read, a bad line or a bad tree stops it with ``FILE:LINE:
 reason`` (``FILE: reason``), and so does a file without words."""
 from pathlib import Path
@@ -46,7 +46,7 @@ def read_heads(files):
     """The trees (heads lists) of every sentence with words of the CoNLL-U
     ``files``, read as a training file is; ValueError ``FILE:LINE: reason``
     at the first problem (see the module's docstring)."""
-    from semiparse.train.data import complete_only, read_sentences
+    from semiparse.treebank.data import complete_only, read_sentences
 
     with complete_only(COMPLETE):
         return [s.heads for f in files for s in read_sentences(f)]

@@ -74,7 +74,7 @@ def run(args):
     from semiparse.neural.parser import NeuralModel
     from semiparse.neural.vocab import Vocab
     from semiparse.treebank.projectivity import is_projective
-    from semiparse.train.data import complete_trees
+    from semiparse.treebank.data import complete_trees
 
     try:
         check_device(args.device)

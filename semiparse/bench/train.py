@@ -44,8 +44,8 @@ def add_parser(subparsers):
 
 def run(args):
     from semiparse.treebank.projectivity import is_projective
-    from semiparse.train import PerceptronOptions, RDAOptions, Trainer
-    from semiparse.train.data import complete_trees
+    from semiparse.perceptron import PerceptronOptions, RDAOptions, Trainer
+    from semiparse.treebank.data import complete_trees
 
     path = args.file or ud_train_file("UD_Greek-GDT", "el_gdt")
     trees = [t for t in complete_trees(path, COMPLETE) if is_projective(t.heads)][: args.sentences]
@@ -79,8 +79,8 @@ def run(args):
 def machine_vs_floor(trees, repeats=5):
     """Print the machine / floor ratio of replaying arc-standard's static computations."""
     from semiparse.bench import _floor
-    from semiparse.train import Model
-    from semiparse.train.trainer import StaticOracle
+    from semiparse.perceptron import Model
+    from semiparse.perceptron.trainer import StaticOracle
 
     model = Model("arc_standard", sorted({l for t in trees for l in t.labels[1:]}))
     sents = [model.sentence(t) for t in trees]

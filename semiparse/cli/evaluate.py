@@ -4,11 +4,10 @@ import json
 import sys
 
 from semiparse.cli import UserError
-from semiparse.train.data import complete_trees
-from semiparse.train.evaluate import (
-    ScorerRefused, align, attachment_scores, calibration, conll18_scores, format_calibration,
-    format_scores,
-)
+from semiparse.treebank.data import complete_trees
+from semiparse.perceptron.calibration import calibration, format_calibration
+from semiparse.treebank.scoring import (ScorerRefused, align, attachment_scores, conll18_scores,
+                                        format_scores)
 
 
 def add_parser(subparsers):

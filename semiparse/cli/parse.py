@@ -13,9 +13,9 @@ import sys
 from semiparse.cli import UserError
 from semiparse.neural.io import is_neural_model, refuse_checkpoint
 from semiparse.treebank.outputs import check_output, open_output
-from semiparse.train import Model, ModelError, read_trees
-from semiparse.train.evaluate import steps_metadata
-from semiparse.train.model import check_beam, check_model_file
+from semiparse.perceptron import Model, ModelError, read_trees
+from semiparse.perceptron.calibration import steps_metadata
+from semiparse.perceptron.model import check_beam, check_model_file
 from semiparse.transitions.systems.loading import definition_files
 
 

@@ -1,7 +1,7 @@
 """``semiparse train``: train a transition-based parser with the project's oracles.
 
 ``--model perceptron`` (default) trains the sparse-feature parsers of
-:mod:`semiparse.train`; ``--model bilstm`` the neural parser of
+:mod:`semiparse.perceptron`; ``--model bilstm`` the neural parser of
 :mod:`semiparse.neural` (PyTorch, imported only then).  Each model's own
 options are refused with the other.
 """
@@ -10,9 +10,9 @@ import sys
 
 from semiparse.cli import UserError
 from semiparse.treebank.outputs import check_output
-from semiparse.train import NONPROJ, ORACLES, TRAINERS, Trainer, options_for, read_trees
-from semiparse.train.data import complete_trees
-from semiparse.train.options import RESTARTS
+from semiparse.perceptron import NONPROJ, ORACLES, TRAINERS, Trainer, options_for, read_trees
+from semiparse.treebank.data import complete_trees
+from semiparse.perceptron.options import RESTARTS
 from semiparse.transitions.systems.loading import definition_files
 
 MODELS = ("perceptron", "bilstm")

@@ -1,7 +1,7 @@
 """A minimal greedy constituent parser trained with the static or dynamic oracle.
 
 An averaged perceptron (the dependency trainer's weights,
-:class:`~semiparse.train.string_weights.StringWeights`) over the top-down or
+:class:`~semiparse.perceptron.string_weights.StringWeights`) over the top-down or
 in-order system (the set-up of
 Fernández-González and Gómez-Rodríguez 2018, with sparse features instead of
 their neural scorer): classes are Shift, Reduce, Finish and NT-X for every
@@ -18,11 +18,14 @@ followed by Reduce, counted since the last Shift); when every optimal
 transition is beyond that bound, training follows the oracle without an
 update.
 """
+import numpy as np
 
 from semiparse._seeds import seeded
-from semiparse.constituency.dynamic import Gold, oracle as dynamic_oracle
-from semiparse.constituency.systems import FINISH, NT, REDUCE, SHIFT, Open, system as get_system
-from semiparse.train.string_weights import StringWeights
+from semiparse.transitions.constituent.oracle import Gold, oracle as dynamic_oracle
+from semiparse.transitions.constituent.systems import FINISH, NT, REDUCE, SHIFT, Open, system as get_system
+from semiparse.perceptron.string_weights import StringWeights
+from semiparse.training.explore import Exploration
+from semiparse.training.loop import epochs as epoch_loop
 
 MAX_UNARY = 4
 
@@ -126,16 +129,14 @@ def train(trees, system, oracle="dynamic", epochs=5, seed=0, explore_after=1, ex
     parser = Parser(system, sorted({x for g in golds for x in g.labels}))
     dyn = dynamic_oracle(parser.system.name) if oracle == "dynamic" else None
     rng = seeded(seed)
-    order = list(range(len(golds)))
-    for epoch in range(epochs):
-        rng.shuffle(order)
-        for k in order:
-            gold = golds[k]
+    exploration = Exploration(explore_p, rng)
+    for epoch in epoch_loop(epochs, list(range(len(golds))), rng, progress=False):
+        exploration.on = epoch.number >= explore_after
+        for k in epoch:
             if dyn is None:
-                _static_sentence(parser, gold)
+                _static_sentence(parser, golds[k])
             else:
-                explore = epoch >= explore_after
-                _dynamic_sentence(parser, gold, dyn, lambda: explore and rng.random() < explore_p)
+                _dynamic_sentence(parser, golds[k], dyn, exploration)
     parser.average()
     return parser
 
@@ -152,8 +153,9 @@ def _static_sentence(parser, gold):
         c = state.step(parser.system, c, t)
 
 
-def _dynamic_sentence(parser, gold, dyn, explore):
+def _dynamic_sentence(parser, gold, dyn, exploration):
     c, state = parser.system.initial(gold.n), _History()
+    legal = np.zeros(len(parser.classes), dtype=bool)
     while not parser.system._terminal(c):
         allowed = parser.allowed(c, state)
         optimal = [parser.index[t] for t in dyn.optimal(c, gold) if t in parser.index]
@@ -162,12 +164,9 @@ def _dynamic_sentence(parser, gold, dyn, explore):
             c = state.step(parser.system, c, parser.classes[optimal[0]])
             continue
         feats = parser.features(c, gold.leaves, state.last)
-        scores = parser.scores(feats)
-        guess = max(allowed, key=scores.__getitem__)
-        best = max(good, key=scores.__getitem__)
-        follow = best
-        if guess not in good:
-            parser.update(feats, best, guess)
-            if explore():
-                follow = guess
-        c = state.step(parser.system, c, parser.classes[follow])
+        legal[:] = False
+        legal[allowed] = True
+        step = exploration.step(parser.scores(feats), legal, good)
+        if not step.right:
+            parser.update(feats, step.best, step.predicted)
+        c = state.step(parser.system, c, parser.classes[step.follow])

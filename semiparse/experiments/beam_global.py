@@ -34,7 +34,7 @@ def jobs(settings):
 
 
 def run_job(job):
-    from semiparse.train import BeamOptions, Trainer, evaluate_model
+    from semiparse.perceptron import BeamOptions, Trainer, evaluate_model
 
     data, lang, system, update, oracle, restart, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)

@@ -29,8 +29,8 @@ def jobs(settings):
 def run_job(job):
     """Train, parse the test set recording probabilities (as ``semiparse parse
     --probabilities`` writes them), and bin the decisions."""
-    from semiparse.train import RDAOptions, Trainer, attachment_scores, calibration, read_trees
-    from semiparse.train.evaluate import steps_metadata
+    from semiparse.perceptron import RDAOptions, Trainer, attachment_scores, calibration, read_trees
+    from semiparse.perceptron.calibration import steps_metadata
 
     data, lang, system, seed, epochs, limit = job
     train, test = read_ud(data, lang, "train", limit), read_ud(data, lang, "test", limit)

@@ -31,7 +31,7 @@ LANGUAGES = {
     "hu": ("UD_Hungarian-Szeged", "hu_szeged"),
 }
 
-# What the dependency trainers see at test time (semiparse/train/features.py reads
+# What the dependency trainers see at test time (semiparse/perceptron/features.py reads
 # the UPOS column of the file being parsed; semiparse has no tagger).
 GOLD_UPOS = "gold UPOS tags at training and test time (the UPOS column of the CoNLL-U files; semiparse has no tagger)"
 
@@ -77,7 +77,7 @@ def read_parts(data, lang, limit, parts=("train", "test")):
 def _read_trees(path):
     """A treebank read once per process: the runs of an experiment share it (the
     trainers do not change the trees they are given)."""
-    from semiparse.train import read_trees
+    from semiparse.perceptron import read_trees
 
     return read_trees(path)
 

@@ -53,7 +53,7 @@ def _encoded(tree, setup):
     from semiparse.treebank.spacy import from_spacy, nonproj_module, to_spacy
     from semiparse.treebank.encoding import encode
     from semiparse.treebank.projectivity import projectivize
-    from semiparse.train import Tree
+    from semiparse.perceptron import Tree
 
     if setup == "optimal+head":
         heads = list(projectivize(tree.heads, "closest"))
@@ -81,7 +81,7 @@ def _decoded(heads, labels, setup):
 
 
 def run_job(job):
-    from semiparse.train import Trainer, attachment_scores
+    from semiparse.perceptron import Trainer, attachment_scores
 
     data, lang, system, setup, seed, epochs, limit = job
     train, test = read_parts(data, lang, limit)

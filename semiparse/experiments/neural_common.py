@@ -56,7 +56,7 @@ def score_test_set(test, predicted):
     attached to the root, which arc-eager (its words left on the stack) and
     root-at-end systems output; then :func:`counted_scores` gives them
     (``scorer`` says why)."""
-    from semiparse.train.evaluate import ScorerRefused, attachment_scores, conll18_scores
+    from semiparse.treebank.scoring import ScorerRefused, attachment_scores, conll18_scores
 
     scores = attachment_scores(test, predicted)
     result = {**counted_scores(test, predicted), "scorer": "conll18"}
@@ -119,10 +119,10 @@ def perceptron_run(data, lang, system, seed, epochs, limit, oracle, nonproj):
 def _selected_trainer():
     """The trainer class of :func:`perceptron_run` (defined on first use: the
     perceptron trainer is imported only by the runs that need it)."""
-    from semiparse.train import Trainer
+    from semiparse.perceptron import Trainer
 
     class Selected(Trainer):
-        """The perceptron's :class:`~semiparse.train.Trainer`, returning the
+        """The perceptron's :class:`~semiparse.perceptron.Trainer`, returning the
         averaged weights of the epoch with the best dev LAS (the first of
         equals) instead of the last epoch's: the trainer scores a copy of the
         averaged weights on the dev set after each epoch, and this keeps the

@@ -32,7 +32,7 @@ def jobs(settings):
 
 
 def run_job(job):
-    from semiparse.train import Trainer, evaluate_model
+    from semiparse.perceptron import Trainer, evaluate_model
 
     data, lang, system, setup, seed, epochs, limit = job
     train, test = read_parts(data, lang, limit)

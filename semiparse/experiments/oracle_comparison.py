@@ -23,7 +23,7 @@ def jobs(settings, oracles=ORACLES):
 
 
 def run_job(job):
-    from semiparse.train import Trainer, evaluate_model
+    from semiparse.perceptron import Trainer, evaluate_model
 
     data, lang, system, oracle, seed, epochs, limit = job
     train, test = read_parts(data, lang, limit)

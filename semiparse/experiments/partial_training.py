@@ -32,7 +32,7 @@ def jobs(settings):
 def hide(trees, share, seed):
     """``trees`` with each head (and its label) hidden with probability
     ``share`` (-1 and ``_``), the hidden heads drawn by ``seed``."""
-    from semiparse.train import Tree
+    from semiparse.perceptron import Tree
 
     rng, out = seeded(seed), []
     for tree in trees:
@@ -57,7 +57,7 @@ def training_set(trees, variant, seed):
 
 
 def run_job(job):
-    from semiparse.train import Trainer, evaluate_model
+    from semiparse.perceptron import Trainer, evaluate_model
 
     data, lang, system, variant, seed, epochs, limit = job
     train, test = read_parts(data, lang, limit)

@@ -74,13 +74,13 @@ def load(path, system=None, device="cpu"):
 
 
 def parse_sentences(model, sentences, batch_size=64, with_dead_ends=False):
-    """``(heads, labels)`` of each :class:`semiparse.train.data.Tree`, by
+    """``(heads, labels)`` of each :class:`semiparse.treebank.data.Tree`, by
     batched greedy decoding (see :meth:`NeuralModel.parse`)."""
     return model.parse(list(sentences), batch_size=batch_size, with_dead_ends=with_dead_ends)
 
 
 def train(trees, system="arc_standard", dev=None, progress=False, log=None, **options):
-    """Train a parser on :class:`~semiparse.train.data.Tree` objects;
+    """Train a parser on :class:`~semiparse.treebank.data.Tree` objects;
     ``options`` are the fields of :class:`semiparse.neural.options.Options`."""
     _torch()
     from semiparse.neural.options import Options

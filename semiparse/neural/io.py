@@ -7,7 +7,7 @@ A model file is one ``torch.save`` archive (a zip) of a dict:
 ``version`` 1
 ``meta``    a JSON object (text): the system record of the perceptron models
             (``system``, ``system_definition``, ``system_sha256``,
-            ``system_grammar``: :func:`semiparse.train.model.system_record`),
+            ``system_grammar``: :func:`semiparse.perceptron.model.system_record`),
             ``transitions`` (the output columns), ``positions`` (the feature
             positions), ``vocab`` (the symbol tables and labels), ``options``,
             ``root_label``, ``nonproj``, ``oracle`` and the training
@@ -34,7 +34,7 @@ import zipfile
 from semiparse.transitions.systems.loading import definition_sha256
 from semiparse.treebank.outputs import open_output
 from semiparse.errors import ModelWarning
-from semiparse.train.model import (SYSTEM_KEYS, ModelError, check_model_file, check_same_system,
+from semiparse.perceptron.model import (SYSTEM_KEYS, ModelError, check_model_file, check_same_system,
                                    model_path, recorded_system, system_record)
 
 FORMAT = "semiparse-neural-model"
@@ -190,7 +190,7 @@ def _build(path, payload, meta, system=None):
 def load(path, system=None, device="cpu"):
     """Read a model written by :func:`save`; ``system``, if given (a name,
     file or ``module:attr``), must have the definition the model records.
-    Every problem is a :class:`semiparse.train.ModelError` naming the file."""
+    Every problem is a :class:`semiparse.perceptron.ModelError` naming the file."""
     payload, meta = _read(path, FORMAT)
     return _build(path, payload, meta, system).to(device)
 

@@ -21,6 +21,7 @@ import torch
 from semiparse.transitions.systems.format.limits import loop_error, max_steps
 from semiparse.transitions.oracles.static import static_rank
 from semiparse.neural.model import label_loss, transition_loss
+from semiparse.training.explore import Exploration
 
 # The longest sentence whose initial configuration, scored -inf throughout by
 # the oracle, the exhaustive search checks: a dead end of the system, or a
@@ -145,27 +146,29 @@ class TrainingOracle:
         return optimal
 
 
-class Policy:
+class Policy(Exploration):
     """Which transition a training configuration takes: the model's best
     optimal transition, or with exploration (``dynamic`` after
-    ``explore_after`` epochs) its prediction when that is not optimal, with
-    probability ``explore_p`` -- never a transition the oracle scores -inf."""
+    ``explore_after`` epochs: :attr:`explore`) its prediction when that is
+    not optimal, with probability ``explore_p`` -- never a transition the
+    oracle scores -inf.  The exploration step of every trainer
+    (:class:`~semiparse.training.explore.Exploration`), over a batch's rows."""
 
     def __init__(self, kind, explore_p, rng):
-        self.kind, self.explore_p, self.rng = kind, explore_p, rng
-        self.explore = False
+        super().__init__(explore_p, rng)
+        self.kind, self.explore_p = kind, explore_p
+
+    @property
+    def explore(self):
+        return self.on
+
+    @explore.setter
+    def explore(self, value):
+        self.on = value
 
     def choose(self, scores, legal, optimal, sigma):
         """``(columns to follow, whether each prediction was optimal)``."""
-        rows = np.arange(len(scores))
-        predicted = np.where(legal, scores, -np.inf).argmax(axis=1)
-        follow = np.where(optimal, scores, -np.inf).argmax(axis=1)
-        right = optimal[rows, predicted]
-        if self.explore:
-            for i in np.flatnonzero(~right & np.isfinite(sigma[rows, predicted])):
-                if self.rng.random() < self.explore_p:
-                    follow[i] = predicted[i]
-        return follow, right
+        return self.rows(scores, legal, optimal, np.isfinite(sigma))
 
 
 @dataclass

@@ -4,7 +4,7 @@ import torch
 
 from semiparse.transitions.systems.compiled import System
 from semiparse.transitions.oracles.viability import Viability
-from semiparse.train.model import unseen_labels
+from semiparse.perceptron.model import unseen_labels
 from semiparse.neural.features import FeatureReader, default_positions
 from semiparse.neural.lockstep import Transitions, parse_batch
 from semiparse.neural.model import Network
@@ -73,14 +73,14 @@ class NeuralModel:
         return self
 
     def parse(self, trees, batch_size=64, with_dead_ends=False):
-        """``(heads, labels)`` of each tree (:class:`semiparse.train.data.Tree`):
+        """``(heads, labels)`` of each tree (:class:`semiparse.treebank.data.Tree`):
         ``heads[0] == -1``, ``labels[0] is None``.  The words left without a
         head are attached to the root with ``root_label`` (arc-eager leaves on
         the stack), so the output is always a tree.  A sentence whose greedy
         parse reaches a dead end (a configuration that is not final and from
         which no final one is reachable, which some declared systems have) is
         parsed again with the viable transitions only, as the perceptron's
-        (:meth:`semiparse.train.Model.parse`); :attr:`dead_ends` counts them
+        (:meth:`semiparse.perceptron.Model.parse`); :attr:`dead_ends` counts them
         (``with_dead_ends``: each parse is ``(heads, labels, whether it
         reached one)``).  A model trained with ``--nonproj encode`` decodes
         its labels (``semiparse.treebank.encoding``)."""

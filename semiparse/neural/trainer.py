@@ -2,7 +2,7 @@
 model selection (best LAS), seeds, progress bars, checkpoints to resume from.
 
 Non-projective training trees (``Options.nonproj``), as for the perceptron
-(:func:`semiparse.train.prepare`): ``oracle`` keeps them (the dynamic oracle
+(:func:`semiparse.training.trees.prepare`): ``oracle`` keeps them (the dynamic oracle
 is exact for any gold tree), ``projectivize`` replaces them by an optimal
 projectivization, ``encode`` does the same and records in their labels how
 to undo it (``semiparse.treebank.encoding``, the ``head`` encoding; parses are
@@ -10,15 +10,14 @@ decoded), ``subset`` drops them.
 """
 import copy
 import math
-import sys
 import time
-import warnings
 
 import torch
 
 from semiparse._seeds import seeded
-from semiparse.train.evaluate import attachment_scores
-from semiparse.train.trainer import DeadEndWarning, bar_off, check_heads, prepare, root_label
+from semiparse.treebank.scoring import attachment_scores
+from semiparse.training.loop import epochs, log_record, warn_dead_ends
+from semiparse.training.trees import check_heads, prepare, root_label
 from semiparse.neural import check_device
 from semiparse.neural.lockstep import Example, Policy, TrainingOracle, lockstep_loss
 from semiparse.neural.options import Options
@@ -86,8 +85,6 @@ class NeuralTrainer:
                         [-1] + [index[l] for l in t.labels[1:]], len(t)) for t in trees]
 
     def run(self, trees, dev=None):
-        from tqdm import tqdm
-
         from semiparse.neural import io
 
         o = self.options
@@ -109,17 +106,13 @@ class NeuralTrainer:
             self.log(f"resuming {self.resume} after epoch {first}")
         self.oracle = TrainingOracle(model.api, model.transitions, o.oracle, threads=o.oracle_threads)
         policy = Policy(o.oracle, o.explore_p, rng)
-        for epoch in range(first, o.epochs):
-            policy.explore = o.oracle == "dynamic" and epoch >= o.explore_after
-            rng.shuffle(order)
-            batches = [order[k:k + o.batch_size] for k in range(0, len(order), o.batch_size)]
-            bar = tqdm(batches, desc=f"epoch {epoch + 1}/{o.epochs}", unit="batch", leave=False,
-                       disable=bar_off(self.progress), file=sys.stderr)
-            total = configurations = correct = dead_ends = 0
-            dead_end = None  # one of those configurations, for the message
+        for epoch in epochs(o.epochs, order, rng, first=first, batch_size=o.batch_size,
+                            progress=self.progress, unit="batch"):
+            policy.explore = o.oracle == "dynamic" and epoch.number >= o.explore_after
+            total = 0
             start, oracle_start = time.perf_counter(), self.oracle.seconds
             model.net.train()
-            for batch in bar:
+            for batch in epoch:
                 optimizer.zero_grad()
                 losses = lockstep_loss(model.net, [examples[i] for i in batch], model.transitions,
                                        self.oracle, model.reader, policy, o.loss)
@@ -131,39 +124,33 @@ class NeuralTrainer:
                     if "overflow" not in str(exc):
                         raise
                     loss = math.inf
-                _check_finite(model.net, loss, epoch)
+                _check_finite(model.net, loss, epoch.number)
                 total += loss
-                configurations += losses.configurations
-                correct += losses.correct
-                dead_ends += losses.dead_ends
-                dead_end = dead_end or losses.dead_end
-                bar.set_postfix(loss=f"{total / max(configurations, 1):.4f}",
-                                acc=f"{100.0 * correct / max(configurations, 1):.2f}")
-            bar.close()
-            if dead_ends == len(order):
-                raise ValueError(f"{model.system}: every training sentence ({dead_ends}) reached "
-                                 f"a dead end, a configuration from which no final one is "
-                                 f"reachable, e.g. {dead_end} (the initial configuration): "
-                                 f"nothing was learnt (semiparse check on the system's file "
-                                 f"shows such configurations)")
-            record = {"epoch": epoch + 1, "loss": total / max(configurations, 1),
-                      "train_accuracy": 100.0 * correct / max(configurations, 1),
+                epoch.count(losses.correct, losses.configurations)
+                epoch.dead(losses.dead_ends, losses.dead_end)
+                epoch.show(loss=f"{total / max(epoch.total, 1):.4f}", acc=f"{epoch.accuracy:.2f}")
+            epoch.check_learnt(len(order), f"{model.system}: every training sentence "
+                               f"({epoch.dead_ends}) reached a dead end, a configuration from "
+                               f"which no final one is reachable, e.g. {epoch.dead_end} (the "
+                               f"initial configuration): nothing was learnt (semiparse check on "
+                               f"the system's file shows such configurations)")
+            record = {"epoch": epoch.number + 1, "loss": total / max(epoch.total, 1),
+                      "train_accuracy": epoch.accuracy,
                       "seconds": time.perf_counter() - start,
                       "oracle_seconds": self.oracle.seconds - oracle_start}
-            if dead_ends:
-                record["dead_ends"] = dead_ends
-                self.dead_ends += dead_ends
+            if epoch.dead_ends:
+                record["dead_ends"] = epoch.dead_ends
+                self.dead_ends += epoch.dead_ends
             if dev is not None:
                 record.update(attachment_scores(dev, model.parse(dev)))
-            score = record.get("las", epoch)
+            score = record.get("las", epoch.number)
             if score > best[0]:
                 best = (score, copy.deepcopy(model.net.state_dict()))
                 record["best"] = True
             self.history.append(record)
-            self.log(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}"
-                              for k, v in record.items()))
+            log_record(self.log, record)
             if self.checkpoint is not None:
-                io.save_checkpoint(self.checkpoint, model, optimizer, epoch + 1, best, rng, order,
+                io.save_checkpoint(self.checkpoint, model, optimizer, epoch.number + 1, best, rng, order,
                                    self.history, train_record, dev_record)
         if best[1] is not None:
             model.net.load_state_dict(best[1])
@@ -174,10 +161,7 @@ class NeuralTrainer:
             message = (f"{self.dead_ends} training sentence(s), counted once per epoch, started "
                        f"in a dead end of {model.system} (a configuration that is not final, "
                        f"from which no final configuration is reachable) and were left out")
-            if self._log_given:
-                self.log(f"warning: {message}")
-            else:
-                warnings.warn(message, DeadEndWarning, stacklevel=2)
+            warn_dead_ends(message, self.log, self._log_given)
         return model
 
 

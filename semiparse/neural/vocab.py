@@ -1,6 +1,6 @@
 """Vocabularies of the neural parser: words, characters, lemmas, UPOS, XPOS, FEATS, labels.
 
-Built from the training trees (:class:`semiparse.train.data.Tree`) and
+Built from the training trees (:class:`semiparse.treebank.data.Tree`) and
 stored in the model file as plain lists, so a model needs nothing else to
 map its input to ids.  Ids 0, 1 and 2 of every symbol table are padding,
 unknown and the artificial root (position 0); a sentence's root gets the

@@ -6,10 +6,10 @@ compiled machine of its transition system (``semiparse/transitions/runtime/_mach
 the rewrites of ``systems/*.toml``, or LR-spine's own moves), so the hot loops
 never touch Python objects.  Arc-eager is final once the buffer is empty; the
 words still without a head are then attached to the root by the decoder
-(:meth:`semiparse.train.model.Model.parse`).
+(:meth:`semiparse.perceptron.model.Model.parse`).
 
 Features are Zhang & Nivre (2011) style templates given as data (see
-:mod:`semiparse.train.features`), hashed by ``semiparse/train/_features.pxd``.
+:mod:`semiparse.perceptron.features`), hashed by ``semiparse/perceptron/_features.pxd``.
 :class:`Weights` maps keys to rows of per-class weights with an
 open-addressing hash table, and supports the averaged perceptron (lazy
 averaging) and AdaGrad-RDA with L1 (weights computed lazily from the sums of
@@ -28,7 +28,7 @@ from semiparse.transitions.runtime._state cimport StateC, state_copy
 from semiparse.transitions.runtime._configuration cimport Configuration
 from semiparse.transitions.runtime._machine cimport (Machine, MachineC, machine_legal, machine_apply,
                                          machine_arc, machine_is_final)
-from semiparse.train._features cimport (
+from semiparse.perceptron._features cimport (
     extract, S0, S1, S2, B0, B1, B2, S0H, S0H2, S0L, S0L2, S0R, S0R2, S1L, S1R, S1L2, S1R2,
     B0L, B0L2, A_WORD, A_TAG, A_LABEL, A_VL, A_VR, A_LSETL, A_LSETR, A_DIST)
 

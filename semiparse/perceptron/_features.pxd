@@ -1,6 +1,6 @@
 # cython: language_level=3
 """Feature extraction over a :c:type:`StateC`: Zhang and Nivre (2011) style
-templates given as data (see :mod:`semiparse.train.features`).  Each template
+templates given as data (see :mod:`semiparse.perceptron.features`).  Each template
 is a row ``n_atoms, slot, attr, slot, attr, ...``; :func:`extract` hashes the
 atom values of one configuration into one 64-bit key per template."""
 from libc.stdint cimport uint64_t, int64_t

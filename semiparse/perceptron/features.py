@@ -16,7 +16,7 @@ import re
 
 import numpy as np
 
-from semiparse.train._core import ATTRIBUTES, SLOTS
+from semiparse.perceptron._core import ATTRIBUTES, SLOTS
 
 ZHANG_NIVRE = [
     # single words

@@ -1,7 +1,7 @@
 """Trained parser models: labelled classes, decoding, saving and loading.
 
 A model is a transition system, a label list, feature templates and a
-:class:`~semiparse.train._core.Weights` table over the classes of
+:class:`~semiparse.perceptron._core.Weights` table over the classes of
 :func:`system_classes` (``<move>`` or ``<move>:<label>``).  The file records
 the system's definition, so a model of a user's system file parses without
 that file.  The file format is
@@ -20,9 +20,9 @@ from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.systems.loading import definition_sha256, load_system, system_from_text
 from semiparse.transitions.oracles.viability import Viability
 from semiparse.treebank.outputs import open_output
-from semiparse.train import _core
-from semiparse.train.features import ZHANG_NIVRE, compile_templates
-from semiparse.train.data import ROOT_WORD, stable_hash
+from semiparse.perceptron import _core
+from semiparse.perceptron.features import ZHANG_NIVRE, compile_templates
+from semiparse.treebank.data import ROOT_WORD, stable_hash
 from semiparse.errors import ModelError
 
 FORMAT = "semiparse-parser-model"
@@ -198,8 +198,8 @@ class Model:
     # -- input -------------------------------------------------------------
 
     def sentence(self, tree):
-        """The core :class:`~semiparse.train._core.Sentence` of a
-        :class:`~semiparse.train.data.Tree` (gold labels unknown to the model become -1)."""
+        """The core :class:`~semiparse.perceptron._core.Sentence` of a
+        :class:`~semiparse.treebank.data.Tree` (gold labels unknown to the model become -1)."""
         n = len(tree)
         words = [ROOT_WORD] + [stable_hash(w) for w in tree.forms[1:]]
         tags = [ROOT_WORD] + [stable_hash(t) for t in tree.tags[1:]]

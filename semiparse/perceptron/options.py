@@ -1,6 +1,6 @@
 """The perceptron trainers' settings: one option object per training method.
 
-:class:`~semiparse.train.trainer.Trainer` takes the system, the oracle, the
+:class:`~semiparse.perceptron.trainer.Trainer` takes the system, the oracle, the
 epochs and the seed, and one of :class:`PerceptronOptions`,
 :class:`RDAOptions` or :class:`BeamOptions` for what only that method uses.
 Each object checks its settings when it is made, with a one-line error

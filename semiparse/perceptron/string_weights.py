@@ -1,5 +1,5 @@
 """Perceptron weights over feature strings, for parsers whose features are
-not the C templates of :mod:`semiparse.train.features` (the constituent
+not the C templates of :mod:`semiparse.perceptron.features` (the constituent
 parser of :mod:`semiparse.constituency.train`).
 
 The weights are the dependency trainer's table (:class:`_core.Weights`):
@@ -9,8 +9,8 @@ the table's keys are).
 """
 import numpy as np
 
-from semiparse.train import _core
-from semiparse.train.data import stable_hash
+from semiparse.perceptron import _core
+from semiparse.treebank.data import stable_hash
 
 
 class StringWeights:

@@ -11,7 +11,10 @@
   dynamic oracle, or from the static sequence for ``--oracle static``), with
   the restart strategy (decoding resumes from c+ or, to explore, from c-).
 
-Each method's settings are one option object (:mod:`semiparse.train.options`).
+Each method's settings are one option object (:mod:`semiparse.perceptron.options`).
+The epoch loop and the exploration step are every trainer's
+(:mod:`semiparse.training`); the scoring (the C feature templates) and the
+updates are this module's.
 
 Oracles: ``static`` follows the canonical gold sequence (projective trees
 only); ``nondet`` takes the dynamic oracle's set of optimal moves but always
@@ -32,68 +35,50 @@ warning at the end).
 import math
 import time
 import warnings
-from collections import Counter
 
 import numpy as np
 
 from semiparse._seeds import seeded
-from semiparse.heads import check_tree
 from semiparse.transitions import oracle
 from semiparse.transitions.oracles.static import static_choice, static_rank
-from semiparse.treebank.partial import check_partial_tree
-from semiparse.train import _core
+from semiparse.perceptron import _core
 from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.systems.loading import load_system
 from semiparse.transitions.oracles.methods import system_methods
-from semiparse.train.model import Model
-from semiparse.train.options import (BeamOptions, PerceptronOptions, RDAOptions, check_restart,
-                                     check_settings, options_for)
-from semiparse.train.evaluate import attachment_scores
-from semiparse.errors import DeadEndWarning
+from semiparse.perceptron.model import Model
+from semiparse.perceptron.options import (BeamOptions, PerceptronOptions, RDAOptions, check_restart,
+                                          check_settings, options_for)
+from semiparse.treebank.scoring import attachment_scores
+from semiparse.training.explore import Exploration
+from semiparse.training.loop import epochs, log_record, warn_dead_ends
+from semiparse.training.trees import NONPROJ, known_labels, prepare, root_label
 
 ORACLES = ("static", "nondet", "dynamic")
-NONPROJ = ("skip", "projectivize", "oracle")
-# What a training tree whose only fault is unknown heads (-1) is told (check_heads)
-PARTIAL_HINT = "train on partial trees with partial=True"
-
-
-def bar_off(progress):
-    """tqdm's ``disable`` for a trainer's progress bar (``progress``: one
-    was asked for): None, which tqdm takes for a bar on a terminal only, so
-    that a log file or CI gets the one line per epoch the trainers log, not
-    the bar's carriage-return updates (about 1 MB a run)."""
-    return None if progress else True
-
-
-class DynamicOracle:
-    """The project's dynamic oracle (:func:`semiparse.oracle`) as sets of move
-    codes; ``partial``: gold trees may have unknown heads (-1), and sigma
-    counts the known gold edges."""
-
-    def __init__(self, system, partial=False):
-        self.system, self.partial = system, partial
-        self.oracle = oracle(system)
-        self.needs_arcs = self.oracle.system.needs_arcs
-        self._sentence = self._heads = None
-        self.viable = frozenset()  # names the last call scored above -inf
-
-    def optimal_names(self, state, sent):
-        """The transitions of maximal score; none in a dead end, where no
-        transition leads to a final configuration (no score is finite)."""
-        if sent is not self._sentence:  # the oracle keys its per-tree cache on a tuple
-            self._sentence, self._heads = sent, tuple(sent.heads.tolist())
-        scores = self.oracle.scores(state.stack, state.buffer, self._heads,
-                                    state.arcs if self.needs_arcs else None, partial=self.partial)
-        self.viable = frozenset(t for t, v in scores.items() if v > -math.inf)
-        top = max(scores.values(), default=-math.inf)
-        return {t for t, v in scores.items() if v == top} if top > -math.inf else set()
-
-    def optimal(self, state, sent):
-        return {state.machine.code(name) for name in self.optimal_names(state, sent)}
 
 
 class _DeadEnd(Exception):
-    """The configuration being trained on is a dead end."""
+    """The configuration being trained on is a dead end (no optimal move):
+    the sentence is abandoned for the epoch, and counted (:meth:`Epoch.dead`)."""
+
+
+def oracle_moves(dynamic, state, heads, partial=False):
+    """``(optimal, viable)``: the names of the transitions of maximal sigma in
+    ``state`` by the dynamic oracle ``dynamic`` (:func:`semiparse.oracle`),
+    none in a dead end, where no transition leads to a final configuration
+    (no score is finite); and of those it scores above -inf, after which a
+    final configuration stays reachable.  ``heads``: the gold heads as a
+    tuple (the oracle keys its per-tree cache on it); ``partial``: they may
+    be unknown (-1), and sigma counts the known gold edges."""
+    scores = dynamic.scores(state.stack, state.buffer, heads,
+                            state.arcs if dynamic.system.needs_arcs else None, partial=partial)
+    viable = frozenset(t for t, v in scores.items() if v > -math.inf)
+    top = max(scores.values(), default=-math.inf)
+    return ({t for t, v in scores.items() if v == top} if top > -math.inf else set()), viable
+
+
+def gold_heads(sent):
+    """A sentence's gold heads as the tuple the oracle takes."""
+    return tuple(sent.heads.tolist())
 
 
 class StaticOracle:
@@ -107,13 +92,16 @@ class StaticOracle:
     """
 
     def __init__(self, system):
-        self.dynamic = DynamicOracle(system)
-        self.rank = static_rank(self.dynamic.oracle.system)
-        self._paths = {}
+        self.dynamic = oracle(system)
+        self.rank = static_rank(self.dynamic.system)
+        self._paths, self._heads = {}, {}
 
     def move(self, state, sent):
         """The canonical move code at state, or -1 if there is none (final)."""
-        name = static_choice(self.rank, self.dynamic.optimal_names(state, sent))
+        heads = self._heads.get(sent)
+        if heads is None:
+            heads = self._heads[sent] = gold_heads(sent)
+        name = static_choice(self.rank, oracle_moves(self.dynamic, state, heads)[0])
         return -1 if name is None else state.machine.code(name)
 
     def optimal(self, state, sent):
@@ -140,116 +128,13 @@ class StaticOracle:
         return np.array(prints, dtype=np.uint64), np.array(moves, dtype=np.int32)
 
 
-def check_heads(trees, partial=False, partial_hint=PARTIAL_HINT):
-    """ValueError naming the first of ``trees`` whose heads are not a tree (a
-    partial tree with ``partial``): its index, FILE:LINE and sent_id; where
-    unknown heads (-1) are all that is wrong, it adds ``partial_hint`` (by
-    default the perceptron trainers' ``partial=True``)."""
-    for i, tree in enumerate(trees):
-        try:
-            (check_partial_tree if partial else check_tree)(tree.heads)
-        except ValueError as exc:
-            hint = (f"; -1 is an unknown head: {partial_hint}"
-                    if not partial and _is_partial_tree(tree.heads) else "")
-            raise ValueError(f"{_tree_name(tree, i)}: {exc}{hint}") from None
-
-
-def _is_partial_tree(heads):
-    try:
-        check_partial_tree(heads)
-    except ValueError:
-        return False
-    return True
-
-
-def _tree_name(tree, index):
-    """``training tree INDEX``, with its FILE:LINE and sent_id where known."""
-    if tree.source is None:
-        return f"training tree {index}"
-    ids = [c.split("=", 1)[1].strip() for c in tree.source.comments()
-           if c.startswith("# sent_id") and "=" in c]
-    return f"training tree {index} ({tree.where}" + (f", sent_id {ids[0]}" if ids else "") + ")"
-
-
-def prepare(trees, nonproj, oracle, log=None, partial=False, partial_hint=PARTIAL_HINT):
-    """The training trees after the ``--nonproj`` policy (new list; heads may
-    change).  With ``partial``, a tree with unknown heads (-1) is kept as it
-    is, whatever the policy: the dynamic oracle is exact for it, projective
-    or not, and counts its known edges.  Heads that are not a tree are a
-    ValueError naming the tree (:func:`check_heads`, with ``partial_hint``)."""
-    from semiparse.treebank.projectivity import is_projective, projectivize
-
-    if nonproj not in NONPROJ:
-        raise ValueError(f"nonproj must be one of {', '.join(NONPROJ)}, not {nonproj!r}")
-    if nonproj == "oracle" and oracle == "static":
-        raise ValueError("the static oracle needs projective trees: use --nonproj skip or projectivize")
-    if partial and oracle == "static":
-        raise ValueError("the static oracle needs complete trees: use --oracle dynamic or nondet "
-                         "with --partial")
-    if not trees:
-        raise ValueError("no training trees given")
-    check_heads(trees, partial, partial_hint)
-    out, n_nonproj, n_partial = [], 0, 0
-    for tree in trees:
-        if partial and any(h < 0 for h in tree.heads[1:]):
-            n_partial += 1
-            out.append(tree)
-            continue
-        if is_projective(tree.heads):
-            out.append(tree)
-            continue
-        n_nonproj += 1
-        if nonproj == "skip":
-            continue
-        if nonproj == "projectivize":
-            heads = projectivize(tuple(tree.heads), tie_break="closest")
-            tree = type(tree)(tree.forms, tree.tags, list(heads), tree.labels, tree.source)
-        out.append(tree)
-    if log:
-        action = {"skip": "skipped", "projectivize": "projectivized", "oracle": "kept"}[nonproj]
-        log(f"{len(trees)} training trees, {n_nonproj} non-projective ({action})"
-            + (f", {n_partial} partial (kept)" if partial else ""))
-    if not out:
-        # the policy is skip (subset for the neural trainer); every trainer projectivizes
-        raise ValueError("no training trees left: all are non-projective and skipped (--nonproj "
-                         "projectivize keeps them)")
-    return out
-
-
-def known_labels(trees):
-    """The labels of the training words, counted: in a partial tree the
-    DEPREL ``_`` of a word whose head is unknown says that its label is
-    unknown too, so it is no label to learn (a known head's ``_`` is one:
-    unlabelled treebanks round-trip).  ValueError if there are none."""
-    labels = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1)
-                     if t.heads[d] >= 0 or t.labels[d] != "_")
-    if not labels:
-        raise ValueError("no word of the training trees has a known head or label: nothing "
-                         "to learn" if any(len(t) for t in trees)
-                         else "the training trees have no words")
-    return labels
-
-
-def root_label(trees):
-    """The label parses give the words they attach to the root
-    (:attr:`Model.root_label`): the most common label of the training words
-    whose head is 0; where no head 0 is known (partial trees), ``root`` (UD's)
-    if a training word has it, else the most common of :func:`known_labels`."""
-    roots = Counter(t.labels[d] for t in trees for d in range(1, len(t) + 1) if t.heads[d] == 0)
-    if not roots:
-        roots = known_labels(trees)
-        if "root" in roots:
-            return "root"
-    return roots.most_common(1)[0][0]
-
-
 class Trainer:
     """One training run; :meth:`run` returns the finished :class:`Model`.
 
     ``system``: a name, TOML path, ``module:attr`` or system object;
     ``oracle``: one of :data:`ORACLES`; ``options``: the training method and
     its settings, :class:`PerceptronOptions` (default), :class:`RDAOptions`
-    or :class:`BeamOptions` (:mod:`semiparse.train.options`).
+    or :class:`BeamOptions` (:mod:`semiparse.perceptron.options`).
     """
 
     def __init__(self, system="arc_standard", oracle="dynamic", options=None, epochs=10, seed=0,
@@ -257,7 +142,7 @@ class Trainer:
         if isinstance(options, str) or settings:  # the keywords of the previous signature
             warnings.warn("Trainer's trainer=, beam=, explore_after=, explore_p=, rho=, alpha=, "
                           "lam= and restart= are PerceptronOptions, RDAOptions and BeamOptions "
-                          "(semiparse.train.options); the keywords will be removed in the next "
+                          "(semiparse.perceptron.options); the keywords will be removed in the next "
                           "release", DeprecationWarning, stacklevel=2)
             if isinstance(options, str):
                 settings["trainer"] = options
@@ -291,7 +176,9 @@ class Trainer:
         self.progress, self.log = progress, log or (lambda message: None)
         self._log_given = log is not None
         self.rng = seeded(seed)
-        self.oracle = None
+        self.oracle = self.static = None  # the dynamic oracle; the canonical computation
+        self.partial = False
+        self._heads, self._viable_names = {}, frozenset()
         self.history = []
         self.dead_ends = 0  # sentences abandoned at dead ends (see the module's doc)
 
@@ -327,7 +214,12 @@ class Trainer:
 
     def _optimal(self, state, sent):
         """The optimal move codes; :class:`_DeadEnd` where there are none."""
-        moves = self.oracle.optimal(state, sent)
+        if self.static is not None:
+            moves = self.static.optimal(state, sent)
+        else:
+            names, self._viable_names = oracle_moves(self.oracle, state, self._heads[sent],
+                                                     self.partial)
+            moves = {state.machine.code(name) for name in names}
         if not moves:
             raise _DeadEnd
         return moves
@@ -336,17 +228,15 @@ class Trainer:
         """Per class, whether the last :meth:`_optimal` call (the dynamic
         oracle's, which exploration uses) scored its move above -inf: from
         there a final configuration is reachable."""
-        return model.classes_with_moves(self.oracle.viable)
+        return model.classes_with_moves(self._viable_names)
 
     # -- main loop -----------------------------------------------------------
 
     def run(self, trees, dev=None, nonproj="projectivize", partial=False):
-        """Train on ``trees`` (:class:`~semiparse.train.data.Tree`); ``dev``
+        """Train on ``trees`` (:class:`~semiparse.treebank.data.Tree`); ``dev``
         for model selection; ``nonproj`` the policy for non-projective trees;
         ``partial``: trees may have unknown heads (-1), trained on with the
         dynamic oracle, which counts their known edges."""
-        from tqdm import tqdm
-
         if nonproj == "oracle" and self.spine:
             raise ValueError("the LR-spine oracle is exact for projective trees only: "
                              "use --nonproj skip or projectivize")
@@ -366,66 +256,55 @@ class Trainer:
             w = model.weights
             w.rho, w.alpha = options.rho, options.alpha
             w.lam = options.lam if options.lam is not None else 1.0 / (20 * n_tokens)
-        self.oracle = (StaticOracle(self.system) if self.oracle_name == "static"
-                       else DynamicOracle(self.system, partial))
+        if self.oracle_name == "static":
+            self.static = StaticOracle(self.system)
+        else:
+            self.oracle, self.partial = oracle(self.system), partial
         sents = [model.sentence(t) for t in trees]
+        self._heads = {s: gold_heads(s) for s in sents}
         self.t = 1.0  # perceptron clock (number of examples seen), for averaging
+        sentence = {PerceptronOptions: self._perceptron_sentence, RDAOptions: self._rda_sentence,
+                    BeamOptions: self._beam_sentence}[type(options)]
+        # Goldberg and Nivre's exploration for the perceptron, Goldberg 2013's sampling for RDA
+        self.exploration = Exploration(getattr(options, "explore_p", 0.0), self.rng,
+                                       sample=isinstance(options, RDAOptions))
         order = list(range(len(sents)))
-        for epoch in range(self.epochs):
-            self.rng.shuffle(order)
-            bar = tqdm(order, desc=f"epoch {epoch + 1}/{self.epochs}", unit="sent", leave=False,
-                       disable=bar_off(self.progress))
-            correct = total = dead_ends = 0
+        for epoch in epochs(self.epochs, order, self.rng, progress=self.progress):
+            self.exploration.on = (self.oracle_name == "dynamic"
+                                   and epoch.number >= getattr(options, "explore_after", 0))
             cpu = time.process_time()
-            for k, i in enumerate(bar):
+            for k, i in enumerate(epoch):
                 try:
-                    if isinstance(options, PerceptronOptions):
-                        c, n = self._perceptron_sentence(model, sents[i], epoch)
-                    elif isinstance(options, RDAOptions):
-                        c, n = self._rda_sentence(model, sents[i], epoch)
-                    else:
-                        c, n = self._beam_sentence(model, sents[i], epoch)
+                    epoch.count(*sentence(model, sents[i]))
                 except _DeadEnd:
-                    dead_ends += 1
+                    epoch.dead()
                     continue
-                correct += c
-                total += n
                 if k % 50 == 0:
-                    bar.set_postfix(acc=f"{100.0 * correct / max(total, 1):.2f}")
-            bar.close()
-            if dead_ends == len(order):
-                raise ValueError(f"{self.system.name}: every training sentence ({dead_ends}) "
-                                 f"reached a dead end, a configuration from which no final one "
-                                 f"is reachable: nothing was learnt (semiparse check on the "
-                                 f"system's file shows such a configuration)")
-            record = {"epoch": epoch + 1, "train_accuracy": 100.0 * correct / max(total, 1),
+                    epoch.show(acc=f"{epoch.accuracy:.2f}")
+            epoch.check_learnt(len(order), f"{self.system.name}: every training sentence "
+                               f"({epoch.dead_ends}) reached a dead end, a configuration from "
+                               f"which no final one is reachable: nothing was learnt (semiparse "
+                               f"check on the system's file shows such a configuration)")
+            record = {"epoch": epoch.number + 1, "train_accuracy": epoch.accuracy,
                       "cpu_seconds": time.process_time() - cpu}
-            if dead_ends:
-                record["dead_ends"] = dead_ends
-                self.dead_ends += dead_ends
+            if epoch.dead_ends:
+                record["dead_ends"] = epoch.dead_ends
+                self.dead_ends += epoch.dead_ends
             if dev is not None:
                 snapshot = self._finished(model, copy=True)
                 record.update(evaluate_model(snapshot, dev))
                 if snapshot.dead_ends:
                     record["dev_dead_ends"] = snapshot.dead_ends
             self.history.append(record)
-            self.log(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}"
-                              for k, v in record.items()))
+            log_record(self.log, record)
         self._finished(model)
         model.meta["history"] = self.history
         if self.dead_ends:
-            self._warn(f"{self.dead_ends} training sentence(s), counted once per epoch, "
-                       f"reached a dead end of {self.system.name} (a configuration that is not "
-                       f"final, from which no final configuration is reachable) and were "
-                       f"abandoned for that epoch")
+            warn_dead_ends(f"{self.dead_ends} training sentence(s), counted once per epoch, "
+                           f"reached a dead end of {self.system.name} (a configuration that is "
+                           f"not final, from which no final configuration is reachable) and "
+                           f"were abandoned for that epoch", self.log, self._log_given)
         return model
-
-    def _warn(self, message):
-        """Report through ``log``, or as a :class:`DeadEndWarning` without one."""
-        if self._log_given:
-            self.log(f"warning: {message}")
-        else:
-            warnings.warn(message, DeadEndWarning, stacklevel=3)
 
     def _finished(self, model, copy=False):
         """Final weights (averaged / RDA solution), in place or on a copy."""
@@ -439,48 +318,42 @@ class Trainer:
 
     # -- greedy perceptron (Goldberg et al. 2014, Algorithm 2) -----------------
 
-    def _greedy_start(self, model, sent, epoch):
-        """The initial state of ``sent``, buffers for the classes' scores and
-        validity, and whether this epoch explores (the dynamic oracle, from
-        epoch ``explore_after`` on)."""
+    def _greedy_start(self, model, sent):
+        """The initial state of ``sent``, and buffers for the classes' scores
+        and validity."""
         C = len(model.classes)
-        explore = self.oracle_name == "dynamic" and epoch >= self.options.explore_after
-        return model.state(sent), np.empty(C), np.empty(C, dtype=np.uint8), explore
+        return model.state(sent), np.empty(C), np.empty(C, dtype=np.uint8)
 
-    def _perceptron_sentence(self, model, sent, epoch):
-        state, scores, valid, explore = self._greedy_start(model, sent, epoch)
+    def _perceptron_sentence(self, model, sent):
+        state, scores, valid = self._greedy_start(model, sent)
         correct = steps = 0
         weights, templates, cls_move = model.weights, model.templates, model.cls_move
+        viable = lambda: self._viable(model)
         while not state.is_final():
             feats = _core.step_scores(state, weights, templates, cls_move, scores, valid)
-            masked = np.where(valid, scores, -np.inf)
-            predicted = int(np.argmax(masked))
             moves = self._optimal(state, sent)
             gold = self._gold_classes(model, state, moves, sent)
             if not gold:
                 self._beyond_model(model, state, moves, sent)
                 continue
-            best_gold = gold[int(np.argmax(masked[gold]))]
+            step = self.exploration.step(scores, valid, gold, viable)
             steps += 1
-            if predicted in gold:
+            if step.right:
                 correct += 1
             else:
-                weights.perceptron_step(feats, best_gold, predicted, self.t)
+                weights.perceptron_step(feats, step.best, step.predicted, self.t)
             self.t += 1
-            if (explore and predicted not in gold and self._viable(model)[predicted]
-                    and self.rng.random() < self.options.explore_p):
-                model.apply(state, predicted)
-            else:
-                model.apply(state, best_gold)
+            model.apply(state, step.follow)
         return correct, steps
 
     # -- probabilistic (Goldberg 2013, Algorithms 2 and 3) ----------------------
 
-    def _rda_sentence(self, model, sent, epoch):
-        state, scores, valid, sample = self._greedy_start(model, sent, epoch)
+    def _rda_sentence(self, model, sent):
+        state, scores, valid = self._greedy_start(model, sent)
         C = len(scores)
         correct = steps = 0
         weights = model.weights
+        viable = lambda: self._viable(model)
         while not state.is_final():
             feats = _core.step_scores(state, weights, model.templates, model.cls_move, scores, valid)
             moves = self._optimal(state, sent)
@@ -493,22 +366,14 @@ class Trainer:
             f[gold] = p[gold] / p[gold].sum() if p[gold].sum() > 0 else 1.0 / len(gold)
             weights.rda_update(feats, f - p)
             steps += 1
-            predicted = int(np.argmax(p))
-            correct += predicted in gold
-            if sample:
-                q = np.where(self._viable(model), p, 0.0)  # never into a dead end
-                nxt = int(np.searchsorted(np.cumsum(q), self.rng.random() * q.sum()))
-                nxt = min(nxt, C - 1)
-                if not q[nxt] > 0:
-                    nxt = gold[int(np.argmax(p[gold]))]
-            else:
-                nxt = gold[int(np.argmax(p[gold]))]
-            model.apply(state, nxt)
+            step = self.exploration.step(p, valid, gold, viable)  # samples when exploring
+            correct += step.right
+            model.apply(state, step.follow)
         return correct, steps
 
     # -- global beam training (Aufrant et al. 2017) ----------------------------
 
-    def _beam_sentence(self, model, sent, epoch):
+    def _beam_sentence(self, model, sent):
         """Update on one sentence; with restart, until the sentence is parsed."""
         state = model.state(sent)
         maxv = self.options.update == "maxv"

@@ -15,7 +15,8 @@ Layers, lowest first; a module may import its own layer and those below:
 3. ``queries``: marginals, expectations, samples, labels
 4. ``treebank``: CoNLL-U, projectivization, encodings, outputs
 5. ``transitions``: configurations, systems, oracles
-6. parsers: ``train``, ``constituency``, ``neural``, ``torch``
+6. parsers: ``training`` (what every trainer shares), ``perceptron``, ``constituency``,
+   ``neural``, ``torch``
 7. tools: ``cli``, ``bench``, ``experiments``, ``testing``, ``__main__``
 
 ``semiparse`` itself (``__init__``) only names the public API lazily, and
@@ -36,7 +37,7 @@ LAYERS = (
     ("queries", ("queries",)),
     ("treebank", ("treebank",)),
     ("transitions", ("transitions",)),
-    ("parsers", ("train", "constituency", "neural", "torch")),
+    ("parsers", ("training", "perceptron", "constituency", "neural", "torch")),
     ("tools", ("cli", "bench", "experiments", "testing", "__main__")),
 )
 TOP = "semiparse"

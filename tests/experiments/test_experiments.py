@@ -306,7 +306,7 @@ def test_nonprojective_words_are_those_of_crossing_arcs(heads):
 
 @pytest.fixture(scope="module")
 def greek_test(shared_data):
-    from semiparse.train import read_trees
+    from semiparse.perceptron import read_trees
 
     return read_trees(shared_data / "ud/UD_Greek-GDT/el_gdt-ud-test.conllu")[:12]
 
@@ -354,7 +354,7 @@ def test_several_roots_are_counted_the_scorers_way(greek_test):
 def test_perceptron_keeps_the_epoch_with_the_best_dev_las(shared_data):
     from semiparse.experiments.common import read_ud
     from semiparse.experiments.neural_common import _selected_trainer
-    from semiparse.train import evaluate_model
+    from semiparse.perceptron import evaluate_model
 
     train = read_ud(shared_data, "hu", "train", 40)
     dev = read_ud(shared_data, "hu", "dev", 60)

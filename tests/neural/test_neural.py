@@ -35,8 +35,8 @@ from semiparse.neural.trainer import NeuralTrainer  # noqa: E402
 from semiparse.neural.vocab import ROOT, SPECIALS, UNK, Vocab  # noqa: E402
 from semiparse.resources import data_dir  # noqa: E402
 from semiparse.testing import gold_trees  # noqa: E402
-from semiparse.train import ModelError, Tree, read_trees  # noqa: E402
-from semiparse.train.evaluate import attachment_scores  # noqa: E402
+from semiparse.perceptron import ModelError, Tree, read_trees  # noqa: E402
+from semiparse.treebank.scoring import attachment_scores  # noqa: E402
 from semiparse.transitions.oracles.viability import Viability  # noqa: E402
 from semiparse.treebank.projectivity import is_projective  # noqa: E402
 

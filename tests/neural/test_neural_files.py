@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 from semiparse.cli import main  # noqa: E402
 from semiparse.neural import io, load  # noqa: E402
 from semiparse.neural.features import parse_positions  # noqa: E402
-from semiparse.train import ModelError  # noqa: E402
+from semiparse.perceptron import ModelError  # noqa: E402
 
 from support import SYSTEMS as SUPPORT_SYSTEMS, cli_error  # noqa: E402
 

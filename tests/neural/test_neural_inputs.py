@@ -8,7 +8,7 @@ pytest.importorskip("torch")
 
 import semiparse.neural as neural  # noqa: E402
 from semiparse.heads import is_tree  # noqa: E402
-from semiparse.train import Tree  # noqa: E402
+from semiparse.perceptron import Tree  # noqa: E402
 
 from support import cli_error, late_loop  # noqa: E402
 
@@ -100,7 +100,7 @@ def test_hints_name_only_what_the_model_takes(tmp_path, capsys, model):
 
 def test_a_checkpoint_given_as_a_model_says_how_to_get_the_model(tmp_path, capsys):
     from semiparse.cli import main
-    from semiparse.train import Model, ModelError
+    from semiparse.perceptron import Model, ModelError
 
     train = tmp_path / "t.conllu"
     train.write_text("1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_\n\n")
@@ -216,7 +216,7 @@ def test_sentences_that_start_in_a_dead_end_are_left_out(monkeypatch):
     import numpy as np
 
     from semiparse.neural.lockstep import TrainingOracle
-    from semiparse.train.trainer import DeadEndWarning
+    from semiparse.errors import DeadEndWarning
 
     rows = TrainingOracle.rows
 

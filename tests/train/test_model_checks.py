@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from semiparse.train import Model, ModelError, Trainer, Tree
+from semiparse.perceptron import Model, ModelError, Trainer, Tree
 
 from support import cli_error
 

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from semiparse.cli import main
-from semiparse.train import RDAOptions, Trainer, read_trees
+from semiparse.perceptron import RDAOptions, Trainer, read_trees
 
 from support import BOM, check_parse_output, predictions
 

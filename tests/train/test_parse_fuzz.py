@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from semiparse.cli import main
-from semiparse.train import RDAOptions, Trainer, Tree
+from semiparse.perceptron import RDAOptions, Trainer, Tree
 
 from support import BOM, check_parse_output, predictions, trees
 

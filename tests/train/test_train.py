@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.train import _core
-from semiparse.train.features import ZHANG_NIVRE, compile_templates
+from semiparse.perceptron import _core
+from semiparse.perceptron.features import ZHANG_NIVRE, compile_templates
 from semiparse.transitions import load_system
 from semiparse.transitions.runtime._machine import machine_for
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse.cli import main
-from semiparse.train import (
+from semiparse.perceptron import (
     Model,
     RDAOptions,
     Trainer,
@@ -22,7 +22,7 @@ from semiparse.train import (
     options_for,
     read_trees,
 )
-from semiparse.train.evaluate import calibration
+from semiparse.perceptron.calibration import calibration
 from semiparse.transitions import load_system
 from semiparse.treebank.projectivity import is_projective
 
@@ -84,7 +84,7 @@ def test_nonproj_policies(greek):
     sample = train[:150]
     n_nonproj = sum(not is_projective(t.heads) for t in sample)
     assert n_nonproj > 0
-    from semiparse.train import prepare
+    from semiparse.perceptron import prepare
 
     assert len(prepare(sample, "skip", "static")) == len(sample) - n_nonproj
     projectivized = prepare(sample, "projectivize", "dynamic")

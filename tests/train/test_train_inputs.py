@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from semiparse.cli import main
-from semiparse.train import Model, Trainer, Tree, read_trees
+from semiparse.perceptron import Model, Trainer, Tree, read_trees
 
 # the only root word's head is unknown
 NO_KNOWN_ROOT = """# sent_id = 1

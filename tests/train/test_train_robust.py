@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from semiparse.cli import main
-from semiparse.train import (BeamOptions, Model, ModelError, PerceptronOptions, RDAOptions, Trainer,
+from semiparse.perceptron import (BeamOptions, Model, ModelError, PerceptronOptions, RDAOptions, Trainer,
                              options_for, read_trees)
 
 from support import cli_error

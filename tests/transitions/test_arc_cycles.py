@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse.heads import find_cycle
 from semiparse.resources import data_dir
-from semiparse.train import Model, ModelError
+from semiparse.perceptron import Model, ModelError
 from semiparse.transitions.systems.loading import load_system, system_from_text
 from semiparse.transitions.systems.format.rules import cycle_edge
 from semiparse.transitions.systems.format.system_file import SystemFileError

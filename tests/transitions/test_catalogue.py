@@ -16,7 +16,7 @@ import semiparse
 from semiparse.cli import main
 from semiparse.heads import tree_problems
 from semiparse.testing.checking import check
-from semiparse.train import read_trees
+from semiparse.perceptron import read_trees
 from semiparse.transitions.systems import registry
 from semiparse.transitions.systems.loading import available_systems, load_system
 

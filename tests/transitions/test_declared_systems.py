@@ -22,8 +22,8 @@ import semiparse
 from semiparse.cli import main
 from semiparse.testing import gold_trees
 from semiparse.testing.checking import check
-from semiparse.train import Model, _core, read_trees
-from semiparse.train.trainer import StaticOracle
+from semiparse.perceptron import Model, _core, read_trees
+from semiparse.perceptron.trainer import StaticOracle
 from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.systems.loading import load_system
 from semiparse.transitions.systems.format.system_file import SystemFileError

@@ -307,8 +307,8 @@ def test_parsing_stops_a_sentence_whose_moves_loop(tmp_path, monkeypatch, beam):
     the shipped arc-standard runs into it), as at a dead end: it is parsed
     again with the viable moves, under the same bound, and the words left
     without a head are attached to the root."""
-    from semiparse.train import Model, read_trees
-    from semiparse.train import _core
+    from semiparse.perceptron import Model, read_trees
+    from semiparse.perceptron import _core
 
     treebank = _chains(tmp_path / "t.conllu", count=3, n=5)
     model = Model("arc_standard", ["root", "dep"], beam=beam)

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.train import _core, read_trees
-from semiparse.train.trainer import StaticOracle
+from semiparse.perceptron import _core, read_trees
+from semiparse.perceptron.trainer import StaticOracle
 from semiparse.transitions.runtime._machine import Machine, machine_for
 from semiparse.transitions.systems.lr_spine import spines
 from semiparse.transitions.systems.loading import load_system
@@ -339,7 +339,7 @@ def test_static_oracle_answers_off_its_recorded_path(dev_trees):
 def test_bench_floor_replays_like_the_machine(dev_trees, capsys):
     from semiparse.bench import _floor
     from semiparse.bench.train import machine_vs_floor
-    from semiparse.train import Model
+    from semiparse.perceptron import Model
 
     trees = dev_trees[:30]
     model = Model("arc_standard", sorted({l for t in trees for l in t.labels[1:]}))

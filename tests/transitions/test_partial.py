@@ -253,7 +253,7 @@ def test_count_partial_counts_known_edges(tmp_path, capsys):
 
 
 def test_read_trees_takes_partial_trees_only_with_partial(tmp_path):
-    from semiparse.train import read_trees
+    from semiparse.perceptron import read_trees
 
     path = tmp_path / "p.conllu"
     path.write_text(PARTIAL)
@@ -271,7 +271,7 @@ def _partial_trees(count, seed, hide=0.5):
     the heads hidden (-1) and their labels, as `_` in CoNLL-U."""
     import random
 
-    from semiparse.train import Tree
+    from semiparse.perceptron import Tree
 
     rng, out = random.Random(seed), []
     for k in range(count):
@@ -290,22 +290,21 @@ def _partial_trees(count, seed, hide=0.5):
 def test_the_trainer_follows_the_oracle_of_the_known_edges(oracle, monkeypatch):
     """Every training step asks the oracle with partial=True, and the moves
     it calls optimal are those of the known edges' sigma."""
-    from semiparse.train import Trainer
-    from semiparse.train import trainer as trainer_module
+    from semiparse.perceptron import Trainer
+    from semiparse.perceptron import trainer as trainer_module
 
     calls = []
-    optimal_names = trainer_module.DynamicOracle.optimal_names
+    oracle_moves = trainer_module.oracle_moves
 
-    def spy(self, state, sent):
-        names = optimal_names(self, state, sent)
-        heads = tuple(sent.heads.tolist())
+    def spy(dynamic, state, heads, partial=False):
+        names, viable = oracle_moves(dynamic, state, heads, partial)
         sigma = semiparse.oracle("arc_hybrid").scores(state.stack, state.buffer, heads,
                                                       partial=True)
         top = max(sigma.values())
         calls.append(names == {t for t, v in sigma.items() if v == top})
-        return names
+        return names, viable
 
-    monkeypatch.setattr(trainer_module.DynamicOracle, "optimal_names", spy)
+    monkeypatch.setattr(trainer_module, "oracle_moves", spy)
     trees = _partial_trees(12, seed=1)
     assert any(-1 in t.heads[1:] for t in trees)
     model = Trainer(system="arc_hybrid", oracle=oracle, epochs=2, progress=False).run(
@@ -317,7 +316,7 @@ def test_the_trainer_follows_the_oracle_of_the_known_edges(oracle, monkeypatch):
 
 
 def test_partial_training_refuses_the_static_oracle_and_unknown_heads_without_partial():
-    from semiparse.train import Trainer
+    from semiparse.perceptron import Trainer
 
     trees = _partial_trees(5, seed=2, hide=1.0)
     with pytest.raises(ValueError, match="the static oracle needs complete trees"):

@@ -36,8 +36,8 @@ from semiparse.cli import main
 from semiparse.grammar import Grammar, GrammarError, load_grammar
 from semiparse.heads import is_tree
 from semiparse.resources import data_dir
-from semiparse.train import Model, ModelError, Trainer, Tree, options_for, read_trees
-from semiparse.train.trainer import DeadEndWarning
+from semiparse.perceptron import Model, ModelError, Trainer, Tree, options_for, read_trees
+from semiparse.errors import DeadEndWarning
 from semiparse.transitions.systems.loading import (
     definition_sha256,
     load_system,
@@ -456,7 +456,7 @@ def test_exploration_never_follows_a_move_into_a_dead_end(trainer, monkeypatch):
     """With zero weights the prediction is the first legal class, shift, which
     shifts the root onto words (a dead end) unless the oracle's -inf stops
     it: every move taken must leave a final configuration reachable."""
-    from semiparse.train import model as model_module
+    from semiparse.perceptron import model as model_module
     from semiparse.transitions.oracles.viability import Viability
 
     viability, taken = Viability(str(DEAD_END)), []

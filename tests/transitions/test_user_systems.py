@@ -9,8 +9,8 @@ import pytest
 
 from semiparse.cli import main
 from semiparse.resources import data_dir
-from semiparse.train import Model, ModelError, Trainer, read_trees
-from semiparse.train.model import SYSTEM_KEYS
+from semiparse.perceptron import Model, ModelError, Trainer, read_trees
+from semiparse.perceptron.model import SYSTEM_KEYS
 from semiparse.transitions.systems.loading import load_system
 
 from support import SYSTEMS, cli_error
