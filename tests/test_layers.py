@@ -28,9 +28,9 @@ def test_the_check_finds_upward_imports_and_cycles():
              "semiparse.queries.labels": {"semiparse.chart.engine"},
              "semiparse.heads": {"semiparse.grammar"}, "semiparse.grammar": set(),
              "semiparse.cli": {"semiparse"}, "semiparse": set(),
-             "semiparse.train.trainer": {"semiparse"}}
+             "semiparse.perceptron.trainer": {"semiparse"}}
     assert imports.upward(edges) == [("semiparse.chart.engine", "semiparse.queries.labels"),
-                                     ("semiparse.train.trainer", "semiparse")]
+                                     ("semiparse.perceptron.trainer", "semiparse")]
     assert imports.cycles(edges) == [["semiparse.chart.engine", "semiparse.queries.labels"]]
     assert imports.cycles({"semiparse.chart": {"semiparse.chart.engine"},
                            "semiparse.chart.engine": {"semiparse.chart"}}) == []  # a package and its module
@@ -85,6 +85,14 @@ def test_the_check_reads_imports_by_name(tmp_path):
     ("semiparse.oracles.checking", "semiparse.testing.checking", "check"),
     ("semiparse.queries.labels", "semiparse.chart.engine", "parse_labelled"),
     ("semiparse.commands.count", "semiparse.cli.count", "add_parser"),
+    ("semiparse.train", "semiparse.perceptron", "Trainer"),
+    ("semiparse.train.model", "semiparse.perceptron.model", "Model"),
+    ("semiparse.train.trainer", "semiparse.perceptron.trainer", "Trainer"),
+    ("semiparse.train.trainer", "semiparse.training.trees", "prepare"),
+    ("semiparse.train.trainer", "semiparse.training.loop", "bar_off"),
+    ("semiparse.train.data", "semiparse.treebank.data", "read_trees"),
+    ("semiparse.train.evaluate", "semiparse.treebank.scoring", "attachment_scores"),
+    ("semiparse.train.evaluate", "semiparse.perceptron.calibration", "calibration"),
     ("semiparse.transitions.registry", "semiparse.transitions.systems.registry", "register_method"),
     ("semiparse.transitions.declaration", "semiparse.transitions.systems.declared", "Declaration"),
     ("semiparse.transitions.stepping", "semiparse.transitions.systems.compiled", "System"),
