@@ -105,6 +105,12 @@ def test_the_check_reads_imports_by_name(tmp_path):
     ("semiparse.transitions._configuration", "semiparse.transitions.runtime._configuration",
      "Configuration"),
     ("semiparse.oracles.oracle", "semiparse.transitions.oracles.oracle", "Oracle"),
+    ("semiparse.constituency.systems", "semiparse.transitions.constituent.systems", "TopDown"),
+    ("semiparse.constituency.dynamic", "semiparse.transitions.constituent.oracle", "Oracle"),
+    ("semiparse.constituency.dynamic", "semiparse.transitions.constituent.oracle", "Gold"),
+    ("semiparse.constituency.exhaustive", "semiparse.transitions.constituent.exhaustive", "Search"),
+    ("semiparse.constituency.trees", "semiparse.treebank.brackets", "read_ptb"),
+    ("semiparse.constituency.evaluation", "semiparse.treebank.evalb", "evaluate"),
 ])
 def test_previous_module_paths_warn_and_give_the_same_objects(old, new, name):
     sys.modules.pop(old, None)

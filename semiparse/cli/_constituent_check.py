@@ -1,46 +1,12 @@
-"""``semiparse check top_down|in_order``: the constituent oracle check
-(:func:`semiparse.testing.constituent_checking.check`) with its progress
-and result lines."""
+"""``semiparse check top_down|in_order``: the walk check
+(:mod:`semiparse.cli._walk_check`) on the constituent gold trees of
+:mod:`semiparse.testing.constituent_checking`."""
+from semiparse.cli._walk_check import SKIPPED_LIMIT, run as run_walks  # noqa: F401
 from semiparse.testing import constituent_checking
-
-# more skipped examples than this fraction of those asked for: the check
-# proved too little and fails
-SKIPPED_LIMIT = 0.25
 
 
 def run(system, examples=200, max_n=7, seed=0, ptb=None, max_states=constituent_checking.MAX_STATES):
-    """Check the oracle of ``system``, printing progress (every 50 examples)
-    and a summary, or the shrunk counterexample; 0 if the oracle agrees with
-    the exhaustive search everywhere it finished, else 1.  Examples whose
-    exhaustive search passes ``max_states`` states are counted and reported
-    as skipped; more than a quarter of them fails the check."""
-
-    def progress(done, result):
-        if done == 0:
-            for note in result.notes:
-                print(f"check {result.system}: {note}")
-            if result.max_states is not None:
-                print(f"check {result.system}: budget {result.max_states} states of the "
-                      f"exhaustive search per example (memo entries and time grow with it); "
-                      f"an example past it is skipped and counted")
-        elif done % 50 == 0:
-            print(f"check {result.system}: {done} examples ({result.passed} passed, "
-                  f"{result.skipped} skipped: over budget), {result.configurations} configurations",
-                  flush=True)
-
-    result = constituent_checking.check(system, examples, max_n, seed, ptb, progress, max_states)
-    if not result.ok:
-        print(f"check {result.system}: MISMATCH (shrunk counterexample):\n"
-              f"{result.mismatch.describe(result.method)}")
-        return 1
-    budget = ("unbounded exhaustive search" if result.max_states is None
-              else f"exhaustive search past {result.max_states} states")
-    print(f"check {result.system}: oracle == exhaustive search on {result.passed} examples, "
-          f"{result.configurations} configurations (max {max_n} words, seed {seed}); "
-          f"skipped: {result.skipped} over budget ({budget})")
-    if result.skipped > SKIPPED_LIMIT * result.examples:
-        print(f"check {result.system}: FAIL: {result.skipped} of {result.examples} examples skipped "
-              f"over budget (more than {SKIPPED_LIMIT:.0%}): the check proves too little; lower "
-              f"--max-n")
-        return 1
-    return 0
+    """Check the oracle of ``system`` as ``semiparse check`` does, printing its
+    lines; 0 if it agrees with the exhaustive search, else 1 (see
+    :func:`semiparse.cli._walk_check.run`)."""
+    return run_walks(system, constituent_checking, examples, max_n, seed, ptb, max_states)

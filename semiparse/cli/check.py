@@ -6,15 +6,36 @@ configurations reachable from the initial one and every strategy, and
 compares the grammar oracle (or
 ``--method M``) with the exhaustive search over all computations.  A mismatch
 is shrunk and printed; the exit status is then 1.  ``top_down`` and
-``in_order`` are the constituent systems, checked by
-:mod:`semiparse.testing.constituent_checking`.  ``--all`` checks every shipped
-system (docs/systems.md), each with its completion grammar and every
-registered oracle method, then the constituent systems.
+``in_order`` are the constituent systems, checked by the generic walk check
+on the gold trees of :mod:`semiparse.testing.constituent_checking`.
+``--all`` checks every shipped system (docs/systems.md), each with its
+completion grammar and every registered oracle method, then the constituent
+systems.
 """
 import sys
 import time
 
-CONSTITUENT_SYSTEMS = ("top_down", "in_order")
+# the options of the dependency check, which the other kinds refuse
+DEPENDENCY_OPTIONS = ("--grammar", "--method", "--strategy")
+
+
+def walk_trees(system):
+    """The module of gold trees (``example_trees``, ``MAX_STATES``) on which
+    a system of this kind is walk-checked, or None for the dependency
+    systems, which have their own check and its options."""
+    if system.kind == "dependency":
+        return None
+    from semiparse.testing import constituent_checking
+
+    return {"constituent": constituent_checking}[system.kind]
+
+
+def _run_walks(system, args):
+    from semiparse.cli._walk_check import run as run_walks
+
+    trees = walk_trees(system)
+    return run_walks(system, trees, args.examples, args.max_n, args.seed,
+                     max_states=trees.MAX_STATES)
 
 
 def add_parser(subparsers):
@@ -55,20 +76,18 @@ def run(args):
     if (args.system is None) == (args.system_option is None):
         raise ValueError("give the system to check once: SYSTEM or --system SYSTEM (or --all)")
     args.system = args.system if args.system is not None else args.system_option
-    if args.system in CONSTITUENT_SYSTEMS:
-        from semiparse.cli import _constituent_check
-
-        given = [name for name, value in (("--grammar", args.grammar), ("--method", args.method),
-                                          ("--strategy", args.strategy)) if value]
-        if given:
-            raise ValueError(f"{args.system} is a constituent system, checked against its own "
-                             f"oracle: {', '.join(given)} apply to dependency systems only")
-        return _constituent_check.run(args.system, args.examples, args.max_n, args.seed)
     from semiparse.transitions import load_system
     from semiparse.transitions.oracles.methods import system_methods
 
     start = time.perf_counter()
     system = load_system(args.system, grammar_file=args.grammar)
+    if walk_trees(system) is not None:
+        given = [name for name, value in zip(DEPENDENCY_OPTIONS, (args.grammar, args.method,
+                                                                  args.strategy)) if value]
+        if given:
+            raise ValueError(f"{args.system} is a {system.kind} system, checked against its own "
+                             f"oracle: {', '.join(given)} apply to dependency systems only")
+        return _run_walks(system, args)
     chosen = [args.method]
     if args.method is None:
         chosen = ["grammar"] if system.grammar is not None or args.grammar else [
@@ -91,12 +110,12 @@ def run(args):
 
 
 def run_all(args):
-    """``check --all``: every system of :func:`available_systems` with its
-    grammar (if any) and every registered method, then the constituent
-    systems; one summary line, status 1 if anything failed."""
-    from semiparse.cli import _constituent_check
+    """``check --all``: every system of :func:`available_systems`: the
+    dependency ones with their grammar (if any) and every registered method,
+    then the others by the walk check; one summary line, status 1 if
+    anything failed."""
     from semiparse.transitions import load_system
-    from semiparse.testing.checking import check
+    from semiparse.testing.checking import check, make_oracle
     from semiparse.transitions.oracles.methods import system_methods
     from semiparse.transitions.systems.loading import available_systems
 
@@ -108,8 +127,12 @@ def run_all(args):
                          f"strategies: drop {', '.join(given)}")
     start = time.perf_counter()
     failed, count, passed = [], 0, 0
+    walked = []
     for name in available_systems():
         system = load_system(name)
+        if walk_trees(system) is not None:
+            walked.append(system)
+            continue
         # (method, strategies): the grammar under all, a method under those it supports
         methods = [("grammar", None)] * (system.grammar is not None)
         methods += [(m.name, [s for s in system.strategies if s in m.strategies])
@@ -120,12 +143,14 @@ def run_all(args):
         count, passed = count + len(results), passed + sum(r.ok for r in results)
         if _report(results):
             failed.append(name)
-    for name in CONSTITUENT_SYSTEMS:
+    for system in walked:
         count += 1
-        if _constituent_check.run(name, args.examples, args.max_n, args.seed):
-            failed.append(name)
+        if _run_walks(system, args):
+            failed.append(system.name)
         else:
             passed += 1
+            method = make_oracle(system.name).method
+            print(f"ok    {system.name} strategy=none method={method}: the walk check above passed")
     print(f"check --all: {passed}/{count} checks passed in {time.perf_counter() - start:.1f} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0

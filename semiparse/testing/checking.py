@@ -1,5 +1,16 @@
 """Proving an oracle right: hypothesis against the exhaustive search.
 
+Two checks over the one oracle family, sharing the hypothesis driver
+(:func:`run_examples`), the results (:class:`CheckResult`, with a budget of
+states per example where the search needs one) and the counterexamples
+(:class:`OracleMismatch`):
+
+* :func:`check`, the dependency systems' (below);
+* :func:`check_walks`, the walk check of any system whose oracle gives the
+  loss of a configuration (the constituent systems): generic over the
+  system protocol and the oracle interface, given the gold trees of its kind
+  (:mod:`semiparse.testing.constituent_checking` has the constituent ones).
+
 :func:`check` draws gold trees (projective and not, complete and partial
 where the method accepts partial trees), configurations
 reachable from the initial one (by random transitions mixed with steps that
@@ -26,6 +37,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from semiparse.errors import OverBudget, SemiparseError
 from semiparse.grammar import load_grammar_text
 from semiparse.transitions.oracles._grammar_rows import grammar_kernel
 from semiparse.transitions.oracles.exhaustive import best_computation
@@ -33,6 +45,8 @@ from semiparse.transitions.oracles.gold import Gold
 from semiparse.transitions.oracles.grammar_method import grammar_tree
 from semiparse.transitions.oracles.oracle import Oracle
 from semiparse.transitions.oracles.methods import system_methods
+from semiparse.transitions.systems.compiled import oracle as registered_oracle
+from semiparse.transitions.systems.compiled import system as registered_system
 from semiparse.transitions.systems.loading import load_system
 
 
@@ -131,6 +145,11 @@ class CheckResult:
     dead_end: DeadEnd = None  # the first of them
     configurations: int = 0  # configurations compared, where an example holds several
     hint: str = None  # advice for a system that passed (see reduction_hint)
+    # the walk check's budget: an example whose exhaustive search passes
+    # max_states states (None: unbounded) is skipped, neither passed nor failed
+    max_states: int = None
+    skipped: int = 0  # examples stopped by the budget
+    passed: int = 0  # examples checked to the end of their walk
 
     @property
     def ok(self):
@@ -371,3 +390,147 @@ def run_examples(result, strategy, examine, phases=None):
     except Exception:
         if result.mismatch is None:
             raise
+
+
+# -- the walk check: any system whose oracle gives a configuration's loss -----
+
+def make_oracle(name):
+    """The oracle a walk check proves: the registered system's."""
+    return registered_oracle(name)
+
+
+class WalkMismatch(OracleMismatch, SemiparseError, AssertionError):
+    """Where an oracle and the exhaustive search differ on a walk: ``what``
+    differs at ``configuration``, reached from the initial one by
+    ``transitions`` for the gold ``tree``; ``loss`` and ``breakdown`` are the
+    oracle's there."""
+
+    def __init__(self, system, what, tree, transitions, configuration, loss, breakdown):
+        self.system, self.what, self.tree = system, what, tree
+        self.transitions, self.configuration = list(transitions), configuration
+        self.loss, self.breakdown = loss, breakdown
+        super().__init__(self.describe())
+
+    def describe(self, method=None):
+        return (f"{self.system}: {self.what}\n  gold tree: {self.tree}\n"
+                f"  transitions: {' '.join(map(str, self.transitions)) or '(none)'}\n"
+                f"  configuration: {self.configuration}\n"
+                f"  oracle loss: {self.loss} {self.breakdown}")
+
+
+def check_walk(system, tree, choices, oracle=None, max_states=None):
+    """Walk from the initial configuration of ``system`` (a registered name
+    or a system): choice ``(optimal, k)`` picks the k-th (mod) optimal or
+    possible transition.  On every configuration of the walk the oracle's
+    loss (``oracle.loss``) must equal the exhaustive search's
+    (``oracle.search(gold, max_states).loss``) and no term of its
+    ``breakdown`` be negative; at the end of the walk its optimal
+    transitions must be exactly those (of ``search.options``) whose
+    successor keeps the exhaustive minimum.  Raises :class:`WalkMismatch`
+    where they disagree, and :class:`OverBudget` (with ``checked``, the
+    configurations compared before) when the exhaustive search of the walk
+    passes ``max_states`` states; returns the number of configurations
+    checked."""
+    system = registered_system(system)
+    name = system.name
+    oracle = oracle or make_oracle(name)
+    gold = oracle.gold(tree)
+    search = oracle.search(gold, max_states)
+    c = system.initial(gold.n)
+    history = []
+    checked = 0
+
+    def truth(c):
+        try:
+            return search.loss(c)
+        except OverBudget as exc:
+            exc.checked = checked
+            raise
+
+    def fail(c, what):
+        raise WalkMismatch(name, what, tree, history, c, oracle.loss(c, gold),
+                           oracle.breakdown(c, gold))
+
+    for optimal, k in choices:
+        expected = truth(c)
+        if oracle.loss(c, gold) != expected:
+            fail(c, f"oracle loss {oracle.loss(c, gold)} != exhaustive {expected}")
+        if min(oracle.breakdown(c, gold)) < 0:
+            fail(c, "a loss term is negative")
+        checked += 1
+        if system.is_final(c):
+            break
+        pool = oracle.optimal(c, gold) if optimal else search.options(c)
+        if not pool:
+            fail(c, "no optimal transition in a non-terminal configuration")
+        t = pool[k % len(pool)]
+        history.append(t)
+        c = system.apply(c, t)
+    # the optimal set at the last configuration
+    if not system.is_final(c):
+        expected = truth(c)
+        if oracle.loss(c, gold) != expected:
+            fail(c, f"oracle loss {oracle.loss(c, gold)} != exhaustive {expected}")
+        checked += 1
+        good = set()
+        for t in search.options(c):
+            # the best tree after t is as good as the best from c
+            if truth(system.apply(c, t)) == expected:
+                good.add(t)
+        mine = set(oracle.optimal(c, gold))
+        if mine != good:
+            fail(c, f"optimal transitions {sorted(map(str, mine))} != exhaustive {sorted(map(str, good))}")
+    return checked
+
+
+def check_walks(system, trees, examples, max_n, seed=0, progress=None, max_states=None, notes=()):
+    """Compare the oracle of ``system`` with its exhaustive search on
+    ``examples`` hypothesis examples: a gold tree drawn from ``trees`` (a
+    hypothesis strategy; the kind's generator) and a walk of at most
+    ``4 * max_n + 8`` steps, a step arbitrary with probability 1/4, else
+    optimal (:func:`check_walk`).  Returns a :class:`CheckResult` (strategy
+    ``none``, method the oracle's); an example whose exhaustive search
+    passes ``max_states`` states (None: unbounded) is counted in
+    ``skipped``.  ``progress``, if given, is called as ``progress(done,
+    result)`` before the first example (``done`` 0) and after each example
+    that passed or was skipped."""
+    from hypothesis import Phase
+    from hypothesis import strategies as st
+
+    name = registered_system(system).name
+    if examples < 1 or max_n < 1:
+        raise ValueError("examples and max_n must be positive")
+    oracle = make_oracle(name)
+    missing = [a for a in ("loss", "breakdown", "gold", "search") if not hasattr(oracle, a)]
+    if missing:
+        raise ValueError(f"the oracle of {name!r} has no {', '.join(missing)}: the walk check "
+                         f"does not apply to it (check compares its scores)")
+    result = CheckResult(name, "none", oracle.method, examples, max_n, seed,
+                         notes=list(notes), max_states=max_states)
+    done = 0
+    if progress is not None:
+        progress(done, result)
+    step = st.tuples(st.integers(0, 3).map(bool), st.integers(0, 50))
+    walk = st.lists(step, min_size=1, max_size=4 * max_n + 8)
+
+    def examine(example):
+        nonlocal done
+        try:
+            result.configurations += check_walk(name, *example, oracle=oracle, max_states=max_states)
+        except WalkMismatch as exc:
+            result.mismatch = exc
+            raise
+        except OverBudget as exc:
+            # not a failure (hypothesis would shrink it) and not a pass
+            if result.mismatch is None:  # not while shrinking a mismatch
+                result.configurations += exc.checked
+                result.skipped += 1
+        else:
+            if result.mismatch is None:
+                result.passed += 1
+        done += 1
+        if progress is not None:
+            progress(done, result)
+
+    run_examples(result, st.tuples(trees, walk), examine, phases=[Phase.generate, Phase.shrink])
+    return result

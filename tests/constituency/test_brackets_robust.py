@@ -219,12 +219,13 @@ def entry_points(name):
         "legal": s.legal,
         "is_legal": lambda c: s.is_legal(c, SHIFT),
         "apply": lambda c: s.apply(c, SHIFT),
-        "is_terminal": s.is_terminal,
+        "is_final": s.is_final,
         "tree": lambda c: s.tree(c, GOLD.leaves()),
         "validate": s.validate,
         "loss": lambda c: o.loss(c, GOLD),
         "breakdown": lambda c: o.breakdown(c, GOLD),
         "optimal": lambda c: o.optimal(c, GOLD),
+        "scores": lambda c: o.scores(c, GOLD),
         "min_loss": lambda c: min_loss(name, c, GOLD),
     }
 

@@ -70,7 +70,7 @@ def test_the_budget_does_not_change_an_answer_it_gives(data):
     transitions = system(name)
     c = transitions.initial(len(t))
     for k in data.draw(st.lists(st.integers(0, 20), max_size=6)):
-        if transitions.is_terminal(c):
+        if transitions.is_final(c):
             break
         legal = [NT(x) if move.kind == "NT" else move for move in transitions.legal(c)
                  for x in (("A", "B") if move.kind == "NT" else (None,))]

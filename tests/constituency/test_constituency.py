@@ -247,7 +247,7 @@ def _brute_from(name, c0, gold, extra):
 
     def walk(c, nts):
         nonlocal best
-        if s.is_terminal(c):
+        if s.is_final(c):
             built = Counter(c.built)
             best = min(best, sum(((built - gold.counts) + (gold.counts - built)).values()))
             return
@@ -269,7 +269,7 @@ def test_checker_reports_a_broken_oracle(monkeypatch, capsys):
             terms = super()._terms(c, gold)
             return terms._replace(erroneous=terms.erroneous + (c.i == 1))
 
-    monkeypatch.setattr(checking, "make_oracle", lambda name: Broken(name))
+    monkeypatch.setattr("semiparse.testing.checking.make_oracle", lambda name: Broken(name))
     assert run_check("in_order", examples=30, max_n=3, seed=1) == 1
     out = capsys.readouterr().out
     assert "MISMATCH" in out and "gold tree:" in out and "configuration:" in out
@@ -293,7 +293,7 @@ def test_the_check_returns_a_check_result(monkeypatch):
             terms = super()._terms(c, gold)
             return terms._replace(erroneous=terms.erroneous + (c.i == 1))
 
-    monkeypatch.setattr("semiparse.testing.constituent_checking.make_oracle", Broken)
+    monkeypatch.setattr("semiparse.testing.checking.make_oracle", Broken)
     result = check("in_order", examples=30, max_n=3, seed=1)
     assert not result.ok and isinstance(result.mismatch, OracleMismatch)
     assert "gold tree:" in result.mismatch.describe(result.method)
@@ -439,3 +439,94 @@ def test_tree_api_errors(tmp_path):
                 getattr(oracle(name), query)(system(name).initial(1), tree("(S a)"))
     with pytest.raises(ValueError, match="one bracketed tree"):
         tree("(A (T a)) (B (T b))")
+
+
+# ---------------------------------------------------------------- one family
+
+def test_the_registry_lists_and_gives_the_constituent_systems():
+    import semiparse
+    from semiparse.transitions import SystemProtocol, available_systems, load_system
+
+    assert {"top_down", "in_order"} <= set(available_systems())
+    assert available_systems("constituent") == ["in_order", "top_down"]
+    assert "arc_standard" in available_systems("dependency")
+    assert not set(available_systems("dependency")) & {"top_down", "in_order"}
+    for name in ("top_down", "in_order", "arc_hybrid"):
+        s = semiparse.system(name)
+        assert isinstance(s, SystemProtocol) and s.name == name
+        assert s.kind == ("dependency" if name == "arc_hybrid" else "constituent")
+        c = s.initial(2)
+        steps = iter(s.static_oracle(tree("(A (T a) (T b))")) if s.kind == "constituent" else ())
+        while not s.is_final(c):
+            assert s.validate(c) == c
+            t = next(steps) if s.kind == "constituent" else s.legal(c)[0]
+            assert t in s.legal(c) or NT(None) in s.legal(c)
+            c = s.apply(c, t)
+    assert load_system("top_down").kind == "constituent"
+
+
+def test_the_dependency_system_refuses_another_system_s_configuration():
+    import semiparse
+
+    c = semiparse.system("arc_hybrid").initial(2)
+    with pytest.raises(ValueError, match="belongs to transition system 'arc_hybrid'"):
+        semiparse.system("arc_standard").legal(c)
+    with pytest.raises(ValueError, match="expected a Configuration"):
+        semiparse.system("arc_standard").is_final(("stack", "buffer"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=checking.random_trees(max_n=4), steps=st.lists(st.integers(0, 20), max_size=12),
+       name=st.sampled_from(["top_down", "in_order"]))
+def test_constituent_scores_have_the_optimal_transitions_as_their_best(t, steps, name):
+    from semiparse.transitions import best_of
+
+    s, o = system(name), oracle(name)
+    gold = Gold(t)
+    c = s.initial(gold.n)
+    for k in steps:
+        if s.is_final(c):
+            assert o.scores(c, gold) == {}
+            break
+        scores = o.scores(c, gold)
+        assert best_of(scores) == set(o.optimal(c, gold))
+        assert max(scores.values()) == -o.loss(c, gold)
+        for u, value in scores.items():
+            if u.kind == "NT" and u.label is None:
+                continue
+            assert value == -o.loss(s.apply(c, u), gold)
+        c = s.apply(c, sorted(u for u in scores if u.label is not None or u.kind != "NT")[k % len(
+            [u for u in scores if u.label is not None or u.kind != "NT"])])
+
+
+def test_is_terminal_is_a_deprecated_name_of_is_final():
+    s = system("in_order")
+    c = s.run([SHIFT, NT("A"), REDUCE, FINISH], 1)
+    with pytest.warns(DeprecationWarning, match="is_terminal is is_final"):
+        assert s.is_terminal(c) is True
+    assert s.is_final(c) is True
+
+
+def test_register_system_takes_a_constituent_system_with_its_oracle():
+    import semiparse
+    from semiparse.transitions import register_system
+    from semiparse.transitions.constituent.oracle import oracle_of
+    from semiparse.transitions.constituent.systems import TopDown
+    from semiparse.transitions.systems import registry
+
+    class Mine(TopDown):
+        name = "my_top_down"
+
+    with pytest.raises(ValueError, match="needs the maker of its oracle"):
+        register_system(Mine())
+    with pytest.raises(ValueError, match="TransitionSystem or SystemProtocol"):
+        register_system(object())
+    try:
+        register_system(Mine(), oracle_of)
+        assert semiparse.system("my_top_down").name == "my_top_down"
+        assert semiparse.oracle("my_top_down").name == "my_top_down"
+    finally:
+        registry._SYSTEMS.pop("my_top_down", None)
+        registry._ORACLES.pop("my_top_down", None)
+    with pytest.raises(ValueError, match="no oracle is registered"):
+        semiparse.oracle(Mine())

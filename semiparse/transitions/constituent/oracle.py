@@ -154,6 +154,11 @@ class Oracle(DynamicOracle):
             raise ValueError(f"chain must be 'lis' or 'general', not {chain!r}")
         self.chain = chain
 
+    @property
+    def method(self):
+        """How the scores are computed (the family's name for it): ``chain``."""
+        return self.chain
+
     def _terms(self, c, gold):
         if c.n != gold.n:
             raise ValueError(f"configuration has {c.n} words, gold tree {gold.n}")
