@@ -16,6 +16,7 @@ from semiparse.cli import int_range
 from semiparse.transitions.constituent.exhaustive import Search
 from semiparse.transitions.constituent.oracle import Gold, oracle as make_oracle
 from semiparse.transitions.constituent.systems import NT, system as get_system
+from semiparse.transitions.systems.registry import registered_systems
 from semiparse.treebank.brackets import read_ptb
 from semiparse.resources import data_root
 
@@ -86,7 +87,7 @@ def run(args):
     trees = rng.sample(list(trees), min(args.sentences, len(trees)))
     print(f"semiparse bench constituency: {len(trees)} PTB trees, {args.configs} configurations each, "
           f"seed {args.seed}; times in µs per call (best of 3)")
-    for name in ("top_down", "in_order"):
+    for name in registered_systems("constituent", ordered=True):
         fast, general = make_oracle(name), make_oracle(name, chain="general")
         rows = {b: [] for b in BUCKETS}
         for t in trees:

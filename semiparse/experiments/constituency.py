@@ -15,8 +15,8 @@ from semiparse.experiments.common import mean_sd, select
 TITLE = "Top-down and in-order constituent parsing: static vs dynamic oracle (cf. Fernández-González and Gómez-Rodríguez 2018, Table 1)"
 SUMMARY = "greedy perceptron constituent parsers on the PTB sample, static vs dynamic oracle with exploration, F1"
 LANGUAGES = ("en",)
-SYSTEMS = ("top_down", "in_order")
-DEFAULTS = {"epochs": 5, "seeds": [1, 2, 3], "languages": ["en"], "systems": list(SYSTEMS)}
+# SYSTEMS and DEFAULTS (below, __getattr__): the constituent systems of the
+# registry, asked when first read so that listing experiments stays light
 POS_TAGS = "gold POS tags at training and test time (the preterminals of the treebank)"
 PTB = "ptb/wsj_sample_combined.mrg"
 TRAIN = 3500  # trees; the rest of the sample is the test set
@@ -76,3 +76,16 @@ def table(results, settings):
                              f"{mean_sd([r['precision'] for r in rows])} | {mean_sd([r['recall'] for r in rows])} | "
                              f"{mean_sd([r['f1'] for r in rows])} |")
     return lines
+
+
+def __getattr__(name):
+    """``SYSTEMS`` (the constituent systems of the registry, in registration
+    order: top-down, in-order) and ``DEFAULTS``, made on first use."""
+    if name == "SYSTEMS":
+        from semiparse.transitions.systems.registry import registered_systems
+
+        return tuple(registered_systems("constituent", ordered=True))
+    if name == "DEFAULTS":
+        return {"epochs": 5, "seeds": [1, 2, 3], "languages": ["en"],
+                "systems": list(__getattr__("SYSTEMS"))}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

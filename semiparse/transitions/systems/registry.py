@@ -133,10 +133,13 @@ def register_system(system, oracle=None):
     return system
 
 
-def registered_systems(kind=None):
+def registered_systems(kind=None, ordered=False):
     """Names of the systems registered from Python (of ``kind``, if given:
-    ``"dependency"`` or ``"constituent"``)."""
-    return sorted(name for name, system in _SYSTEMS.items() if kind in (None, system.kind))
+    ``"dependency"`` or ``"constituent"``), sorted, or in the order they
+    were registered with ``ordered`` (the constituent systems: top-down,
+    then in-order)."""
+    names = [name for name, system in _SYSTEMS.items() if kind in (None, system.kind)]
+    return names if ordered else sorted(names)
 
 
 def lookup_system(name):
