@@ -7,7 +7,7 @@ grammar over a semiring.  The public names below are imported lazily so that
 """
 import importlib
 
-from semiparse import _moved
+from semiparse._support import moved as _moved
 
 __version__ = "0.1.0"
 

@@ -6,7 +6,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.cli.demo import sample_conllu
 from semiparse.treebank.projectivity import count_optimal_projectivizations, projectivize
 

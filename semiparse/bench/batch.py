@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.cli import int_range
 from semiparse.bench._inputs import read_heads, walk
 from semiparse.bench._timing import alternating, fmt_time

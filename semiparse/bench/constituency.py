@@ -11,7 +11,7 @@ subsequence shortcut (``chain="general"``), and, for sentences of at most
 """
 import time
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.cli import int_range
 from semiparse.transitions.constituent.exhaustive import Search
 from semiparse.transitions.constituent.oracle import Gold, oracle as make_oracle

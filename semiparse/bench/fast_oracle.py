@@ -10,7 +10,7 @@ the ones every fast method applies to).  Ratios are grammar time / method
 time.  LR-spine has no grammar path: it is timed on its own configurations.
 """
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.cli import int_range, seconds
 from semiparse.bench._inputs import long_trees, ud_files
 from semiparse.bench._timing import fmt_time, mean_time, per_call

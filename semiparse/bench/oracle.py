@@ -15,7 +15,7 @@ wall`` for elapsed time).
 import time
 from pathlib import Path
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.cli import UserError, int_range, pyplot, seconds
 from semiparse.treebank.outputs import check_output, open_output
 from semiparse.bench._inputs import long_trees, ud_files

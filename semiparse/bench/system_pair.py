@@ -16,7 +16,7 @@ row must equal the single call's scores.  The ratios are the declared
 system's time over the shipped one's (lower is better; 1.0x: as fast).
 """
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.bench import missing_data
 from semiparse.cli import UserError
 from semiparse.bench._inputs import read_heads, walk

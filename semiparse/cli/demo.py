@@ -9,7 +9,7 @@ projective and keeps the optimal number of gold edges.
 import tempfile
 from pathlib import Path
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.cli import int_range
 
 MAX_SENTENCES, MAX_LENGTH = 100_000, 200  # a demo is small; counting is cubic in the length

@@ -20,7 +20,7 @@ update.
 """
 import numpy as np
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.transitions.constituent.oracle import Gold, oracle as dynamic_oracle
 from semiparse.transitions.constituent.systems import FINISH, NT, REDUCE, SHIFT, Open, system as get_system
 from semiparse.perceptron.string_weights import StringWeights

@@ -19,7 +19,7 @@ Viterbi tree of their scores (``TreeCRF.argmax``) and scored against the
 original dev trees (UAS over all words, punctuation included).
 """
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.experiments.common import GOLD_UPOS, read_ud, select, ud_file
 
 TITLE = "Biaffine parser (Dozat and Manning 2017): projective tree CRF loss vs per-word softmax"

@@ -11,7 +11,7 @@ UAS without punctuation, mean over seeds; the hidden heads are drawn anew
 for each seed.
 """
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.experiments.common import LANGUAGES  # noqa: F401  (read by semiparse.experiments)
 from semiparse.experiments.common import (GOLD_UPOS, job_fields, markdown_table, mean_sd, read_parts,
                                           table_rows, ud_files, ud_jobs)

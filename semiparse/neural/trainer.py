@@ -14,7 +14,7 @@ import time
 
 import torch
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.treebank.scoring import attachment_scores
 from semiparse.training.loop import epochs, log_record, warn_dead_ends
 from semiparse.training.trees import check_heads, prepare, root_label

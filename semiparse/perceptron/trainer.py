@@ -38,7 +38,7 @@ import warnings
 
 import numpy as np
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.transitions import oracle
 from semiparse.transitions.oracles.static import static_choice, static_rank
 from semiparse.perceptron import _core

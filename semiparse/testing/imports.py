@@ -10,7 +10,7 @@ and so does an import by name (``importlib.import_module``, see
 Layers, lowest first; a module may import its own layer and those below:
 
 1. basics: ``errors``, ``heads`` (and ``_heads``), ``semiring``, ``grammar``,
-   ``resources``, ``_threads``, ``_seeds``, ``_vendor``
+   ``resources``, ``_support`` (threads, seeds), ``_vendor``
 2. ``chart``: the engine
 3. ``queries``: marginals, expectations, samples, labels
 4. ``treebank``: CoNLL-U, projectivization, encodings, outputs
@@ -20,7 +20,7 @@ Layers, lowest first; a module may import its own layer and those below:
 7. tools: ``cli``, ``bench``, ``experiments``, ``testing``, ``__main__``
 
 ``semiparse`` itself (``__init__``) only names the public API lazily, and
-``_moved`` forwards the previous layout's paths to today's modules: both
+``_support.moved`` forwards the previous layout's paths to today's modules: both
 stand above every layer, and the
 tools may import ``semiparse`` (``semiparse.__version__``, ``semiparse.parse``), as a
 user's program does.
@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 LAYERS = (
-    ("basics", ("errors", "heads", "_heads", "semiring", "grammar", "resources", "_threads", "_seeds", "_vendor")),
+    ("basics", ("errors", "heads", "_heads", "semiring", "grammar", "resources", "_support", "_vendor")),
     ("chart", ("chart",)),
     ("queries", ("queries",)),
     ("treebank", ("treebank",)),
@@ -41,7 +41,7 @@ LAYERS = (
     ("tools", ("cli", "bench", "experiments", "testing", "__main__")),
 )
 TOP = "semiparse"
-MOVED = "semiparse._moved"  # the old paths: part of the public API, above every layer
+MOVED = "semiparse._support.moved"  # the old paths: part of the public API, above every layer
 CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\s+([\w, ()]+)|c?import\s+([\w.]+))", re.M)
 
 

@@ -52,7 +52,7 @@ import random as _random
 
 import numpy as np
 
-from semiparse._seeds import seeded
+from semiparse._support.seeds import seeded
 from semiparse.heads import check_tree, no_crossing
 from semiparse.treebank.partial import UNKNOWN, check_partial_tree, unknown_words
 from semiparse.errors import NoProjectiveTree, TreeTooLarge

@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from semiparse._threads import pool
+from semiparse._support.threads import pool
 from semiparse.transitions.runtime._configuration import Configuration, fill_rows, kernel_scores
 from semiparse.transitions.oracles._grammar_rows import grammar_kernel
 from semiparse.transitions.runtime._machine import machine_for

@@ -438,7 +438,7 @@ cdef void _run_threads(Job* jobs, group, int n_jobs, double[:, ::1] out) except 
     chart's size grows with the sentence), so that no thread is left with
     a long group at the end while the others idle."""
     from concurrent.futures import wait
-    from semiparse._threads import pool
+    from semiparse._support.threads import pool
 
     cdef Queue queue
     cdef Py_ssize_t i
