@@ -73,7 +73,7 @@ def imported(path, name, modules):
     def add(target, names=()):
         if not target.startswith(TOP):
             return
-        for leaf in names:  # "from semiparse.chart import _cky" imports a module
+        for leaf in names:  # "from semiparse.chart import kernels" imports a module
             if f"{target}.{leaf}" in modules:
                 found.add(f"{target}.{leaf}")
                 break

@@ -17,7 +17,7 @@ hence a faster parse.
 """
 import numpy as np
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.chart.inputs import compiled
 from semiparse.grammar import load_grammar
 from semiparse.transitions.interface import NEG_INF, edge_masks, initial_masks
@@ -123,7 +123,7 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, forbidden_edge
             # the edges the system's projective form forbids at -inf
             ids = [0] * len(nodes)
             forbid = forbidden_edges(len(nodes) - len(s2) - len(b2), s2, b2, a2).view(np.uint8)
-        value = _cky.maxplus_gathered(rules, tables.term_left, tables.term_right, weights,
+        value = kernels.maxplus_gathered(rules, tables.term_left, tables.term_right, weights,
                                       nodes, ids, fixed, cut, forbid)
         out[t] = NEG_INF if value == NEG_INF else gain + int(value)
     return out
