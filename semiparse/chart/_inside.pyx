@@ -28,7 +28,7 @@ from semiparse.chart._values cimport (CountF, CountMod, MaxCountF, MaxCountMod, 
                                       v_plus, v_times, v_track, v_zero)
 
 
-cdef bint plain_rescale(Chart* ch, const Rules* g, int width, double shift) noexcept nogil:
+cdef inline bint plain_rescale(Chart* ch, const Rules* g, int width, double shift) noexcept nogil:
     """Multiply a Plain chart's weights by exp(shift), and its entries of
     widths 1..width by exp(shift) to the power of their width, as if the
     weights had been so from the start; False when an entry or a weight
@@ -66,7 +66,7 @@ cdef bint plain_rescale(Chart* ch, const Rules* g, int width, double shift) noex
     return in_range(lo, hi) and plain_rescale_weights(<Plain*> ch.W, N, exp(shift))
 
 
-cdef bint fill_start(V tag, Chart* ch, const int* pl, const int* pr, const double* w) noexcept nogil:
+cdef inline bint fill_start(V tag, Chart* ch, const int* pl, const int* pr, const double* w) noexcept nogil:
     """The edge values ``W`` and the one-position items (:c:func:`start_items`);
     False when a Plain chart's weights leave its exact range."""
     cdef int N = ch.N, i
