@@ -13,9 +13,12 @@
 
 /* The sums of products run in AVX2 registers where the processor has
    them (a second copy chosen at load time; the same operations in the
-   same order per lane, so the same results to the bit). */
+   same order per lane, so the same results to the bit).  Each copy starts
+   on a 64-byte boundary, so that the speed of their short inner loops does
+   not depend on where the linker happens to place them (up to 10% apart at
+   20 words). */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
-#define SEMIPARSE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#define SEMIPARSE_VECTOR_CLONES __attribute__((target_clones("avx2", "default"), aligned(64)))
 #else
 #define SEMIPARSE_VECTOR_CLONES
 #endif
