@@ -20,7 +20,7 @@ def test_the_package_has_no_upward_import_and_no_cycle(tmp_path):
     graph = dict(line.split(" -> ") for line in done.stdout.splitlines() if " -> " in line)
     assert "semiparse.chart.engine [chart]" in graph
     assert "semiparse.chart.inputs" in graph["semiparse.queries.marginals [queries]"]
-    assert done.stdout.splitlines()[-1].endswith("0 upward, 0 cycles")
+    assert done.stdout.splitlines()[-1].endswith("0 private, 0 upward, 0 cycles")
 
 
 def test_the_check_finds_upward_imports_and_cycles():
@@ -36,6 +36,15 @@ def test_the_check_finds_upward_imports_and_cycles():
                            "semiparse.chart.engine": {"semiparse.chart"}}) == []  # a package and its module
     with pytest.raises(ValueError, match="in no layer"):
         imports.layer_of("semiparse.nowhere")
+
+
+def test_the_check_finds_private_imports_of_the_chart():
+    edges = {"semiparse.queries.marginals": {"semiparse.chart._inside", "semiparse.chart.kernels"},
+             "semiparse.transitions._grammar_rows": {"semiparse.chart.cky"},
+             "semiparse.chart.engine": {"semiparse.chart._inside"},
+             "semiparse.chart": {"semiparse.chart._layout"},
+             "semiparse.bench.engine": {"semiparse.transitions._machine"}}
+    assert imports.private(edges) == [("semiparse.queries.marginals", "semiparse.chart._inside")]
 
 
 def test_the_check_reads_lazy_and_cython_imports(tmp_path):

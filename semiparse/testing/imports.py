@@ -19,6 +19,11 @@ Layers, lowest first; a module may import its own layer and those below:
 ``semiparse`` itself (``__init__``) only names the public API lazily; the
 tools may import it (``semiparse.__version__``, ``semiparse.parse``), as a
 user's program does.
+
+The private modules (a leading underscore) of a sealed package, ``chart``,
+are imported and cimported only inside it: other modules reach its kernels
+through ``semiparse.chart.kernels`` (Python) and ``semiparse/chart/cky.pxd``
+(C), so that the kernels can move between its modules.
 """
 import argparse
 import ast
@@ -36,6 +41,7 @@ LAYERS = (
     ("tools", ("cli", "bench", "experiments", "testing", "__main__")),
 )
 TOP = "semiparse"
+SEALED = ("semiparse.chart",)
 CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\s+([\w, ()]+)|c?import\s+([\w.]+))", re.M)
 
 
@@ -132,6 +138,20 @@ def upward(edges):
             if layer_of(b)[0] > layer_of(a)[0] and not (b == TOP and layer_of(a)[0] == tools)]
 
 
+def private(edges):
+    """``(importer, imported)`` pairs where a module outside a sealed package
+    imports one of its private modules."""
+    out = []
+    for a in sorted(edges):
+        for b in sorted(edges[a]):
+            for package in SEALED:
+                inside = a == package or a.startswith(package + ".")
+                leaf = b[len(package) + 1:].split(".")[0] if b.startswith(package + ".") else ""
+                if not inside and leaf.startswith("_") and not leaf.startswith("__"):
+                    out.append((a, b))
+    return out
+
+
 def cycles(edges):
     """The strongly connected components of more than one module (Tarjan),
     each sorted; a package importing its own submodules is no cycle."""
@@ -182,14 +202,16 @@ def main(argv=None):
     if args.graph:
         for name in sorted(edges):
             print(f"{name} [{layer_of(name)[1]}] -> {', '.join(sorted(edges[name])) or '-'}")
-    up, loops = upward(edges), cycles(edges)
+    up, loops, hidden = upward(edges), cycles(edges), private(edges)
+    for a, b in hidden:
+        print(f"private import: {a} imports {b} (use its package's public modules)")
     for a, b in up:
         print(f"upward import: {a} [{layer_of(a)[1]}] imports {b} [{layer_of(b)[1]}]")
     for loop in loops:
         print(f"import cycle: {' <-> '.join(loop)}")
     print(f"{len(edges)} modules, {sum(map(len, edges.values()))} imports, "
-          f"{len(up)} upward, {len(loops)} cycles")
-    return 1 if up or loops else 0
+          f"{len(hidden)} private, {len(up)} upward, {len(loops)} cycles")
+    return 1 if up or loops or hidden else 0
 
 
 if __name__ == "__main__":
