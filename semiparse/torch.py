@@ -8,7 +8,7 @@ position 0 the root, ``-inf`` forbidding an edge) or labelled scores
 ``w[b, :lengths[b]+1, :lengths[b]+1]`` and nothing else.
 
 - :func:`log_partition` is an autograd function: the forward pass is the
-  Cython log kernel (:func:`semiparse.chart._cky.log_partition_batch`: checks,
+  Cython log kernel (:func:`semiparse.chart.kernels.log_partition_batch`: checks,
   shift and kernels of a batch per thread without the GIL; Eisner's
   algorithm for first-order projective rules), the backward pass hands the
   incoming gradient to the edge marginals of the outside pass, computed with
@@ -39,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import torch
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse import semiring as sr
 from semiparse.chart.engine import parse
 from semiparse.chart.generic import outside_generic
@@ -228,7 +228,7 @@ class _Batch:
         (B, N, N) float64 array or None)``.
 
         Ordinary sentences take one Cython call per thread for the checks,
-        the shift and the kernels (:func:`semiparse.chart._cky.log_partition_batch`),
+        the shift and the kernels (:func:`semiparse.chart.kernels.log_partition_batch`),
         which writes the marginals into the batch's array; a sentence it
         leaves alone (NaN or +inf, scores too far apart or too large for the
         plain shift) takes the checked path of :meth:`prepared`, which
@@ -240,7 +240,7 @@ class _Batch:
 
         def batch_work(chunk):
             lo, hi = int(chunk[0]), int(chunk[-1]) + 1
-            t, o, f = _cky.log_partition_batch(self.rules, w64, self.starts, self.size_array,
+            t, o, f = kernels.log_partition_batch(self.rules, w64, self.starts, self.size_array,
                                                lo, hi, mu)
             totals[lo:hi], offsets[lo:hi], fast[lo:hi] = t[lo:hi], o[lo:hi], f[lo:hi]
 
@@ -254,9 +254,9 @@ class _Batch:
             def work(chunk):
                 chunk = chunk.tolist()
                 if marginals:
-                    return list(zip(chunk, _cky.edge_marginals_batch(
+                    return list(zip(chunk, kernels.edge_marginals_batch(
                         "log", self.rules, [items[b][:3] for b in chunk])))
-                return [(b, (_cky.inside("log", self.rules, *items[b][:3]), None)) for b in chunk]
+                return [(b, (kernels.inside("log", self.rules, *items[b][:3]), None)) for b in chunk]
 
             for part in self._threaded(work, self._chunks(slow)):
                 for b, (total, edges) in part:

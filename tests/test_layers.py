@@ -20,7 +20,7 @@ def test_the_package_has_no_upward_import_and_no_cycle(tmp_path):
     graph = dict(line.split(" -> ") for line in done.stdout.splitlines() if " -> " in line)
     assert "semiparse.chart.engine [chart]" in graph
     assert "semiparse.chart.inputs" in graph["semiparse.queries.marginals [queries]"]
-    assert done.stdout.splitlines()[-1].endswith("0 upward, 0 cycles")
+    assert done.stdout.splitlines()[-1].endswith("0 private, 0 upward, 0 cycles")
 
 
 def test_the_check_finds_upward_imports_and_cycles():
@@ -38,6 +38,15 @@ def test_the_check_finds_upward_imports_and_cycles():
         imports.layer_of("semiparse.nowhere")
 
 
+def test_the_check_finds_private_imports_of_the_chart():
+    edges = {"semiparse.queries.marginals": {"semiparse.chart._inside", "semiparse.chart.kernels"},
+             "semiparse.transitions._grammar_rows": {"semiparse.chart.cky"},
+             "semiparse.chart.engine": {"semiparse.chart._inside"},
+             "semiparse.chart": {"semiparse.chart._layout"},
+             "semiparse.bench.engine": {"semiparse.transitions._machine"}}
+    assert imports.private(edges) == [("semiparse.queries.marginals", "semiparse.chart._inside")]
+
+
 def test_the_check_reads_lazy_and_cython_imports(tmp_path):
     root = tmp_path / "semiparse"
     (root / "chart").mkdir(parents=True)
@@ -45,10 +54,10 @@ def test_the_check_reads_lazy_and_cython_imports(tmp_path):
     for name in ("__init__.py", "chart/__init__.py", "queries/__init__.py", "queries/labels.py"):
         (root / name).write_text("")
     (root / "chart" / "engine.py").write_text("def f():\n    from semiparse.queries.labels import x\n")
-    (root / "chart" / "_cky.pyx").write_text("from semiparse.queries cimport labels\n")
+    (root / "chart" / "_inside.pyx").write_text("from semiparse.queries cimport labels\n")
     edges = imports.graph(root)
     assert edges["semiparse.chart.engine"] == {"semiparse.queries.labels"}
-    assert edges["semiparse.chart._cky"] == {"semiparse.queries.labels"}
+    assert edges["semiparse.chart._inside"] == {"semiparse.queries.labels"}
 
 
 def test_the_check_reads_imports_by_name(tmp_path):

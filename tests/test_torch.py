@@ -327,18 +327,18 @@ def checked_path(batch, w64, marginals):
     """log Z and marginals of a ``_Batch`` the way every sentence went before
     the batch kernel: :meth:`_Batch.prepared`, the marginals kernel on each,
     ``unshift``."""
-    from semiparse.chart import _cky
+    from semiparse.chart import kernels
     from semiparse.chart.shift import unshift
 
     items = batch.prepared(w64)
     log_z, mu = np.zeros(batch.B), np.zeros((batch.B, batch.N, batch.N))
-    for b, (total, edges) in enumerate(_cky.edge_marginals_batch(
+    for b, (total, edges) in enumerate(kernels.edge_marginals_batch(
             "log", batch.rules, [x[:3] for x in items])):
         log_z[b] = unshift(total, items[b][3])
         m = batch.sizes[b]
         mu[b, :m, :m] = edges
         if not marginals:
-            assert _cky.inside("log", batch.rules, *items[b][:3]) == total
+            assert kernels.inside("log", batch.rules, *items[b][:3]) == total
     return log_z, mu
 
 
@@ -348,11 +348,11 @@ def checked_path(batch, w64, marginals):
                       min_size=6, max_size=6), n_jobs=st.sampled_from([1, 2]))
 def test_batch_kernel_equals_the_checked_path(seed, sizes, kinds, n_jobs):
     """The batch kernel (checks, shift and kernels of all the sentences in
-    one Cython call, ``_cky.log_partition_batch``) gives log Z and marginals
+    one Cython call, ``kernels.log_partition_batch``) gives log Z and marginals
     equal to the last bit to the checked path of each sentence; sentences
     whose scores are too large for its plain shift are left to that path
     (``fast`` False) and still come out right, in the same batch."""
-    from semiparse.chart import _cky
+    from semiparse.chart import kernels
     from semiparse.chart.shift import shifted
     from semiparse.torch import _Batch
 
@@ -387,14 +387,14 @@ def test_batch_kernel_equals_the_checked_path(seed, sizes, kinds, n_jobs):
             assert close(mu, want_mu, 1e-12)
         # the split-grammar kernel alone: the same numbers to the last bit
         edges = np.zeros(w.shape) if marginals else None
-        totals, offsets, fast = _cky.log_partition_batch(
+        totals, offsets, fast = kernels.log_partition_batch(
             batch.rules, w, batch.starts, batch.size_array, 0, len(sizes), edges, False)
         for b, n in enumerate(sizes):
             if fast[b]:
                 assert totals[b] + offsets[b] == want_z[b]
                 if marginals:
                     assert (edges[b, :n + 1, :n + 1] == want_mu[b, :n + 1, :n + 1]).all()
-    _, _, fast = _cky.log_partition_batch(batch.rules, w, batch.starts, batch.size_array, 0,
+    _, _, fast = kernels.log_partition_batch(batch.rules, w, batch.starts, batch.size_array, 0,
                                           len(sizes), None)
     for b, n in enumerate(sizes):  # fast unless the shift's rounding needs checking
         fine = shifted(np.ascontiguousarray(w[b, :n + 1, :n + 1]))[1].errors is None
@@ -413,7 +413,7 @@ def test_eisner_path_equals_brute_force(n):
     """The first-order projective grammar's Eisner path (charts by width)
     gives log Z and edge marginals of brute force, with forbidden edges
     too; other grammars never take it."""
-    from semiparse.chart import _cky
+    from semiparse.chart import kernels
     from semiparse.torch import _Batch
 
     rng = np.random.default_rng(n)
@@ -424,7 +424,7 @@ def test_eisner_path_equals_brute_force(n):
     assert batch.rules.first_order()
     assert not _Batch("single_root", w.shape, None, None, 1).rules.first_order()
     edges = np.zeros(w.shape)
-    totals, offsets, fast = _cky.log_partition_batch(batch.rules, w, batch.starts,
+    totals, offsets, fast = kernels.log_partition_batch(batch.rules, w, batch.starts,
                                                      batch.size_array, 0, 3, edges)
     assert fast.all() and totals[2] == NEG_INF
     for b in range(2):
@@ -438,7 +438,7 @@ def test_eisner_path_hands_over_beyond_its_range(n):
     """Where the Eisner path's entries leave [1e-100, 1e100] (equal scores
     of 200 words: more than 1e100 trees) the split-grammar kernel, which
     rescales, gives the result, to the last bit; below, the two agree."""
-    from semiparse.chart import _cky
+    from semiparse.chart import kernels
     from semiparse.torch import _Batch
 
     w = np.zeros((2, n + 1, n + 1))
@@ -447,7 +447,7 @@ def test_eisner_path_hands_over_beyond_its_range(n):
     runs = []
     for eisner in (True, False):
         edges = np.zeros(w.shape)
-        totals, _, fast = _cky.log_partition_batch(batch.rules, w, batch.starts,
+        totals, _, fast = kernels.log_partition_batch(batch.rules, w, batch.starts,
                                                    batch.size_array, 0, 2, edges, eisner)
         assert fast.all()
         runs.append((totals, edges))
@@ -465,7 +465,7 @@ def test_eisner_path_equals_the_split_grammar_kernel(seed, n, kind):
     """At every length (the outside pass sums blocks of eight spans, and
     the spans past a block's end), with forbidden edges and peaked scores,
     the Eisner path's log Z and marginals are the split-grammar kernel's."""
-    from semiparse.chart import _cky
+    from semiparse.chart import kernels
     from semiparse.torch import _Batch
 
     rng = np.random.default_rng(seed)
@@ -477,7 +477,7 @@ def test_eisner_path_equals_the_split_grammar_kernel(seed, n, kind):
     runs = []
     for eisner in (True, False):
         edges = np.zeros(w.shape)
-        totals, _, fast = _cky.log_partition_batch(batch.rules, w, batch.starts,
+        totals, _, fast = kernels.log_partition_batch(batch.rules, w, batch.starts,
                                                    batch.size_array, 0, 1, edges, eisner)
         runs.append((totals, edges, fast))
     (t1, e1, f1), (t2, e2, f2) = runs
@@ -507,23 +507,23 @@ def test_batch_kernel_errors_name_the_same_item():
 
 
 def test_batch_kernel_rejects_bad_arguments():
-    from semiparse.chart import _cky
+    from semiparse.chart import kernels
     from semiparse.torch import _Batch
 
     batch = _Batch("projective", (2, 4, 4), [3, 2], None, 1)
     w = np.zeros((2, 4, 4))
     args = (batch.rules, w, batch.starts, batch.size_array)
     with pytest.raises(ValueError, match="items 0..3"):
-        _cky.log_partition_batch(*args, 0, 3)
+        kernels.log_partition_batch(*args, 0, 3)
     with pytest.raises(ValueError, match="item 1 of 5 positions"):
-        _cky.log_partition_batch(batch.rules, w, batch.starts, np.array([4, 5], dtype=np.intc),
+        kernels.log_partition_batch(batch.rules, w, batch.starts, np.array([4, 5], dtype=np.intc),
                                  0, 2)
     with pytest.raises(ValueError, match="edges must have the scores' shape"):
-        _cky.log_partition_batch(*args, 0, 2, np.zeros((2, 3, 3)))
+        kernels.log_partition_batch(*args, 0, 2, np.zeros((2, 3, 3)))
     bad = [batch.starts[0], (batch.starts[1][0] + 7, batch.starts[1][1])]
     with pytest.raises(ValueError, match="position 0 starts in states"):
-        _cky.log_partition_batch(batch.rules, w, bad, batch.size_array, 0, 2)
-    totals, offsets, fast = _cky.log_partition_batch(*args, 1, 1)
+        kernels.log_partition_batch(batch.rules, w, bad, batch.size_array, 0, 2)
+    totals, offsets, fast = kernels.log_partition_batch(*args, 1, 1)
     assert not fast.any() and (totals == 0).all()
 
 

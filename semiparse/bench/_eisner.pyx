@@ -5,18 +5,16 @@ Hand-specialized projective parsers (the root may take several children),
 used by ``semiparse bench engine`` as the baselines that the generic grammar
 engine with ``projective.grammar`` is measured against: max-plus inside, and
 log-space inside-outside for edge marginals.  Same chart layout idea as
-:mod:`semiparse.chart._cky`: rows by start and by end so the inner loops are
+:mod:`semiparse.chart._layout`: rows by start and by end so the inner loops are
 contiguous.
 """
 from libc.math cimport INFINITY, NAN, exp, log
 from libc.stdlib cimport free, malloc
 import numpy as np
 
-from semiparse.chart._adjoint cimport back_rows, share
-from semiparse.chart._logsum cimport Scaled, from_log, scaled, scaled_dot, scaled_times, to_log
-from semiparse.chart._maxplus cimport max_dot
-from semiparse.chart._plain cimport (Plain, drifted, in_range, plain_dot, plain_rescale_weights,
-                               plain_weights, recentring, track)
+from semiparse.chart.cky cimport (Plain, Scaled, back_rows, drifted, from_log, in_range, max_dot,
+                                  plain_dot, plain_rescale_weights, plain_weights, recentring,
+                                  scaled, scaled_dot, scaled_times, share, to_log, track)
 
 
 def eisner_best_score(const double[:, ::1] w):

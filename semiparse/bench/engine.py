@@ -78,7 +78,7 @@ def _kernel_input(grammar, n, rng):
 
 def _log_table(args, grammar, rng):
     from semiparse import parse
-    from semiparse.chart._cky import inside
+    from semiparse.chart.kernels import inside
 
     print("log inside vs max-plus inside (Cython kernels), and the log kernel's fallback over "
           "scaled numbers alone; thread CPU time per call, medians of 5 rounds alternating with "
@@ -103,7 +103,7 @@ def _log_table(args, grammar, rng):
 
 
 def _marginals_table(args, grammar, rng):
-    from semiparse.chart._cky import edge_marginals, inside
+    from semiparse.chart.kernels import edge_marginals, inside
     from semiparse.bench._eisner import eisner_marginals
 
     print("edge marginals (inside + outside, log) vs log inside alone and vs a "
@@ -136,7 +136,7 @@ def _batch_table(args, grammar, rng, rounds=7):
     import threading
     import time
 
-    from semiparse.chart._cky import edge_marginals_batch
+    from semiparse.chart.kernels import edge_marginals_batch
     from semiparse.chart.inputs import check_input, compiled
     from semiparse.bench._ceiling import busy_loop
     from semiparse.queries.marginals import marginals
@@ -185,7 +185,7 @@ def _batch_table(args, grammar, rng, rounds=7):
 
 def _maxplus_table(args, grammar, rng):
     from semiparse import parse
-    from semiparse.chart._cky import inside
+    from semiparse.chart.kernels import inside
     from semiparse.bench._eisner import eisner_best_score
 
     print("max-plus, projective.grammar, random normal weights; thread CPU time per call, "

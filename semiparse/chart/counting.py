@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.chart.inputs import NEG_INF
 
 # Counts below this are exact in a double.
@@ -13,7 +13,7 @@ EXACT_DOUBLE = 2.0 ** 51
 def log_derivations(rules, pl, pr, w):
     """log of the number of derivations that use only the edges ``w``
     allows (scores > -inf), whatever their scores; -inf when there is none."""
-    return _cky.inside("log", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
+    return kernels.inside("log", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
 
 
 def exact_count(kernel, rules, pl, pr, w, approx):
@@ -27,7 +27,7 @@ def exact_count(kernel, rules, pl, pr, w, approx):
     for p in _primes():
         if product.bit_length() > bits:
             break
-        value = _cky.inside(kernel, rules, pl, pr, w, p)
+        value = kernels.inside(kernel, rules, pl, pr, w, p)
         residues.append(value[1] if isinstance(value, tuple) else value)
         moduli.append(p)
         product *= p

@@ -2,7 +2,7 @@
 
 Two engines compute the same equations in the same order:
 
-- the Cython engine (:mod:`semiparse.chart._cky`) for boolean, counting, max-plus,
+- the Cython engine (:mod:`semiparse.chart.kernels`) for boolean, counting, max-plus,
   Viterbi, max-count and log;
 - the generic Python engine below, for any semiring object (k-best, score
   polynomials, user-defined ones).
@@ -23,7 +23,7 @@ import random as _random
 import numpy as np
 
 from semiparse import semiring as sr
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.chart.batch import run_batch
 from semiparse.chart.counting import EXACT_DOUBLE, exact_count, log_derivations
 from semiparse.chart.generic import python_result
@@ -121,32 +121,32 @@ def sample_best_tree(grammar, terminals, weights, rng=None):
     grammar = loaded(grammar)
     (ids, pl, pr), w = check_input(grammar, terminals, weights)
     w, _ = shifted(w)
-    uniforms = np.array([rng.random() for _ in range(_cky.uniforms_needed(len(ids)))])
-    _, heads = _cky.best_tree(compiled(grammar), pl, pr, w, uniforms)
+    uniforms = np.array([rng.random() for _ in range(kernels.uniforms_needed(len(ids)))])
+    _, heads = kernels.best_tree(compiled(grammar), pl, pr, w, uniforms)
     return None if heads is None else heads.tolist()
 
 
 def _cython_result(kernel, grammar, pl, pr, w):
     rules = compiled(grammar)
     if kernel == "maxplus":
-        return ParseResult(_cky.inside("maxplus", rules, pl, pr, w))
+        return ParseResult(kernels.inside("maxplus", rules, pl, pr, w))
     if kernel == "boolean":
         # Recognition is max-plus with every allowed edge scored 0: a semiring
         # homomorphism (allowed -> 0, forbidden -> -inf, true <=> > -inf).
-        return ParseResult(_cky.inside("maxplus", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
+        return ParseResult(kernels.inside("maxplus", rules, pl, pr, np.where(w == NEG_INF, w, 0.0))
                            > NEG_INF)
     if kernel == "log":
-        return ParseResult(_cky.inside("log", rules, pl, pr, w))
+        return ParseResult(kernels.inside("log", rules, pl, pr, w))
     if kernel == "viterbi":
-        score, heads = _cky.best_tree(rules, pl, pr, w)
+        score, heads = kernels.best_tree(rules, pl, pr, w)
         return ParseResult(score, None if heads is None else heads.tolist())
     if kernel == "counting":
-        approx = _cky.inside("countf", rules, pl, pr, w)
+        approx = kernels.inside("countf", rules, pl, pr, w)
         if approx < EXACT_DOUBLE:
             return ParseResult(int(approx))
         return ParseResult(exact_count("countmod", rules, pl, pr, w, approx))
     if kernel == "maxcount":
-        score, approx = _cky.inside("maxcountf", rules, pl, pr, w)
+        score, approx = kernels.inside("maxcountf", rules, pl, pr, w)
         if approx < EXACT_DOUBLE:
             return ParseResult((score, int(approx)))
         return ParseResult((score, exact_count("maxcountmod", rules, pl, pr, w, approx)))

@@ -1,5 +1,5 @@
 """A grammar's combinations grouped into blocks, for the max-plus column chart
-(:c:func:`maxplus_columns` in ``_cky.pyx``, the grammar oracle's).
+(:c:func:`maxplus_columns` in ``_columns.pyx``, the grammar oracle's).
 
 Every item of the chart is a maximum of dot products of two chart rows: a
 left combination ``(B2, Bd, B, Cd)`` adds to ``L[B2][i][j]`` the best over

@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.grammar import Grammar, load_grammar
 
 NEG_INF = float("-inf")
@@ -105,7 +105,7 @@ def compiled(grammar):
     once per grammar)."""
     rules = _COMPILED.get(grammar)
     if rules is None:
-        rules = _COMPILED[grammar] = _cky.CompiledRules(grammar.tables)
+        rules = _COMPILED[grammar] = kernels.CompiledRules(grammar.tables)
     return rules
 
 
@@ -119,4 +119,4 @@ def exact_log_scale(w):
     2**52 * 64 log 2 (about 2e17) in size: scores times the input length
     below 1e17.
     """
-    return _cky.largest_score(w) * len(w) < 1e17
+    return kernels.largest_score(w) * len(w) < 1e17

@@ -9,13 +9,13 @@ import math
 
 import numpy as np
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.chart.counting import log_derivations
 from semiparse.chart.inputs import NEG_INF, exact_log_scale
 
 # Results are refused when rounding could move them by more (and, for scores,
 # by more than a billionth of them); the batch kernel tests the same value.
-ROUNDING_LIMIT = _cky.ROUNDING_LIMIT
+ROUNDING_LIMIT = kernels.ROUNDING_LIMIT
 
 
 def rounding_bound(n, *magnitudes):
@@ -65,7 +65,7 @@ def shift_errors(w, shifts, out):
     over labels."""
     n = out.shape[0]
     flat = np.ascontiguousarray(out).reshape(n, -1) if out.size else np.zeros((0, 0))
-    if np.finfo(float).eps * n * _cky.largest_score(flat) <= ROUNDING_LIMIT:
+    if np.finfo(float).eps * n * kernels.largest_score(flat) <= ROUNDING_LIMIT:
         return None
     minus = -np.asarray(shifts, dtype=np.float64).reshape((1, n) + (1,) * (out.ndim - 2))
     with np.errstate(all="ignore"):
@@ -78,7 +78,7 @@ def shift_errors(w, shifts, out):
 def shifted(w):
     """``(scores, Shift)`` for checked ``(m+1, m+1)`` scores: each column
     ``d`` less the largest finite score of an edge into ``d``
-    (:func:`semiparse.chart._cky.shift_columns`; edges into the root and
+    (:func:`semiparse.chart.kernels.shift_columns`; edges into the root and
     self-loops, which no tree has, become -inf).  Every tree attaches each
     word exactly once, so every tree's score drops by the same sum and the
     distribution over trees, the best trees and the marginals stay as they
@@ -86,7 +86,7 @@ def shifted(w):
     digits that tell trees apart, whatever constant the scores share.
     ValueError when two scores of one column differ by more than a double
     holds (their difference would round to -inf, forbidding an edge)."""
-    out, columns, total, overflow = _cky.shift_columns(w)
+    out, columns, total, overflow = kernels.shift_columns(w)
     if overflow is not None:
         h, d = overflow
         raise ValueError(f"weights: the scores of the edges into word {d} differ by more than "
@@ -123,7 +123,7 @@ def unshift(value, shift, what="the score"):
         if not keeps_digits(n, value, total):
             _cancelled(value, total, n, what)
         return total
-    largest = _cky.largest_score(np.ascontiguousarray(value).reshape(1, -1))
+    largest = kernels.largest_score(np.ascontiguousarray(value).reshape(1, -1))
     if abs(offset) + largest < 1e308:
         total = value + offset  # no entry can overflow
     else:
@@ -205,7 +205,7 @@ def likely_edges(rules, pl, pr, w, shift=None):
     log_count = log_derivations(rules, pl, pr, w)
     if log_count == NEG_INF:
         return w  # no tree: the caller says so
-    best = _cky.inside("maxplus", rules, pl, pr, w)
+    best = kernels.inside("maxplus", rules, pl, pr, w)
     if best == NEG_INF:  # trees there are, but every one's score sums beyond a double
         raise ValueError(f"scores too large for log-space queries (marginals, entropy, "
                          f"expectations) of {len(w)} terminals: below the best edge into each "
@@ -217,6 +217,6 @@ def likely_edges(rules, pl, pr, w, shift=None):
         return likely
     raise ValueError(f"scores too large for log-space queries (marginals, entropy, "
                      f"expectations) of {len(w)} terminals: the likely trees' edges score down "
-                     f"to {_cky.largest_score(likely):.3g} below the best edge into the same "
+                     f"to {kernels.largest_score(likely):.3g} below the best edge into the same "
                      "word, and that times the length must stay below 1e17 for log-space "
                      "differences to keep their digits")

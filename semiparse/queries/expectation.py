@@ -21,7 +21,7 @@ than :data:`semiparse.chart.shift.ROUNDING_LIMIT`.
 """
 import numpy as np
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.chart.batch import run_batch
 from semiparse.chart.inputs import NEG_INF, check_input, compiled, loaded, real_array
 from semiparse.chart.labels import edge_weights, shifted_input
@@ -96,7 +96,7 @@ def _expectation(grammar, terminals, w, values, shift):
     by the edge marginals of the Cython outside pass."""
     (_, pl, pr), w = check_input(grammar, terminals, w)
     w = likely_edges(compiled(grammar), pl, pr, w, shift)
-    log_z, mu = _cky.edge_marginals("log", compiled(grammar), pl, pr, w)
+    log_z, mu = kernels.edge_marginals("log", compiled(grammar), pl, pr, w)
     if log_z == NEG_INF:
         raise ValueError("no tree: every derivation of these terminals uses a forbidden "
                          "(-inf) edge, so the distribution over trees is empty")

@@ -4,12 +4,12 @@
 has probability proportional to exp(sum of its edge scores);
 ``max_marginals`` the best score of a derivation that contains the edge.
 Both run the inside pass and then the outside pass over the same chart, in
-Cython (:func:`semiparse.chart._cky.edge_marginals`), or with ``engine="python"``
+Cython (:func:`semiparse.chart.kernels.edge_marginals`), or with ``engine="python"``
 in the generic engine (:func:`semiparse.chart.generic.outside_generic`).
 """
 import numpy as np
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse import semiring as sr
 from semiparse.chart.batch import run_batch
 from semiparse.chart.generic import outside_generic
@@ -52,13 +52,13 @@ def _edges(kernel, grammar, terminals, weights, engine):
     item = _prepare(kernel, grammar, terminals, weights, engine)
     if not isinstance(item, _KernelItem):
         return item
-    return item.finish(*_cky.edge_marginals(kernel, compiled(grammar), item.pl, item.pr, item.w))
+    return item.finish(*kernels.edge_marginals(kernel, compiled(grammar), item.pl, item.pr, item.w))
 
 
 def _edges_many(kernel, grammar, pairs, engine, group=16):
     """``(results, error)`` for ``run_batch``: the items in groups of ``group``,
     each group checked in order up to the first item at fault and its Cython
-    kernels then run in one call (:func:`semiparse.chart._cky.edge_marginals_batch`,
+    kernels then run in one call (:func:`semiparse.chart.kernels.edge_marginals_batch`,
     one release of the GIL): few hand-overs of the GIL between threads, while
     one thread's checks still overlap another's kernels."""
     out = []
@@ -71,7 +71,7 @@ def _edges_many(kernel, grammar, pairs, engine, group=16):
                 error = exc
                 break
         pending = [x for x in items if isinstance(x, _KernelItem)]
-        values = iter(_cky.edge_marginals_batch(kernel, compiled(grammar),
+        values = iter(kernels.edge_marginals_batch(kernel, compiled(grammar),
                                                 [(x.pl, x.pr, x.w) for x in pending]))
         for item in items:
             if isinstance(item, _KernelItem):

@@ -20,7 +20,7 @@ import random as _random
 
 import numpy as np
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse import semiring as sr
 from semiparse.chart.batch import run_batch
 from semiparse.chart.generic import heads_of_edges, inside_generic
@@ -93,7 +93,7 @@ def _check_rounding(grammar, terminals, w):
     items of a tree that weighs anything score between the best tree's score
     (shifted scores are at most 0) less a few hundred, and 0."""
     (_, pl, pr), w = check_input(grammar, terminals, w)
-    best = _cky.inside("maxplus", compiled(grammar), pl, pr, w)
+    best = kernels.inside("maxplus", compiled(grammar), pl, pr, w)
     if best > NEG_INF and rounding_bound(len(w), best, 1000.0) > ROUNDING_LIMIT:
         raise ValueError(f"sample: the likely trees score about {-best:.3g} below the sum of "
                          "their words' best edges, too far for log weights to keep the digits "

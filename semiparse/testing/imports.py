@@ -24,6 +24,11 @@ Layers, lowest first; a module may import its own layer and those below:
 stand above every layer, and the
 tools may import ``semiparse`` (``semiparse.__version__``, ``semiparse.parse``), as a
 user's program does.
+
+The private modules (a leading underscore) of a sealed package, ``chart``,
+are imported and cimported only inside it: other modules reach its kernels
+through ``semiparse.chart.kernels`` (Python) and ``semiparse/chart/cky.pxd``
+(C), so that the kernels can move between its modules.
 """
 import argparse
 import ast
@@ -42,6 +47,7 @@ LAYERS = (
 )
 TOP = "semiparse"
 MOVED = "semiparse._support.moved"  # the old paths: part of the public API, above every layer
+SEALED = ("semiparse.chart",)
 CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\s+([\w, ()]+)|c?import\s+([\w.]+))", re.M)
 
 
@@ -121,7 +127,7 @@ def imported(path, name, modules):
         if target.endswith(".*"):  # every module below a package
             found.update(m for m in modules if m.startswith(target[:-1]))
             return
-        for leaf in names:  # "from semiparse.chart import _cky" imports a module
+        for leaf in names:  # "from semiparse.chart import kernels" imports a module
             if f"{target}.{leaf}" in modules:
                 found.add(f"{target}.{leaf}")
                 break
@@ -183,6 +189,20 @@ def upward(edges):
             if layer_of(b)[0] > layer_of(a)[0] and not (b == TOP and layer_of(a)[0] == tools)]
 
 
+def private(edges):
+    """``(importer, imported)`` pairs where a module outside a sealed package
+    imports one of its private modules."""
+    out = []
+    for a in sorted(edges):
+        for b in sorted(edges[a]):
+            for package in SEALED:
+                inside = a == package or a.startswith(package + ".")
+                leaf = b[len(package) + 1:].split(".")[0] if b.startswith(package + ".") else ""
+                if not inside and leaf.startswith("_") and not leaf.startswith("__"):
+                    out.append((a, b))
+    return out
+
+
 def cycles(edges):
     """The strongly connected components of more than one module (Tarjan),
     each sorted; a package importing its own submodules is no cycle."""
@@ -233,14 +253,16 @@ def main(argv=None):
     if args.graph:
         for name in sorted(edges):
             print(f"{name} [{layer_of(name)[1]}] -> {', '.join(sorted(edges[name])) or '-'}")
-    up, loops = upward(edges), cycles(edges)
+    up, loops, hidden = upward(edges), cycles(edges), private(edges)
+    for a, b in hidden:
+        print(f"private import: {a} imports {b} (use its package's public modules)")
     for a, b in up:
         print(f"upward import: {a} [{layer_of(a)[1]}] imports {b} [{layer_of(b)[1]}]")
     for loop in loops:
         print(f"import cycle: {' <-> '.join(loop)}")
     print(f"{len(edges)} modules, {sum(map(len, edges.values()))} imports, "
-          f"{len(up)} upward, {len(loops)} cycles")
-    return 1 if up or loops else 0
+          f"{len(hidden)} private, {len(up)} upward, {len(loops)} cycles")
+    return 1 if up or loops or hidden else 0
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse import semiring as sr
-from semiparse.chart._cky import maxplus_gathered, reachable
+from semiparse.chart.kernels import maxplus_gathered, reachable
 from semiparse.chart.engine import parse, sample_best_tree
 from semiparse.chart.generic import inside_generic
 from semiparse.chart.inputs import compiled

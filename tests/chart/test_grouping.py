@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semiparse import semiring as sr
-from semiparse.chart._cky import maxplus_by_columns
+from semiparse.chart.kernels import maxplus_by_columns
 from semiparse.chart.grouping import blocks
 from semiparse.chart.inputs import compiled
 from semiparse.transitions.systems.loading import load_system

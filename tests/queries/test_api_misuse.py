@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.chart.engine import count_projective, parse, sample_best_tree
 from semiparse.chart.inputs import compiled
 from semiparse.grammar import load_grammar
@@ -41,7 +41,7 @@ def test_random_tie_break_is_optimal_when_counts_overflow_doubles(n, single_root
     heads = _random_tree(n, seed=n)
     g, terminals, w = _grammar(single_root), _terminals(n + 1, single_root), gold_weights(heads)
     _, pl, pr = g.encode(terminals)
-    assert _cky.inside("maxcountf", compiled(g), pl, pr, w)[1] == np.inf  # the log path
+    assert kernels.inside("maxcountf", compiled(g), pl, pr, w)[1] == np.inf  # the log path
     out = projectivize(heads, "random", seed=3, single_root=single_root)
     assert len(out) == n + 1 and out[0] == -1 and all(type(h) is int for h in out)
     assert is_projective(out)  # also checks it is a tree
@@ -61,7 +61,7 @@ def test_sampling_is_uniform_with_double_and_log_counts(log_counts):
     rng = np.random.default_rng(5)
     draws = Counter()
     for _ in range(150 * count):
-        score, heads = _cky.best_tree(compiled(g), pl, pr, w, rng.random(_cky.uniforms_needed(7)), log_counts)
+        score, heads = kernels.best_tree(compiled(g), pl, pr, w, rng.random(kernels.uniforms_needed(7)), log_counts)
         draws[tuple(heads.tolist())] += 1
     assert len(draws) == count
     for tree in draws:

@@ -176,7 +176,7 @@ C_ENTRY_CALLS = r'''
 import numpy as np
 import semiparse
 from semiparse import heads
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.chart.inputs import compiled
 from semiparse.transitions import Configuration
 from semiparse.transitions.runtime import _configuration
@@ -190,14 +190,14 @@ calls = {
     "no_crossing huge head": lambda: heads.no_crossing([-1, 2 ** 40]),
     "no_crossing root not first": lambda: heads.no_crossing([3, 0, 0]),
     "no_crossing cycle": lambda: heads.no_crossing([-1, 2, 1]),
-    "inside short start states": lambda: _cky.inside("maxplus", compiled(g), i32(0), i32(0), w3),
-    "inside states out of range": lambda: _cky.inside("log", compiled(g), i32(0, 9, 0), i32(0, 0, 0), w3),
-    "inside modulus 0": lambda: _cky.inside("countmod", compiled(g), i32(0, 0, 0), i32(0, 0, 0), w3, 0),
-    "inside empty": lambda: _cky.inside("maxplus", compiled(g), i32(), i32(), np.zeros((0, 0))),
-    "best_tree non-square": lambda: _cky.best_tree(compiled(g), i32(0, 0, 0), i32(0, 0, 0), np.zeros((3, 2))),
-    "best_tree uniforms": lambda: _cky.best_tree(compiled(g), i32(0, 0, 0), i32(0, 0, 0), w3, np.full(40, 7.0)),
-    "edge_marginals lengths": lambda: _cky.edge_marginals("log", compiled(g), i32(0, 0), i32(0, 0, 0), w3),
-    "edge_marginals_batch lengths": lambda: _cky.edge_marginals_batch(
+    "inside short start states": lambda: kernels.inside("maxplus", compiled(g), i32(0), i32(0), w3),
+    "inside states out of range": lambda: kernels.inside("log", compiled(g), i32(0, 9, 0), i32(0, 0, 0), w3),
+    "inside modulus 0": lambda: kernels.inside("countmod", compiled(g), i32(0, 0, 0), i32(0, 0, 0), w3, 0),
+    "inside empty": lambda: kernels.inside("maxplus", compiled(g), i32(), i32(), np.zeros((0, 0))),
+    "best_tree non-square": lambda: kernels.best_tree(compiled(g), i32(0, 0, 0), i32(0, 0, 0), np.zeros((3, 2))),
+    "best_tree uniforms": lambda: kernels.best_tree(compiled(g), i32(0, 0, 0), i32(0, 0, 0), w3, np.full(40, 7.0)),
+    "edge_marginals lengths": lambda: kernels.edge_marginals("log", compiled(g), i32(0, 0), i32(0, 0, 0), w3),
+    "edge_marginals_batch lengths": lambda: kernels.edge_marginals_batch(
         "maxplus", compiled(g), [(i32(0, 0, 0), i32(0, 0, 0), w3), (i32(0), i32(0, 0, 0), w3)]),
     "configuration without state": lambda: Configuration().stack,
     "configuration without state do": lambda: Configuration().do(0),

@@ -28,7 +28,7 @@ import semiparse
 from semiparse import load_grammar, marginals, parse
 from semiparse import semiring as sr
 from semiparse.bench._eisner import eisner_best_score, eisner_marginals
-from semiparse.chart._cky import edge_marginals, edge_marginals_batch, inside
+from semiparse.chart.kernels import edge_marginals, edge_marginals_batch, inside
 from semiparse.chart.generic import outside_generic
 from semiparse.chart.inputs import check_input, compiled
 

@@ -8,7 +8,7 @@ the completion string of t(c) is built (the prefix's virtual nodes, the root
 with ``initial.root = "none"``, the stack bottom first, then the buffer, each
 node's terminal by the system's completion rules), every edge built into a
 node is fixed, and the completion grammar's max-plus chart
-(``semiparse/chart/_cky.pxd``) gives the most gold edges a computation from
+(``semiparse/chart/cky.pxd``) gives the most gold edges a computation from
 t(c) can still add.  Everything runs without the GIL.
 
 Three things make it cheaper than one parse per transition:
@@ -46,8 +46,8 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 from semiparse._heads import exact_index
-from semiparse.chart._cky cimport (Chart, CompiledRules, Rules, maxplus_bytes, maxplus_columns,
-                                   maxplus_layout)
+from semiparse.chart.cky cimport (Chart, CompiledRules, Rules, maxplus_bytes, maxplus_columns,
+                                  maxplus_layout)
 from semiparse.chart.inputs import compiled
 from semiparse.transitions.runtime._machine cimport (Machine, MachineC, machine_apply,
                                              machine_arc, machine_legal)

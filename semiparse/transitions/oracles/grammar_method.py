@@ -17,7 +17,7 @@ hence a faster parse.
 """
 import numpy as np
 
-from semiparse.chart import _cky
+from semiparse.chart import kernels
 from semiparse.chart.inputs import compiled
 from semiparse.grammar import load_grammar
 from semiparse.transitions.systems.interface import NEG_INF, edge_masks, initial_masks
@@ -107,7 +107,7 @@ def _scores(system, gold, stack, buffer, arcs, strategy, grammar, forbidden_edge
             # the edges the system's projective form forbids at -inf
             ids = [0] * len(nodes)
             forbid = forbidden_edges(len(nodes) - len(s2) - len(b2), s2, b2, a2).view(np.uint8)
-        value = _cky.maxplus_gathered(rules, tables.term_left, tables.term_right, weights,
+        value = kernels.maxplus_gathered(rules, tables.term_left, tables.term_right, weights,
                                       nodes, ids, fixed, cut, forbid)
         out[t] = NEG_INF if value == NEG_INF else gain + int(value)
     return out
@@ -117,7 +117,7 @@ def _chart_input(system, delta, strategy, t, stack, buffer, s2, b2, a2):
     """``(nodes, ids, fixed, cut, weights)``: the completion string of the
     configuration ``s2, b2, a2`` that ``t`` made of ``stack, buffer``, the
     edges built before that stay fixed, the sides the strategy cuts and the
-    gold weights (see :func:`_cky.maxplus_gathered`)."""
+    gold weights (see :func:`semiparse.chart.kernels.maxplus_gathered`)."""
     nodes, ids = system.completion(s2, b2, a2)
     fixed, weights = [], delta
     if a2 is not None:
@@ -170,7 +170,7 @@ def grammar_tree(system, gold, stack, buffer, arcs, strategy, transition):
     ids = np.asarray(ids, dtype=np.intp)
     pl = np.ascontiguousarray(np.asarray(tables.term_left)[ids], dtype=np.intc)
     pr = np.ascontiguousarray(np.asarray(tables.term_right)[ids], dtype=np.intc)
-    _, heads = _cky.best_tree(compiled(system.grammar), pl, pr, w)
+    _, heads = kernels.best_tree(compiled(system.grammar), pl, pr, w)
     if heads is None:
         return None
     built = {d for _, d in fixed}
