@@ -247,17 +247,32 @@ class Oracle(DynamicOracle):
             self._search = Search(self.system, gold.heads, self.strategy)
         return self._search
 
-    def _unpack(self, config, heads, arcs, where="the configuration"):
-        """``(stack, buffer, heads, arcs)`` of a :class:`Configuration` of this
+    def _unpack(self, config, heads, arcs, where="the configuration", call="scores"):
+        """``(stack, buffer, arcs)`` of a :class:`Configuration` of this
         oracle's system (ValueError for another system's)."""
         if heads is not None or arcs is not None:
-            raise TypeError("with a configuration, pass only the gold heads: "
-                            "scores(config, heads)")
+            raise TypeError(f"with a configuration, pass only the gold heads: "
+                            f"{call}(config, heads)")
         if not _same_system(config.system, self.system):
             raise ValueError(f"{where} belongs to transition system "
                              f"{config.machine.system_name!r}, not to this oracle's "
                              f"{self.system.name!r} (or to another definition of that name)")
         return config.stack, config.buffer, config.arcs
+
+    def _arguments(self, call, stack, buffer, heads, arcs):
+        """``(stack, buffer, heads, arcs, words)`` of a call made as
+        ``call(config, heads)`` (``words``: the configuration's number of
+        words) or as ``call(stack, buffer, heads[, arcs])`` (``words`` None)."""
+        if isinstance(stack, Configuration):
+            config, gold = stack, buffer
+            stack, buffer, arcs = self._unpack(config, heads, arcs, call=call)
+            return stack, buffer, gold, arcs, config.n
+        if heads is None and not isinstance(stack, (list, tuple, np.ndarray)):
+            raise ValueError(f"{call}(config, heads): config must be a Configuration (from "
+                             f"semiparse.system(name).initial(n)), got {stack!r:.60} "
+                             f"({type(stack).__name__}); or give stack, buffer and the gold "
+                             f"heads: {call}(stack, buffer, heads[, arcs])")
+        return stack, buffer, heads, arcs, None
 
     # -- the API ------------------------------------------------------------------
 
@@ -272,14 +287,7 @@ class Oracle(DynamicOracle):
         The configuration is ``stack, buffer[, heads, arcs]`` or a
         :class:`Configuration`: ``scores(config, heads)``.  ``partial=True``
         accepts unknown heads (``-1``) in ``heads`` (see the module doc)."""
-        words = None
-        if isinstance(stack, Configuration):
-            words, heads, (stack, buffer, arcs) = stack.n, buffer, self._unpack(stack, heads, arcs)
-        elif heads is None and not isinstance(stack, (list, tuple, np.ndarray)):
-            raise ValueError(f"scores(config, heads): config must be a Configuration (from "
-                             f"semiparse.system(name).initial(n)), got {stack!r:.60} "
-                             f"({type(stack).__name__}); or give stack, buffer and the gold "
-                             f"heads: scores(stack, buffer, heads[, arcs])")
+        stack, buffer, heads, arcs, words = self._arguments("scores", stack, buffer, heads, arcs)
         partial = partial_flag(partial)
         with self._lock:
             gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial, words)
@@ -440,14 +448,8 @@ class Oracle(DynamicOracle):
         """The same scores by exhaustive search over all computations (small n
         only); the configuration is given as to :meth:`scores`: ``stack,
         buffer, heads[, arcs]`` or ``scores_exhaustive(config, heads)``."""
-        words = None
-        if isinstance(stack, Configuration):
-            words, heads, (stack, buffer, arcs) = stack.n, buffer, self._unpack(stack, heads, arcs)
-        elif heads is None and not isinstance(stack, (list, tuple, np.ndarray)):
-            raise ValueError(f"scores_exhaustive(config, heads): config must be a Configuration "
-                             f"(from semiparse.system(name).initial(n)), got {stack!r:.60} "
-                             f"({type(stack).__name__}); or give stack, buffer and the gold "
-                             f"heads: scores_exhaustive(stack, buffer, heads[, arcs])")
+        stack, buffer, heads, arcs, words = self._arguments("scores_exhaustive", stack, buffer,
+                                                            heads, arcs)
         partial = partial_flag(partial)
         with self._lock:
             gold, stack, buffer, arcs = self._prepare(stack, buffer, heads, arcs, partial, words)
