@@ -4,7 +4,10 @@ import os
 import re
 import warnings
 
+import numpy as np
 import pytest
+
+from brute_force import NEG_INF, projective_trees
 
 import semiparse
 from semiparse.grammar import Grammar, GrammarError, GrammarWarning
@@ -24,6 +27,23 @@ def test_shipped_grammars_load_by_name_and_path():
         by_path = semiparse.load_grammar(str(data_dir("grammars") / f"{name}.grammar"))
         assert by_name.rules == by_path.rules and by_name.start == "S"
     assert semiparse.load_grammar("projective").rules == Grammar.from_text(TABLE_3).rules
+
+
+def test_single_root_grammar_loads_by_name_and_derives_one_child_of_the_root():
+    """grammars/single_root.grammar (``grammar="single_root"`` in semiparse.torch):
+    the projective trees whose root has exactly one child, each once."""
+    g = semiparse.load_grammar("single_root")
+    assert g.name == "single_root" and sorted(g.terminals) == ["r", "s"]
+    w = np.zeros((5, 5))
+    want = [h for h in projective_trees(5) if h.count(0) == 1]
+    assert semiparse.parse(g, "rssss", w, "counting").value == len(want)
+    for heads in want:  # every such tree once: its edges alone allow one derivation
+        forced = np.full((5, 5), NEG_INF)
+        forced[heads[1:], range(1, 5)] = 0.0
+        assert semiparse.parse(g, "rssss", forced, "counting").value == 1
+    forced = np.full((5, 5), NEG_INF)
+    forced[0, 1:] = 0.0  # four children of the root
+    assert semiparse.parse(g, "rssss", forced, "counting").value == 0
 
 
 def test_arc_standard_grammar_is_spec_table_4():

@@ -93,6 +93,7 @@ def test_the_check_reads_imports_by_name(tmp_path):
     ("semiparse.oracles.fast.arc_standard", "semiparse.transitions.fast.arc_standard", "__doc__"),
     ("semiparse.oracles.checking", "semiparse.testing.checking", "check"),
     ("semiparse.queries.labels", "semiparse.chart.engine", "parse_labelled"),
+    ("semiparse.chart.shift", "semiparse.chart.score_shift", "shifted"),
     ("semiparse.commands.count", "semiparse.cli.count", "add_parser"),
     ("semiparse.train", "semiparse.perceptron", "Trainer"),
     ("semiparse.train.model", "semiparse.perceptron.model", "Model"),

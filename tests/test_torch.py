@@ -328,7 +328,7 @@ def checked_path(batch, w64, marginals):
     the batch kernel: :meth:`_Batch.prepared`, the marginals kernel on each,
     ``unshift``."""
     from semiparse.chart import kernels
-    from semiparse.chart.shift import unshift
+    from semiparse.chart.score_shift import unshift
 
     items = batch.prepared(w64)
     log_z, mu = np.zeros(batch.B), np.zeros((batch.B, batch.N, batch.N))
@@ -353,8 +353,8 @@ def test_batch_kernel_equals_the_checked_path(seed, sizes, kinds, n_jobs):
     whose scores are too large for its plain shift are left to that path
     (``fast`` False) and still come out right, in the same batch."""
     from semiparse.chart import kernels
-    from semiparse.chart.shift import shifted
-    from semiparse.torch import _Batch
+    from semiparse.chart.score_shift import shifted
+    from semiparse.torch.batch import _Batch
 
     rng = np.random.default_rng(seed)
     N = max(sizes) + 1
@@ -414,7 +414,7 @@ def test_eisner_path_equals_brute_force(n):
     gives log Z and edge marginals of brute force, with forbidden edges
     too; other grammars never take it."""
     from semiparse.chart import kernels
-    from semiparse.torch import _Batch
+    from semiparse.torch.batch import _Batch
 
     rng = np.random.default_rng(n)
     w = rng.normal(size=(3, n + 1, n + 1)) * 3
@@ -439,7 +439,7 @@ def test_eisner_path_hands_over_beyond_its_range(n):
     of 200 words: more than 1e100 trees) the split-grammar kernel, which
     rescales, gives the result, to the last bit; below, the two agree."""
     from semiparse.chart import kernels
-    from semiparse.torch import _Batch
+    from semiparse.torch.batch import _Batch
 
     w = np.zeros((2, n + 1, n + 1))
     w[1] = np.random.default_rng(n).normal(size=(n + 1, n + 1)) * 2
@@ -466,7 +466,7 @@ def test_eisner_path_equals_the_split_grammar_kernel(seed, n, kind):
     the spans past a block's end), with forbidden edges and peaked scores,
     the Eisner path's log Z and marginals are the split-grammar kernel's."""
     from semiparse.chart import kernels
-    from semiparse.torch import _Batch
+    from semiparse.torch.batch import _Batch
 
     rng = np.random.default_rng(seed)
     w = rng.normal(size=(1, n + 1, n + 1)) * (6 if kind == "peaked" else 1)
@@ -508,7 +508,7 @@ def test_batch_kernel_errors_name_the_same_item():
 
 def test_batch_kernel_rejects_bad_arguments():
     from semiparse.chart import kernels
-    from semiparse.torch import _Batch
+    from semiparse.torch.batch import _Batch
 
     batch = _Batch("projective", (2, 4, 4), [3, 2], None, 1)
     w = np.zeros((2, 4, 4))

@@ -15,6 +15,8 @@ import warnings
 # old dotted prefix -> new one (names an old module had that its new one does
 # not are looked up in EXTRA)
 MOVED = {  # the more specific first
+    # score shifting, not the shift transition
+    "semiparse.chart.shift": "semiparse.chart.score_shift",
     # train/ became the perceptron's room; its data and scoring serve every parser
     "semiparse.train.data": "semiparse.treebank.data",
     "semiparse.train.evaluate": "semiparse.treebank.scoring",
@@ -76,8 +78,9 @@ EXTRA = {"semiparse.train.evaluate": ("semiparse.perceptron.calibration",),  # c
                                      "semiparse.errors"),  # prepare's helpers, bar_off, DeadEndWarning
          "semiparse.constituency.checking": ("semiparse.cli._constituent_check",),  # run
          "semiparse.queries.labels": ("semiparse.chart.engine",),  # parse_labelled
-         "semiparse.engine": ("semiparse.chart.inputs", "semiparse.chart.shift", "semiparse.chart.generic",
-                              "semiparse.chart.batch", "semiparse.chart.result")}
+         "semiparse.engine": ("semiparse.chart.inputs", "semiparse.chart.score_shift",
+                              "semiparse.chart.generic", "semiparse.chart.batch",
+                              "semiparse.chart.result")}
 
 
 def new_name(name):

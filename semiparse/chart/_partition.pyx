@@ -156,16 +156,16 @@ def log_partition_batch(CompiledRules rules not None, const double[:, :, ::1] w 
     items ``start..stop-1`` of a padded batch of scores ``w[b, h, d]``, item
     ``b`` reading ``w[b, :sizes[b], :sizes[b]]`` and the start states
     ``codes[b] = (pl, pr)``: in one call without the GIL, the checks and the
-    shift of :func:`semiparse.chart.shift.shifted` included, so that an
+    shift of :func:`semiparse.chart.score_shift.shifted` included, so that an
     ordinary batch needs no Python per item.
 
     Returns ``(totals, offsets, fast)``, arrays over the whole batch written
     at ``start..stop-1``: the log kernel's value of the shifted scores, the
-    shift's total (:attr:`semiparse.chart.shift.Shift.total`) and whether
+    shift's total (:attr:`semiparse.chart.score_shift.Shift.total`) and whether
     the item took this path.  An item whose scores are NaN or +inf, whose
     shift overflows, whose shift's total is not finite or whose shifted
     scores are large enough for rounding to matter (``eps * n * largest >
-    ROUNDING_LIMIT``, where :func:`semiparse.chart.shift.shift_errors` would compute
+    ROUNDING_LIMIT``, where :func:`semiparse.chart.score_shift.shift_errors` would compute
     the errors) is left alone (``fast`` False) for the caller's checked
     path; so is every item when the kernel is not the log kernel.
     ``edges[b, :n, :n]`` gets the posteriors of a fast item with a tree

@@ -6,7 +6,7 @@ checks share."""
 
 cdef inline double rounding_limit() noexcept nogil:
     """The most rounding a log-space result may carry (``ROUNDING_LIMIT``,
-    which :mod:`semiparse.chart.shift` reads, so that the kernels and the
+    which :mod:`semiparse.chart.score_shift` reads, so that the kernels and the
     Python checks share one value)."""
     return 1e-6
 

@@ -1,7 +1,7 @@
 # cython: language_level=3, wraparound=False, cdivision=True
 """The scores before a chart reads them: their largest absolute value
 (:func:`largest_score`) and their shift per dependent (:func:`shift_columns`),
-in one pass each without the GIL, for :mod:`semiparse.chart.shift`; the
+in one pass each without the GIL, for :mod:`semiparse.chart.score_shift`; the
 bound on a log-space result's rounding (:data:`ROUNDING_LIMIT`).  The
 guards of the log partition batch over a batch's scores (NaN or +inf, the
 largest shifted score) are C, in ``scores_src.c``."""

@@ -30,7 +30,7 @@ from semiparse.chart.generic import python_result
 from semiparse.chart.inputs import NEG_INF, check_engine, check_input, compiled, exact_log_scale, is_labelled, loaded
 from semiparse.chart.labels import LabelledParseResult, check_weights, reduce_labels, shifted_labels
 from semiparse.chart.result import ParseResult
-from semiparse.chart.shift import shifted, unshift, unshift_result
+from semiparse.chart.score_shift import shifted, unshift, unshift_result
 
 
 def parse(grammar, terminals, weights=None, semiring="maxplus", k=None, engine="auto", n_jobs=1):

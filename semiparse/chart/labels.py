@@ -1,14 +1,13 @@
 """Labelled edge weights ``(m+1, m+1, L)``: their checks, their shift over
 every head and label of a dependent, and their reduction over labels (best
 label, label count, log-sum-exp) to the edge weights the chart reads."""
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from semiparse.chart.inputs import NEG_INF, as_array, check_input as check_unlabelled, is_labelled
 from semiparse.chart.result import ParseResult
-from semiparse.chart.shift import Shift, shift_errors, shifted
+from semiparse.chart.score_shift import Shift, shift_errors, shifted
 
 @dataclass
 class LabelReduction:
@@ -75,14 +74,14 @@ def shifted_input(grammar, terminals, weights):
     """``(terminal ids, shifted float64 weights, Shift)``: the weights checked
     (:func:`check_weights`) and shifted per dependent, labelled ones over all
     their heads and labels (:func:`shifted_labels`), unlabelled ones by
-    :func:`semiparse.chart.shift.shifted`."""
+    :func:`semiparse.chart.score_shift.shifted`."""
     ids, w = check_weights(grammar, terminals, weights)
     return (ids,) + (shifted_labels(w) if w.ndim == 3 else shifted(w))
 
 
 def shifted_labels(w):
     """``(scores, Shift)`` for checked ``(m+1, m+1, L)`` weights: as
-    :func:`semiparse.chart.shift.shifted`, each dependent ``d`` shifted by the
+    :func:`semiparse.chart.score_shift.shifted`, each dependent ``d`` shifted by the
     largest finite score of a labelled edge into it over every head and label.  Shifting
     before the label axis is reduced keeps the log-sum-exp over labels exact:
     ``log 3`` added to 1e16 would be lost.  ValueError when two scores of one
@@ -101,11 +100,7 @@ def shifted_labels(w):
                          f"more than a double holds (w[{h}, {d}, {label}] is "
                          f"{w[h, d, label]:.3g} and the largest {shifts[d]:.3g}); use -inf to "
                          "forbid an edge")
-    try:
-        total = math.fsum(shifts[1:].tolist())
-    except OverflowError:
-        total = math.inf
-    return out, Shift(shifts, total, shift_errors(w, shifts, out))
+    return out, Shift.of(shifts, shift_errors(w, shifts, out))
 
 
 def edge_weights(w):

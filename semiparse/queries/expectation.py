@@ -12,12 +12,12 @@ grammars, which have no spurious ambiguity).  With the edge marginals
 (labelled weights: ``w`` the log-sum-exp over labels, and ``w[h, d]`` in
 the entropy and ``values[h, d]`` replaced by their means under the label
 posterior).  The scores are shifted per dependent first
-(:func:`semiparse.chart.shift.shifted`), which changes neither; edges no likely
+(:func:`semiparse.chart.score_shift.shifted`), which changes neither; edges no likely
 tree has are dropped where the scores exceed the kernel's exact range
-(:func:`semiparse.chart.shift.likely_edges`).  The entropy is a difference of two
+(:func:`semiparse.chart.score_shift.likely_edges`).  The entropy is a difference of two
 sums of scores, so it is refused when they are so large (the likely trees'
 edges far below their words' best ones) that rounding could move it by more
-than :data:`semiparse.chart.shift.ROUNDING_LIMIT`.
+than :data:`semiparse.chart.score_shift.ROUNDING_LIMIT`.
 """
 import numpy as np
 
@@ -25,7 +25,7 @@ from semiparse.chart import kernels
 from semiparse.chart.batch import run_batch
 from semiparse.chart.inputs import NEG_INF, check_input, compiled, loaded, real_array
 from semiparse.chart.labels import edge_weights, shifted_input
-from semiparse.chart.shift import ROUNDING_LIMIT, likely_edges, rounding_bound
+from semiparse.chart.score_shift import ROUNDING_LIMIT, likely_edges, rounding_bound
 
 
 def entropy(grammar, terminals, weights=None, *, n_jobs=1):

@@ -15,7 +15,7 @@ from semiparse.chart.batch import run_batch
 from semiparse.chart.generic import outside_generic
 from semiparse.chart.inputs import NEG_INF, check_engine, check_input, compiled, is_labelled, loaded
 from semiparse.chart.labels import check_weights, reduce_labels, shifted_labels
-from semiparse.chart.shift import likely_edges, shifted, unshift
+from semiparse.chart.score_shift import likely_edges, shifted, unshift
 
 
 def marginals(grammar, terminals, weights=None, *, n_jobs=1, engine="auto"):
@@ -104,7 +104,7 @@ class _KernelItem:
 def _prepare(kernel, grammar, terminals, weights, engine):
     """The checked input as a :class:`_KernelItem`, or the result itself when
     another path computes it (labelled weights, the Python engine).  Scores
-    are shifted per dependent (:func:`semiparse.chart.shift.shifted`): marginals
+    are shifted per dependent (:func:`semiparse.chart.score_shift.shifted`): marginals
     do not change, max-marginals get the shift back."""
     if is_labelled(weights):
         return _labelled_edges(kernel, grammar, terminals, weights, engine)

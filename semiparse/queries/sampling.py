@@ -4,11 +4,11 @@ One inside pass of the generic engine with the sampling semiring
 (:class:`semiparse.semiring.Sampling`) draws all k trees: log weights
 throughout, so the draw is exact (up to rounding of the probabilities) at
 any length.  The scores are shifted per dependent first
-(:func:`semiparse.chart.shift.shifted`), which leaves the distribution as it is,
+(:func:`semiparse.chart.score_shift.shifted`), which leaves the distribution as it is,
 so a constant shared by all scores does not matter; what remains is refused
 when the likely trees score so far below their words' best edges that
 rounding their log weights could move a probability by more than
-:data:`semiparse.chart.shift.ROUNDING_LIMIT`.  Labelled weights: the tree is drawn with each
+:data:`semiparse.chart.score_shift.ROUNDING_LIMIT`.  Labelled weights: the tree is drawn with each
 edge weighted by the sum over its labels, then each edge's label from its
 posterior given the edge, which is the joint distribution over labelled
 trees.  ``semiparse.chart.engine.sample_best_tree`` (uniform among max-plus optima) is a
@@ -26,7 +26,7 @@ from semiparse.chart.batch import run_batch
 from semiparse.chart.generic import heads_of_edges, inside_generic
 from semiparse.chart.inputs import NEG_INF, check_input, compiled, loaded
 from semiparse.chart.labels import edge_weights, shifted_input
-from semiparse.chart.shift import ROUNDING_LIMIT, rounding_bound
+from semiparse.chart.score_shift import ROUNDING_LIMIT, rounding_bound
 
 
 # The most draws one call takes: every chart item keeps one slot per draw.

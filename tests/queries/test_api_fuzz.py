@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import semiparse
 from semiparse import heads as tree_heads
-from semiparse.chart.shift import ROUNDING_LIMIT
+from semiparse.chart.score_shift import ROUNDING_LIMIT
 
 from brute_force import (crossing, is_projective, is_tree, projective_distribution, projective_optima,
                          projective_trees)

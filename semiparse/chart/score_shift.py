@@ -1,10 +1,15 @@
-"""Scores shifted per dependent before any semiring reads them.
+"""Scores shifted per dependent before any semiring reads them (score
+shifting, not a transition system's shift).
 
 Each dependent's scores less the largest of them: every tree attaches each
 word once, so every tree's score changes by the same sum and the
 distribution over trees does not change.  Score-valued results get the sum
 back (:func:`unshift`), with a ValueError where rounding would have eaten
-their digits."""
+their digits.  The guards of every client are here, in numpy: the shift of
+a padded batch (:func:`shift_batch`, ``semiparse.torch``'s), whether its
+rounding moved a likely tree (:func:`check_rounding`), and the digits of the
+differences that entropies and log probabilities take
+(:func:`check_entropy`, :func:`check_log_prob`)."""
 import math
 
 import numpy as np
@@ -25,6 +30,14 @@ def rounding_bound(n, *magnitudes):
     return 8 * n * np.finfo(float).eps * sum(abs(x) for x in magnitudes)
 
 
+def rounding_matters(n, largest):
+    """Whether shifted scores as large as ``largest`` (in magnitude) over
+    ``n`` positions are large enough for their rounding to move a tree's
+    score by more than :data:`ROUNDING_LIMIT` (elementwise on arrays): only
+    then does :func:`shift_errors` compute the errors."""
+    return np.finfo(float).eps * n * largest > ROUNDING_LIMIT
+
+
 class Shift:
     """The shift of :func:`shifted`: ``columns[d]`` taken from the scores of
     the edges into ``d``, and ``total``, the sum of ``columns[1:]`` that every
@@ -37,6 +50,11 @@ class Shift:
 
     def __init__(self, columns, total, errors=None):
         self.columns, self.total, self.errors = columns, total, errors
+
+    @classmethod
+    def of(cls, columns, errors=None):
+        """The shift by ``columns``, its total summed exactly (:func:`shift_total`)."""
+        return cls(columns, shift_total(columns), errors)
 
     def check_digits(self, likely=None):
         """ValueError when the shift may have moved the score of a tree over
@@ -65,7 +83,7 @@ def shift_errors(w, shifts, out):
     over labels."""
     n = out.shape[0]
     flat = np.ascontiguousarray(out).reshape(n, -1) if out.size else np.zeros((0, 0))
-    if np.finfo(float).eps * n * kernels.largest_score(flat) <= ROUNDING_LIMIT:
+    if not rounding_matters(n, kernels.largest_score(flat)):
         return None
     minus = -np.asarray(shifts, dtype=np.float64).reshape((1, n) + (1,) * (out.ndim - 2))
     with np.errstate(all="ignore"):
@@ -89,10 +107,47 @@ def shifted(w):
     out, columns, total, overflow = kernels.shift_columns(w)
     if overflow is not None:
         h, d = overflow
-        raise ValueError(f"weights: the scores of the edges into word {d} differ by more than "
-                         f"a double holds (w[{h}, {d}] is {w[h, d]:.3g} and the largest "
-                         f"{columns[d]:.3g}); use -inf to forbid an edge")
+        raise ValueError(_apart(f"{h}, {d}", d, w[h, d], columns[d]))
     return out, Shift(columns, total, shift_errors(w, columns, out))
+
+
+def _apart(where, d, score, largest):
+    return (f"weights: the scores of the edges into word {d} differ by more than a double "
+            f"holds (w[{where}] is {score:.3g} and the largest {largest:.3g}); use -inf to "
+            "forbid an edge")
+
+
+def shift_total(columns):
+    """:attr:`Shift.total` of ``columns``: the exact sum of ``columns[1:]``
+    (``math.fsum``), or inf when a partial sum leaves the range of a double."""
+    try:
+        return math.fsum(np.asarray(columns[1:]).tolist())
+    except OverflowError:
+        return math.inf
+
+
+def shift_batch(given, sizes):
+    """The shift of :func:`shifted` over a padded batch: ``given`` float64
+    ``(B, N, N)`` scores or ``(B, N, N, L)`` labelled ones, -inf wherever no
+    tree reads (padding, edges into the root, self-loops), ``sizes`` each
+    item's positions.  Returns ``(columns, suspects)``: ``columns[b, d]``
+    the largest finite score of an edge (of any label) into ``d`` in item
+    ``b``, 0 where there is none, and the items whose shifted scores are large
+    enough for the shift's rounding to matter (:func:`rounding_matters`;
+    :func:`check_rounding` tells whether it did).  ValueError naming the first
+    item where two scores of one dependent differ by more than a double holds."""
+    columns = (given.max(axis=-1) if given.ndim == 4 else given).max(axis=1)
+    columns = np.where(np.isfinite(columns), columns, 0.0)
+    with np.errstate(over="ignore"):  # a shifted score beyond a double: -inf, refused below
+        out = given - (columns[:, None, :, None] if given.ndim == 4 else columns[:, None, :])
+    finite = given > NEG_INF
+    low = np.where(finite, out, 0.0).min(axis=tuple(range(1, given.ndim)))  # each item's lowest
+    if (low == NEG_INF).any():
+        at = tuple(np.argwhere((out == NEG_INF) & finite)[0])
+        b, h, d = at[:3]
+        message = _apart(f"{b}, {h}, {d}", d, given[at], columns[b, d])
+        raise ValueError(f"batch item {b}: {message}")
+    return columns, np.flatnonzero(rounding_matters(np.asarray(sizes), -low)).tolist()
 
 
 def keeps_digits(n, shifted_value, total):
@@ -220,3 +275,40 @@ def likely_edges(rules, pl, pr, w, shift=None):
                      f"to {kernels.largest_score(likely):.3g} below the best edge into the same "
                      "word, and that times the length must stay below 1e17 for log-space "
                      "differences to keep their digits")
+
+
+def check_rounding(rules, pl, pr, w, out, columns, edges):
+    """ValueError when the shift of one item's scores ``w`` by ``columns``
+    into ``out`` (``(m, m)``, or labelled ``(m, m, L)``; an item of
+    :func:`shift_batch`) rounded the score of a likely tree by more than
+    :data:`ROUNDING_LIMIT`: :meth:`Shift.check_digits` on the likely edges
+    of :func:`likely_edges`, for the queries that read differences of tree
+    scores.  ``edges``: the shifted edge scores, ``out`` itself or, labelled,
+    its log-sum-exp over labels; a label :data:`NEGLIGIBLE` below its edge's
+    total weight is no likely tree's either."""
+    if out.ndim == 3:
+        negligible = out < edges[..., None] - NEGLIGIBLE
+        w, out = np.where(negligible, NEG_INF, w), np.where(negligible, NEG_INF, out)
+    likely_edges(rules, pl, pr, edges, Shift(columns, None, shift_errors(w, columns, out)))
+
+
+def check_entropy(n, log_z, mean):
+    """ValueError when an entropy ``log_z - mean`` of shifted scores over
+    ``n`` positions could be off by more than :data:`ROUNDING_LIMIT` after
+    rounding (the likely trees score far below their words' best edges)."""
+    bound = rounding_bound(n, log_z, mean)
+    if bound > ROUNDING_LIMIT:
+        raise ValueError(f"entropy: the likely trees score about {-mean:.3g} below their words' "
+                         f"best edges, so log Z - E[score] could be off by {bound:.1g} after "
+                         "rounding")
+
+
+def check_log_prob(n, score, log_z, log_p):
+    """ValueError when ``log_p``, a tree's shifted ``score`` less the shifted
+    ``log_z`` (plus the log of its number of derivations) over ``n``
+    positions, is finite and could be off by more than
+    :data:`ROUNDING_LIMIT` (or a billionth of it) after rounding."""
+    if math.isfinite(log_p) and not keeps_digits(n, abs(score) + abs(log_z), log_p):
+        raise ValueError(f"log_prob: the tree scores {-score:.3g} and log Z {-log_z:.3g} below "
+                         f"the sum of their words' best edges, so their difference could be off "
+                         f"by {rounding_bound(n, score, log_z):.1g} after rounding")
