@@ -253,10 +253,7 @@ class Oracle(DynamicOracle):
         if heads is not None or arcs is not None:
             raise TypeError(f"with a configuration, pass only the gold heads: "
                             f"{call}(config, heads)")
-        if not _same_system(config.system, self.system):
-            raise ValueError(f"{where} belongs to transition system "
-                             f"{config.machine.system_name!r}, not to this oracle's "
-                             f"{self.system.name!r} (or to another definition of that name)")
+        check_system(config, self.system, where, f"this oracle's {self.system.name!r}")
         return config.stack, config.buffer, config.arcs
 
     def _arguments(self, call, stack, buffer, heads, arcs):
@@ -534,12 +531,17 @@ def _why_no_grammar(system):
         if reason else ""
 
 
-def _same_system(a, b):
-    """Whether two system objects are the same definition."""
-    if a is b:
-        return True
-    sha = definition_sha256(a)
-    return sha is not None and a.name == b.name and sha == definition_sha256(b)
+def check_system(config, system, where="the configuration", whose=None):
+    """ValueError unless the Configuration ``config`` belongs to the system
+    object ``system`` (the same definition); ``whose`` names ``system`` in
+    the message (default: its name)."""
+    mine = config.system
+    if mine is system:
+        return
+    sha = definition_sha256(mine)
+    if sha is None or mine.name != system.name or sha != definition_sha256(system):
+        raise ValueError(f"{where} belongs to transition system {mine.name!r}, not to "
+                         f"{whose or repr(system.name)} (or to another definition of that name)")
 
 
 def best_of(scores):

@@ -15,7 +15,7 @@ time or in batches::
 """
 from semiparse.transitions.runtime._configuration import Configuration
 from semiparse.transitions.runtime._machine import machine_for
-from semiparse.transitions.oracles.oracle import Oracle, _same_system
+from semiparse.transitions.oracles.oracle import Oracle, check_system
 from semiparse.transitions.systems.interface import SystemProtocol, TransitionSystem
 from semiparse.transitions.systems.loading import load_system
 from semiparse.transitions.systems.registry import lookup_oracle
@@ -67,10 +67,7 @@ class System(SystemProtocol):
         if not isinstance(config, Configuration):
             raise ValueError(f"expected a Configuration of {self.name} (from its initial(n)), "
                              f"got {config!r:.60} ({type(config).__name__})")
-        if not _same_system(config.system, self.definition):
-            raise ValueError(f"the configuration belongs to transition system "
-                             f"{config.system.name!r}, not to {self.name!r} (or to another "
-                             f"definition of that name)")
+        check_system(config, self.definition)
         return config
 
     def oracle(self, strategy="none", method="auto", **options):
