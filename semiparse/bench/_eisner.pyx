@@ -4,13 +4,19 @@
 Hand-specialized projective parsers (the root may take several children),
 used by ``semiparse bench engine`` as the baselines that the generic grammar
 engine with ``projective.grammar`` is measured against: max-plus inside, and
-log-space inside-outside for edge marginals.  Same chart layout idea as
+log-space inside-outside for edge marginals; and the log partition's own
+first-order path (``semiparse/chart/eisner_src.c``, the C Eisner over plain
+probabilities stored by width that ``log_partition_batch`` takes for the
+projective grammar), which :func:`eisner_by_width` runs alone.  Same chart layout idea as
 :mod:`semiparse.chart._layout`: rows by start and by end so the inner loops are
 contiguous.
 """
 from libc.math cimport INFINITY, NAN, exp, log
 from libc.stdlib cimport free, malloc
 import numpy as np
+
+cdef extern from "semiparse/chart/eisner_src.h":
+    double semiparse_eisner(const double* w, int N, double* work, double* edges) nogil
 
 from semiparse.chart.cky cimport (Plain, Scaled, back_rows, drifted, from_log, in_range, max_dot,
                                   plain_dot, plain_rescale_weights, plain_weights, recentring,
@@ -199,3 +205,35 @@ def eisner_marginals(const double[:, ::1] w):
     free(buf)
     free(grad)
     return log_z, post_array
+
+
+def eisner_by_width(const double[:, ::1] w):
+    """``(log Z, posteriors)`` as :func:`eisner_marginals`, by the C Eisner
+    of the log partition's first-order path (``eisner_src.c``): the scores
+    shifted per dependent (each column's best edge to 0), its sums of
+    products, the shift added back.  NaN where its plain numbers leave
+    their exact range (the kernel then takes the rescaling path).  Scores
+    must be finite."""
+    cdef int N = w.shape[0], h, d
+    cdef double total = 0.0, top, log_z
+    shifted_array = np.empty((N, N))
+    post_array = np.zeros((N, N))
+    cdef double[:, ::1] shifted = shifted_array
+    cdef double[:, ::1] post = post_array
+    cdef double* work = <double*> malloc(10 * <size_t> N * N * sizeof(double))
+    if work == NULL:
+        raise MemoryError()
+    with nogil:
+        for d in range(N):
+            top = -INFINITY
+            for h in range(N):
+                if h != d and d != 0 and w[h, d] > top:
+                    top = w[h, d]
+            if d == 0:
+                top = 0.0
+            total += top
+            for h in range(N):
+                shifted[h, d] = w[h, d] - top if h != d and d != 0 else -INFINITY
+        log_z = semiparse_eisner(&shifted[0, 0], N, work, &post[0, 0])
+    free(work)
+    return log_z + total, post_array

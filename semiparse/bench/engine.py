@@ -104,25 +104,36 @@ def _log_table(args, grammar, rng):
 
 def _marginals_table(args, grammar, rng):
     from semiparse.chart.kernels import edge_marginals, inside
-    from semiparse.bench._eisner import eisner_marginals
+    from semiparse.bench._eisner import eisner_by_width, eisner_marginals
 
-    print("edge marginals (inside + outside, log) vs log inside alone and vs a "
-          "hand-written Eisner inside-outside (floor); thread CPU time per call, medians of 5 "
-          "alternating rounds")
-    print(f"{'n':>5} {'log inside':>12} {'marginals':>12} {'floor':>12} "
-          f"{'marginals/inside':>17} {'marginals/floor':>16}")
+    print("edge marginals (inside + outside, log) vs log inside alone, vs a hand-written "
+          "Eisner inside-outside (floor) and vs the log partition's own first-order path "
+          "(eisner_src.c, plain numbers by width; '-' where they leave their range); thread "
+          "CPU time per call, medians of 5 alternating rounds")
+    print(f"{'n':>5} {'log inside':>12} {'marginals':>12} {'floor':>12} {'by width':>12} "
+          f"{'marginals/inside':>17} {'marginals/floor':>16} {'marginals/width':>16}")
     for n in args.lengths:
         w, kernel_args = _kernel_input(grammar, n, rng)
         log_z, post = edge_marginals("log", *kernel_args)
-        floor_z, floor_post = eisner_marginals(kernel_args[-1])
-        if not (math.isclose(log_z, floor_z, rel_tol=1e-9)
-                and np.allclose(post, floor_post, rtol=1e-9, atol=1e-12)):
-            raise RuntimeError(f"engine and Eisner inside-outside disagree at n={n}")
-        t_inside, t_marg, t_floor = alternating([
-            lambda: inside("log", *kernel_args), lambda: edge_marginals("log", *kernel_args),
-            lambda: eisner_marginals(kernel_args[-1])], args.seconds)
+        floors = [eisner_marginals]
+        for floor in (eisner_marginals, eisner_by_width):
+            floor_z, floor_post = floor(kernel_args[-1])
+            if floor is eisner_by_width and math.isnan(floor_z):
+                continue  # beyond the plain numbers' range: the kernel rescales there
+            if not (math.isclose(log_z, floor_z, rel_tol=1e-9)
+                    and np.allclose(post, floor_post, rtol=1e-9, atol=1e-12)):
+                raise RuntimeError(f"engine and {floor.__name__} disagree at n={n}")
+            if floor is eisner_by_width:
+                floors.append(floor)
+        times = alternating([lambda: inside("log", *kernel_args),
+                             lambda: edge_marginals("log", *kernel_args)]
+                            + [lambda f=f: f(kernel_args[-1]) for f in floors], args.seconds)
+        t_inside, t_marg, t_floor = times[:3]
+        t_width = times[3] if len(times) > 3 else None
+        width = fmt_time(t_width) if t_width else "-"
+        ratio = f"{t_marg / t_width:>15.2f}x" if t_width else f"{'-':>16}"
         print(f"{n:>5} {fmt_time(t_inside):>12} {fmt_time(t_marg):>12} {fmt_time(t_floor):>12} "
-              f"{t_marg / t_inside:>16.2f}x {t_marg / t_floor:>15.2f}x")
+              f"{width:>12} {t_marg / t_inside:>16.2f}x {t_marg / t_floor:>15.2f}x {ratio}")
 
 
 def _batch_table(args, grammar, rng, rounds=7):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import semiparse
 from semiparse import load_grammar, marginals, max_marginals, parse
 from semiparse import semiring as sr
-from semiparse.bench._eisner import eisner_marginals
+from semiparse.bench._eisner import eisner_by_width, eisner_marginals
 from semiparse.chart.generic import outside_generic
 
 from brute_force import derivation_count, projective_trees, tree_score
@@ -186,6 +186,20 @@ def test_floor_equals_engine(n):
     terms = "s" * (n + 1)
     assert math.isclose(log_z, parse("projective", terms, w, "log").value, rel_tol=1e-12)
     assert close(post, marginals("projective", terms, w))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 20, 41])
+def test_the_c_eisner_of_the_benchmarks_equals_the_engine(n):
+    """The C Eisner (eisner_src.c) that the log partition's first-order path
+    and the benchmarks share, run alone on shifted scores."""
+    w = np.random.default_rng(n).normal(size=(n + 1, n + 1))
+    log_z, post = eisner_by_width(w)
+    terms = "s" * (n + 1)
+    assert math.isclose(log_z, parse("projective", terms, w, "log").value, rel_tol=1e-12)
+    assert close(post, marginals("projective", terms, w))
+    wide = np.random.default_rng(n).normal(size=(n + 1, n + 1)) * 1e3
+    if n > 2:
+        assert math.isnan(eisner_by_width(wide)[0])  # beyond its plain numbers: NaN, not a guess
 
 
 def test_long_input_with_large_scores_is_finite():
