@@ -202,12 +202,12 @@ def format_scores(scores):
     """Text of :func:`attachment_scores`, and of ``scores["conll18"]`` (from
     :func:`conll18_scores`) when present (None: the scorer refused the file)."""
     text = (
-        f"UAS {scores['uas']:.2f}  LAS {scores['las']:.2f}  ({scores['words']} words)\n"
-        f"without punctuation: UAS {scores['uas_nopunct']:.2f}  LAS {scores['las_nopunct']:.2f}  "
-        f"({scores['words_nopunct']} words)"
+        f"full DEPREL: UAS {scores['uas']:.2f}  LAS {scores['las']:.2f}  ({scores['words']} words)\n"
+        f"full DEPREL, without punctuation: UAS {scores['uas_nopunct']:.2f}  "
+        f"LAS {scores['las_nopunct']:.2f}  ({scores['words_nopunct']} words)"
     )
     if scores.get("conll18") is not None:
-        text += "\nCoNLL 2018 shared task (F1): " + "  ".join(
+        text += "\nCoNLL 2018 shared task (F1, universal DEPREL: the official scores): " + "  ".join(
             f"{name} {scores['conll18'][name.lower()]['f1']:.2f}" for name in CONLL18_METRICS
         )
     return text

@@ -282,15 +282,15 @@ def test_evaluate_conll18_metrics_by_hand(tmp_path, capsys):
     assert official["blex"]["correct"] == 2 and official["blex"]["f1"] == pytest.approx(400 / 7)
 
 
-def test_evaluate_text_keeps_todays_lines_and_adds_conll18(tmp_path, capsys):
+def test_evaluate_text_labels_each_line_and_adds_conll18(tmp_path, capsys):
     g, s = tmp_path / "gold.conllu", tmp_path / "system.conllu"
     g.write_text(GOLD, encoding="utf-8")
     s.write_text(SYSTEM.rstrip("\n") + "\n", encoding="utf-8")  # no blank line at the end: still read
     assert main(["evaluate", str(g), str(s)]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "UAS 83.33  LAS 33.33  (6 words)",
-        "without punctuation: UAS 80.00  LAS 40.00  (5 words)",
-        "CoNLL 2018 shared task (F1): UAS 83.33  LAS 66.67  CLAS 85.71  MLAS 28.57  BLEX 57.14",
+        "full DEPREL: UAS 83.33  LAS 33.33  (6 words)",
+        "full DEPREL, without punctuation: UAS 80.00  LAS 40.00  (5 words)",
+        "CoNLL 2018 shared task (F1, universal DEPREL: the official scores): UAS 83.33  LAS 66.67  CLAS 85.71  MLAS 28.57  BLEX 57.14",
     ]
 
 
@@ -331,7 +331,7 @@ def test_evaluate_a_parse_with_several_roots_keeps_its_scores(tmp_path, capsys):
     assert captured.err == (f"semiparse evaluate: note: no CoNLL 2018 metrics: the official "
                             f"scorer refuses {s}:1: There are 2 roots in a sentence\n")
     assert main(["evaluate", str(g), str(s)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].startswith("without punctuation:")
+    assert capsys.readouterr().out.splitlines()[-1].startswith("full DEPREL, without punctuation:")
     # the gold file stays an error
     assert main(["evaluate", str(s), str(g)]) == 2
 
