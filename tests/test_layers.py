@@ -154,15 +154,15 @@ def test_plot_without_matplotlib_says_which_extra(tmp_path, capsys, monkeypatch)
 
 
 def test_the_check_knows_installed_extensions_without_their_sources(tmp_path):
-    """An installed copy has _heads.so but no _heads.pyx: an import of it is
-    an import of that module, not of the package above it."""
+    """An installed copy has heads/_checks.so but no _checks.pyx: an import
+    of it is an import of that module, not of the package above it."""
     root = tmp_path / "semiparse"
-    root.mkdir()
+    (root / "heads").mkdir(parents=True)
     (root / "__init__.py").write_text("")
-    (root / "_heads.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
-    (root / "heads.py").write_text("from semiparse._heads import is_tree\n")
+    (root / "heads" / "_checks.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    (root / "heads" / "__init__.py").write_text("from semiparse.heads._checks import is_tree\n")
     edges = imports.graph(root)
-    assert edges["semiparse.heads"] == {"semiparse._heads"}
+    assert edges["semiparse.heads"] == {"semiparse.heads._checks"}
     assert imports.upward(edges) == []
 
 

@@ -27,6 +27,7 @@ MOVED = {  # the more specific first
     "semiparse.constituency.exhaustive": "semiparse.transitions.constituent.exhaustive",
     "semiparse.constituency.trees": "semiparse.treebank.brackets",
     "semiparse.constituency.evaluation": "semiparse.treebank.evalb",
+    "semiparse._heads": "semiparse.heads._checks",
     # transitions/ in rooms: systems/ (and its format/), runtime/, oracles/
     "semiparse.transitions.interface": "semiparse.transitions.systems.interface",
     "semiparse.transitions.registry": "semiparse.transitions.systems.registry",

@@ -9,7 +9,7 @@ and so does an import by name (``importlib.import_module``, see
 
 Layers, lowest first; a module may import its own layer and those below:
 
-1. basics: ``errors``, ``heads`` (and ``_heads``), ``semiring``, ``grammar``,
+1. basics: ``errors``, ``heads`` (its C checks in ``heads._checks``), ``semiring``, ``grammar``,
    ``resources``, ``_support`` (threads, seeds), ``_vendor``
 2. ``chart``: the engine
 3. ``queries``: marginals, expectations, samples, labels
@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 
 LAYERS = (
-    ("basics", ("errors", "heads", "_heads", "semiring", "grammar", "resources", "_support", "_vendor")),
+    ("basics", ("errors", "heads", "semiring", "grammar", "resources", "_support", "_vendor")),
     ("chart", ("chart",)),
     ("queries", ("queries",)),
     ("treebank", ("treebank",)),

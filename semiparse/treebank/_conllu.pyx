@@ -13,7 +13,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp
 
-from semiparse._heads cimport projective, reaches_root
+from semiparse.heads._checks cimport projective, reaches_root
 
 cdef enum Kind:  # what parse_words says about a block's basic tree
     NOT_SINGLE_TREE_  # not a tree, or not exactly one word on the root: Python checks it

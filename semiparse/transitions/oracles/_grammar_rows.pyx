@@ -45,7 +45,7 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from semiparse._heads import exact_index
+from semiparse.heads._checks import exact_index
 from semiparse.chart.cky cimport (Chart, CompiledRules, Rules, maxplus_bytes, maxplus_columns,
                                   maxplus_layout)
 from semiparse.chart.inputs import compiled

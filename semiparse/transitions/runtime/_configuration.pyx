@@ -13,7 +13,7 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from semiparse._heads import exact_index
+from semiparse.heads._checks import exact_index
 from semiparse.transitions.systems.format.limits import MAX_WORDS
 
 from semiparse.transitions.runtime._state cimport (StateC, state_copy, state_free, state_init, state_load,

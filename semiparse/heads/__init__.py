@@ -10,7 +10,7 @@ from collections.abc import Mapping, Set
 
 import numpy as np
 
-from semiparse._heads import is_tree, no_crossing  # noqa: F401  (the C checks, part of this module's API)
+from semiparse.heads._checks import is_tree, no_crossing  # noqa: F401  (the C checks, part of this module's API)
 
 
 def int_tuple(values, what):

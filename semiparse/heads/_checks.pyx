@@ -1,5 +1,5 @@
 # cython: language_level=3, wraparound=False, cdivision=True
-"""The tree checks of :mod:`semiparse.heads` in C (see ``_heads.pxd``)."""
+"""The tree checks of :mod:`semiparse.heads` in C (see ``_checks.pxd``)."""
 from libc.stdlib cimport free, malloc
 
 import operator
