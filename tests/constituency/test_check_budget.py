@@ -124,7 +124,7 @@ def test_the_command_finishes_without_the_ptb_sample_in_bounded_memory(tmp_path,
                OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-m", "semiparse", "check", name, "--examples", "60"],
                           env=env, capture_output=True, text=True, timeout=400,
-                          preexec_fn=_limit_memory)
+                          preexec_fn=_limit_memory, cwd=tmp_path)  # the installed package
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PTB sample not found" in done.stdout
     assert "oracle == exhaustive search on" in done.stdout and "skipped:" in done.stdout
@@ -151,12 +151,13 @@ print("peak MB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 
 
 @pytest.mark.slow
-def test_the_default_budget_stops_the_blow_up_in_bounded_memory():
+def test_the_default_budget_stops_the_blow_up_in_bounded_memory(tmp_path):
     """The issue's example with the check's budget, under a memory limit
     (the unbounded search filled gigabytes there): it stops with OverBudget."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-c", BLOW_UP_SEARCH], env=env, capture_output=True,
-                          text=True, timeout=300, preexec_fn=_limit_memory)
+                          text=True, timeout=300, preexec_fn=_limit_memory,
+                          cwd=tmp_path)  # the installed package, not the checkout
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"exhaustive search stopped past {checking.MAX_STATES} states" in done.stdout
     memo = int(done.stdout.split("memo ")[1].split()[0])
