@@ -10,7 +10,7 @@ batches by greedy decoding.
 """
 import sys
 
-from semiparse.cli import UserError
+from semiparse.cli import UserError, int_range
 from semiparse.neural.io import is_neural_model, refuse_checkpoint
 from semiparse.treebank.outputs import check_output, open_output
 from semiparse.perceptron import Model, ModelError, read_trees
@@ -34,6 +34,10 @@ def add_parser(subparsers):
     p.add_argument("--strict-labels", action="store_true",
                    help="fail (instead of warning) when the input's DEPREL column holds a label "
                    "unseen in training")
+    p.add_argument("--threads", type=int_range(1, 1024), metavar="N",
+                   help="CPU threads of torch for a neural model (default 1: torch's default, "
+                   "one per core, oversubscribes a machine busy with other work, and a network "
+                   "of this size gains little from more; docs/neural.md)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
     return p
@@ -62,7 +66,7 @@ def run(args):
         if isinstance(model, Model):
             parses = perceptron_parses(model, trees, args)
         else:
-            parses = neural_parses(model, trees)
+            parses = neural_parses(model, trees, threads=args.threads or 1)
         for tree, parse in zip(trees, tqdm(parses, total=len(trees), desc="parse", unit="sent",
                                            disable=True if args.quiet else None,
                                            file=sys.stderr)):  # None: on a terminal only
@@ -89,6 +93,9 @@ def load_model(args):
     check_model_file(args.model)   # a FIFO would block the first look at its bytes
     if not is_neural_model(args.model):
         refuse_checkpoint(args.model)
+        if args.threads is not None:
+            raise UserError(f"{args.model}: --threads is for neural models; this is a "
+                            "perceptron model (one thread)")
         return Model.load(args.model, system=args.system)
     for option, given in (("--beam", args.beam is not None), ("--probabilities", args.probabilities)):
         if given:
@@ -115,17 +122,25 @@ def perceptron_parses(model, trees, args):
         yield heads, labels, metadata, model.dead_ends > before
 
 
-def neural_parses(model, trees, batch_size=64):
-    """The same for a neural model, decoded in batches of ``batch_size`` trees."""
+def neural_parses(model, trees, batch_size=64, threads=1):
+    """The same for a neural model, decoded in batches of ``batch_size`` trees
+    on ``threads`` CPU threads of torch (its setting is given back after)."""
+    import torch
+
     import semiparse.neural
 
-    for start in range(0, len(trees), batch_size):
-        chunk = trees[start:start + batch_size]
-        parsed = iter(semiparse.neural.parse_sentences(
-            model, [tree for tree in chunk if len(tree)], batch_size, with_dead_ends=True))
-        for tree in chunk:
-            if not len(tree):
-                yield None
-            else:
-                heads, labels, dead_end = next(parsed)
-                yield heads, labels, None, dead_end
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        for start in range(0, len(trees), batch_size):
+            chunk = trees[start:start + batch_size]
+            parsed = iter(semiparse.neural.parse_sentences(
+                model, [tree for tree in chunk if len(tree)], batch_size, with_dead_ends=True))
+            for tree in chunk:
+                if not len(tree):
+                    yield None
+                else:
+                    heads, labels, dead_end = next(parsed)
+                    yield heads, labels, None, dead_end
+    finally:
+        torch.set_num_threads(before)

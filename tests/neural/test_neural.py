@@ -652,7 +652,12 @@ def test_cli_parse_writes_the_models_parses(tmp_path, shared_data, capsys):
     source.write_bytes(b"# newdoc id = d1\r\r" + train.read_bytes().replace(b"\n", b"\r")
                        + b"# trailing comment\r")
     out = tmp_path / "out.conllu"
+    threads = torch.get_num_threads()
     assert main(["parse", str(model_path), str(source), "-o", str(out), "--quiet"]) == 0
+    assert torch.get_num_threads() == threads  # parse's one thread is given back
+    two = tmp_path / "two.conllu"
+    assert main(["parse", str(model_path), str(source), "-o", str(two), "--quiet", "--threads", "2"]) == 0
+    assert two.read_bytes() == out.read_bytes()
     model = load(model_path)
     trees = read_trees(source, need_heads=False, keep_empty=True)
     words = [tree for tree in trees if len(tree)]
@@ -674,6 +679,12 @@ def test_cli_parse_writes_the_models_parses(tmp_path, shared_data, capsys):
                     + args) == 2
         assert message in capsys.readouterr().err
     assert not (tmp_path / "x.conllu").exists()
+    with pytest.raises(SystemExit) as stop:
+        main(["parse", str(model_path), str(source), "-o", str(tmp_path / "x.conllu"),
+              "--threads", "0"])
+    assert stop.value.code == 2
+    assert "--threads: expected an integer from 1 to 1024" in capsys.readouterr().err
+
 
 def test_nothing_else_imports_torch(tmp_path):
     """semiparse, its commands and is_neural_model work without importing torch."""

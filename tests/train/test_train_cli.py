@@ -192,6 +192,8 @@ def test_cli_train_parse_evaluate_calibration(greek, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "non-zero parameters" in err and "epoch=2" in err
     out = tmp_path / "out.conllu"
+    assert main(["parse", str(model), str(small), "-o", str(out), "--threads", "2"]) == 2
+    assert "--threads is for neural models" in capsys.readouterr().err and not out.exists()
     assert main(["parse", str(model), str(small), "-o", str(out), "--probabilities", "--quiet"]) == 0
     assert main(["evaluate", str(small), str(out), "--calibration", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
