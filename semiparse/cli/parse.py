@@ -125,13 +125,9 @@ def perceptron_parses(model, trees, args):
 def neural_parses(model, trees, batch_size=64, threads=1):
     """The same for a neural model, decoded in batches of ``batch_size`` trees
     on ``threads`` CPU threads of torch (its setting is given back after)."""
-    import torch
-
     import semiparse.neural
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with semiparse.neural.cpu_threads(threads):
         for start in range(0, len(trees), batch_size):
             chunk = trees[start:start + batch_size]
             parsed = iter(semiparse.neural.parse_sentences(
@@ -142,5 +138,3 @@ def neural_parses(model, trees, batch_size=64, threads=1):
                 else:
                     heads, labels, dead_end = next(parsed)
                     yield heads, labels, None, dead_end
-    finally:
-        torch.set_num_threads(before)

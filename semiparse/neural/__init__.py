@@ -8,6 +8,7 @@ oracle with exploration); see docs/neural.md.  Needs PyTorch (``pip install
 importing this package does not either (:func:`semiparse.neural.io.is_neural_model`
 works without it).
 """
+from contextlib import contextmanager
 
 
 def _torch():
@@ -17,6 +18,19 @@ def _torch():
     except ModuleNotFoundError:
         raise ImportError('the neural parser needs PyTorch: pip install "semiparse[neural]"') from None
     return torch
+
+
+@contextmanager
+def cpu_threads(count):
+    """torch's CPU threads set to ``count`` inside the block, its own setting
+    given back after (``semiparse parse --threads``)."""
+    torch = _torch()
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def check_device(device):
