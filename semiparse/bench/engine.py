@@ -115,7 +115,7 @@ def _marginals_table(args, grammar, rng):
     for n in args.lengths:
         w, kernel_args = _kernel_input(grammar, n, rng)
         log_z, post = edge_marginals("log", *kernel_args)
-        floors = [eisner_marginals]
+        floors = []  # the floors timed: checked against the engine first
         for floor in (eisner_marginals, eisner_by_width):
             floor_z, floor_post = floor(kernel_args[-1])
             if floor is eisner_by_width and math.isnan(floor_z):
@@ -123,13 +123,11 @@ def _marginals_table(args, grammar, rng):
             if not (math.isclose(log_z, floor_z, rel_tol=1e-9)
                     and np.allclose(post, floor_post, rtol=1e-9, atol=1e-12)):
                 raise RuntimeError(f"engine and {floor.__name__} disagree at n={n}")
-            if floor is eisner_by_width:
-                floors.append(floor)
-        times = alternating([lambda: inside("log", *kernel_args),
-                             lambda: edge_marginals("log", *kernel_args)]
-                            + [lambda f=f: f(kernel_args[-1]) for f in floors], args.seconds)
-        t_inside, t_marg, t_floor = times[:3]
-        t_width = times[3] if len(times) > 3 else None
+            floors.append(floor)
+        t_inside, t_marg, t_floor, *t_width = alternating(
+            [lambda: inside("log", *kernel_args), lambda: edge_marginals("log", *kernel_args)]
+            + [lambda f=f: f(kernel_args[-1]) for f in floors], args.seconds)
+        t_width = t_width[0] if t_width else None
         width = fmt_time(t_width) if t_width else "-"
         ratio = f"{t_marg / t_width:>15.2f}x" if t_width else f"{'-':>16}"
         print(f"{n:>5} {fmt_time(t_inside):>12} {fmt_time(t_marg):>12} {fmt_time(t_floor):>12} "
