@@ -102,27 +102,13 @@ def _check_memory(m, single_root, value_bytes, what):
         raise TreeTooLarge(f"{what} would need about {_size(need)} of memory (a chart of {m} "
                            f"positions), more than the {_size(available)} available")
 
-# Table 3 with a separate terminal `r` for position 0 whose right side takes
-# exactly one child: R0 (no child yet) -> R1 (one child), finished only in R1.
-_SINGLE_ROOT_GRAMMAR = """
-start T
-(S, S) -> s
-(S, R0) -> r
-S -> (S, S)
-T -> (S, R1)
-(S, _) -> S (S, _)
-(_, S) -> (_, S) S
-(_, R1) -> (_, R0) S
-"""
-
-
 @functools.lru_cache(maxsize=None)
 def _grammar(single_root):
-    from semiparse.grammar import Grammar, load_grammar
+    """Table 3 (``projective``), or the same with a terminal ``r`` for
+    position 0 whose right side takes exactly one child (``single_root``)."""
+    from semiparse.grammar import load_grammar
 
-    if single_root:
-        return Grammar.from_text(_SINGLE_ROOT_GRAMMAR, name="<projective, single root>")
-    return load_grammar("projective")
+    return load_grammar("single_root" if single_root else "projective")
 
 
 def _terminals(m, single_root):
