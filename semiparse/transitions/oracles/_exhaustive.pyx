@@ -36,17 +36,6 @@ cdef class CSearch:
     """Memoized best number of gold edges from a configuration to a final one,
     on the machine's C state (one instance per machine and gold tree)."""
 
-    cdef Machine machine
-    cdef const MachineC* m
-    cdef int n, width, n_codes, depths
-    cdef bint spine, key_heads, key_buffer_heads, heads_known, masked
-    cdef int* gold          # gold head of each position
-    cdef StateC** states    # one state per depth
-    cdef int* masks         # per depth: the strategy mask of each position
-    cdef int* codes         # per depth: the legal moves, in the system's order
-    cdef int* key           # scratch for the memo key
-    cdef readonly dict memo
-
     def __cinit__(self):
         self.gold = self.masks = self.codes = self.key = NULL
         self.states = NULL
@@ -232,7 +221,7 @@ cdef class CSearch:
                 value += 1
         return value
 
-    cdef int _best(self, int depth) except FAILED:
+    cdef int _best(self, int depth) except -3:
         """Most gold edges any computation from the state at depth can still
         add (NONE_REACHABLE: no final configuration)."""
         cdef bytes key = self._key(depth)

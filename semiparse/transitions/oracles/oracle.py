@@ -5,7 +5,10 @@ gold tree: sigma_t = (1 if the edge t adds is gold) + the most gold edges any
 computation from t(c) allowed by the strategy can still add (edges built
 before c are not counted).  Methods: ``"grammar"`` (the system's completion
 grammar, exact for any gold tree), ``"exhaustive"`` (search over all
-computations, small n only), and any registered fast method.
+computations, small n only), ``"search"`` (an exact search over the
+computations with an admissible bound: the oracle of a system whose
+completion is of kind ``search``, such as the swap systems; strategy
+``none``), and any registered fast method.
 
 Partial gold trees (some heads ``-1``, unknown; :mod:`semiparse.treebank.partial`)
 are accepted where the caller passes ``partial=True``: sigma then counts the
@@ -24,6 +27,7 @@ from semiparse.transitions.runtime._configuration import Configuration, fill_row
 from semiparse.transitions.oracles._grammar_rows import grammar_kernel
 from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.oracles.exhaustive import Search
+from semiparse.transitions.oracles._search import BoundedSearch
 from semiparse.transitions.oracles.protocol import DynamicOracle
 from semiparse.transitions.oracles.gold import Gold
 from semiparse.treebank.partial import partial_flag
@@ -33,7 +37,7 @@ from semiparse.transitions.oracles.methods import system_methods
 from semiparse.transitions.systems.registry import GRAMMAR_RANK, GRAMMAR_REDUCED_RANK
 from semiparse.transitions.systems.loading import definition_sha256, load_system
 
-BUILTIN = ("auto", "grammar", "exhaustive")
+BUILTIN = ("auto", "grammar", "exhaustive", "search")
 KEPT_TREES = 256  # gold trees (tuples) an oracle keeps checked, with their kernels' data, between calls
 # The grammar path's C work for a gold tree keeps its chart from one row to
 # the next up to a limit (a string that starts as the last one did is parsed
@@ -59,6 +63,12 @@ class Oracle(DynamicOracle):
         if method == "grammar" and self.system.grammar is None:
             raise ValueError(f"transition system {self.system.name!r} has no completion grammar: "
                              f"method 'grammar' does not apply{_why_no_grammar(self.system)}")
+        if method == "search" and strategy != "none":
+            raise ValueError(f"oracle method 'search' serves strategy 'none' only, not "
+                             f"{strategy!r}")
+        if method == "search" and getattr(self.system, "compiled_moves", None) != "rewrite":
+            raise ValueError(f"oracle method 'search' runs declared systems only; "
+                             f"{self.system.name!r} is not one")
         if method in registered and strategy not in registered[method].strategies:
             raise ValueError(f"oracle method {method!r} of {self.system.name} does not support "
                              f"strategy {strategy!r} (it supports "
@@ -170,6 +180,8 @@ class Oracle(DynamicOracle):
         if self.method != "auto":
             return self.method
         best, best_rank = None, float("inf")
+        if self.system.completion_kind == "search" and self.strategy == "none":
+            best, best_rank = "search", GRAMMAR_RANK
         if self.system.grammar is not None:
             reduced = (self._grammar_in_c() is not None
                        and self.system.completion_spec.critical_buffer)
@@ -196,6 +208,9 @@ class Oracle(DynamicOracle):
             return self._grammar_fn(gold)
         if name == "exhaustive":
             return lambda s, b, g, a: self._exhaustive(g).scores(s, b, a)
+        if name == "search":
+            search = BoundedSearch(machine_for(system), gold.heads)
+            return lambda s, b, g, a: search.scores(s, b, a)
         m = self._registered[name]
         if gold.partial and not accepts_partial(m):
             raise ValueError(f"oracle method {name!r} of {self.system.name} needs a complete "
@@ -460,11 +475,11 @@ class Oracle(DynamicOracle):
     def accepts_partial(self):
         """Whether this oracle's method is exact for partial gold trees (for
         ``auto``: whether some method of the system is)."""
-        if self.method in ("grammar", "exhaustive"):
+        if self.method in ("grammar", "exhaustive", "search"):
             return True
         if self.method == "auto":
-            return self.system.grammar is not None or any(map(accepts_partial,
-                                                              self._registered.values()))
+            return (self.system.grammar is not None or self.system.completion_kind == "search"
+                    or any(map(accepts_partial, self._registered.values())))
         return accepts_partial(self._registered[self.method])
 
 

@@ -4,8 +4,9 @@ that C code runs on a :c:type:`StateC` (``semiparse/transitions/runtime/_state.p
 
 Each transition of a :class:`~semiparse.transitions.systems.declared.RewriteSystem` becomes a
 ``RuleC``: the number of named stack / buffer elements of its pattern, its
-requirements (a named node is / is not the root, has a head / has none; the
-buffer is empty; the stack has at least K elements), the named
+requirements (a named node is / is not the root, has a head / has none,
+comes before another in the sentence; the buffer is empty; the stack has at
+least K elements), the named
 nodes it pushes back onto the stack and the buffer front, and its edge.
 Transition ``t`` is the ``t``-th ``[[transition]]`` table.  LR-spine, whose
 stack elements are spines, runs its own moves (``_lr_spine_moves.pxd``, codes
@@ -25,6 +26,8 @@ cdef enum:
     REQ_HEADED = 1
     REQ_HEADLESS = 2
     REQ_IS_ROOT = 3
+    REQ_BEFORE = 4          # the node comes before req_other's in the sentence
+    MAX_REQS = 8 * MAX_NAMES
     FINAL_ANY = 0           # the order of system.FINAL_STACKS
     FINAL_ROOT = 1
     FINAL_ONE = 2
@@ -37,8 +40,9 @@ cdef struct RuleC:
     int stack_max           # largest stack size ("stack empty", "stack size <= K"), -1: none
     bint buffer_empty       # "buffer empty"
     int n_req
-    int req_node[4 * MAX_NAMES]   # index into the names: stack ones, then buffer ones
-    int req_kind[4 * MAX_NAMES]   # REQ_*
+    int req_node[MAX_REQS]   # index into the names: stack ones, then buffer ones
+    int req_kind[MAX_REQS]   # REQ_*
+    int req_other[MAX_REQS]  # REQ_BEFORE: the name of the node that comes after
     int n_stack_after
     int stack_after[MAX_NAMES]    # names pushed onto the stack, bottom to top
     int n_buffer_after
@@ -102,6 +106,9 @@ cdef inline bint machine_legal(const MachineC* m, const StateC* s, int t) noexce
                 return False
         elif r.req_kind[k] == REQ_HEADED:
             if s.head[x] < 0:
+                return False
+        elif r.req_kind[k] == REQ_BEFORE:
+            if x >= rule_node(r, s, r.req_other[k]):
                 return False
         elif s.head[x] >= 0:
             return False

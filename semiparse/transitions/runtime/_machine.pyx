@@ -104,9 +104,14 @@ cdef _compile(RuleC* out, rule, str system_name):
     out.stack_max = -1 if rule.stack_max is None else rule.stack_max
     reqs = ([(i, REQ_NOT_ROOT) for i in rule.not_root] + [(i, REQ_IS_ROOT) for i in rule.is_root]
             + [(i, REQ_HEADED) for i in rule.headed] + [(i, REQ_HEADLESS) for i in rule.headless])
+    reqs = [(i, kind, -1) for i, kind in reqs] + [(i, REQ_BEFORE, j) for i, j in rule.before]
+    if len(reqs) > MAX_REQS:
+        raise ValueError(f"transition {rule.name} of {system_name} has {len(reqs)} "
+                         f"requirements on its nodes: the compiled machine takes at most "
+                         f"{MAX_REQS}")
     out.n_req = len(reqs)
-    for k, (i, kind) in enumerate(reqs):
-        out.req_node[k], out.req_kind[k] = i, kind
+    for k, (i, kind, j) in enumerate(reqs):
+        out.req_node[k], out.req_kind[k], out.req_other[k] = i, kind, j
     out.n_stack_after = len(rule.stack_after)
     for k, i in enumerate(rule.stack_after):
         out.stack_after[k] = i

@@ -13,7 +13,8 @@ import numpy as np
 
 from semiparse.heads import find_cycle
 from semiparse.transitions.runtime import _validation
-from semiparse.transitions.systems.format.completion import (describe_kind, first_rule, node_kinds,
+from semiparse.transitions.systems.format.completion import (completion_kind, describe_kind,
+                                                             first_rule, node_kinds,
                                                              read_completion)
 from semiparse.transitions.systems.format.limits import MAX_WORDS
 from semiparse.transitions.systems.format.loops import find_loop, loop_advice
@@ -40,8 +41,10 @@ class Declaration:
     compiled :class:`~semiparse.transitions.systems.format.rules.Rule` per transition),
     ``transitions``, ``static_order``, ``not_split``, ``needs_arcs``,
     ``pops_headed``, ``stack_heads``, ``buffer_heads``, ``in_order``,
-    ``buffer_suffix``, ``completion`` (a
-    :class:`~semiparse.transitions.systems.format.completion.Completion` or None), and the
+    ``buffer_suffix``, ``completion_kind`` (``"grammar"``, ``"search"`` or
+    None), ``completion`` (a
+    :class:`~semiparse.transitions.systems.format.completion.Completion` for a
+    grammar, else None), and the
     strategies (``strategies``, ``strategy_descriptions``, ``roles`` and
     ``forbid`` by strategy).  ``path``, ``text`` and ``data`` are the file,
     its text and its parsed TOML; ``grammar_text`` the completion grammar
@@ -53,6 +56,7 @@ class Declaration:
         check_schema(data, SCHEMA, [], self.fail)
         self._read_header(data)
         self._read_rules(data)
+        self.completion_kind = completion_kind(data.get("completion"), self.fail)
         self.completion = read_completion(data.get("completion"), self.path, self.root,
                                           self.not_split, grammar_text, self.fail, grammar_file)
         self._read_strategies(data.get("strategy", {"none": {}}))
@@ -242,6 +246,8 @@ class RewriteSystem(TransitionSystem):
                                                                d.stack_heads)
         self.buffer_suffix, self.in_order = d.buffer_suffix, d.in_order
         self.buffer_heads = d.buffer_heads
+        # "grammar", "search" (an exact search serves the oracle) or None
+        self.completion_kind = d.completion_kind
         # what the fast check assumes (accepts): positions up to the end in the buffer,
         # none of them headed, and the stack heads of arc-eager or none
         self._fast_check = (d.buffer_suffix and not d.buffer_heads

@@ -133,7 +133,8 @@ class TransitionSystem:
     exhaustive search and ``semiparse check`` use only these.  A system with
     strategies other than ``"none"`` overrides :meth:`constraints`; a system
     with a completion grammar sets ``grammar`` and overrides
-    :meth:`completion` (and :meth:`forbidden` for its strategies).
+    :meth:`completion` (and :meth:`forbidden` for its strategies); one whose
+    oracle searches its computations sets ``completion_kind = "search"``.
     """
 
     name = None
@@ -141,6 +142,7 @@ class TransitionSystem:
     kind = "dependency"  # what semiparse.system makes of it: a compiled System
     strategies = ("none",)
     grammar = None
+    completion_kind = None  # "search": the oracle searches the computations (docs/oracles.md)
     projective_form = False
     needs_arcs = True
     own_methods = {}  # oracle methods of this object only: {name: registry.Method}

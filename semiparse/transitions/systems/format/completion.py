@@ -12,6 +12,11 @@ from semiparse.resources import data_dir
 from semiparse.transitions.systems.format.rules import ROLES
 from semiparse.transitions.systems.format.system_file import is_file
 
+# What a [completion] table declares (completion.kind): a split grammar that
+# derives the trees reachable from a configuration, or an exact search over
+# the computations from it (for systems no split grammar describes).
+COMPLETION_KINDS = ("grammar", "search")
+
 # The roles of [completion.projective] and the kinds of head it allows.
 PROJECTIVE_ROLES = ("root", "stack", "headed", "headless", "buffer")
 HEAD_KINDS = ("virtual", "below", "stack", "buffer")
@@ -191,6 +196,23 @@ def first_rule(rules, kind):
     return None
 
 
+def completion_kind(comp, fail):
+    """The ``kind`` of a ``[completion]`` table (None without one), checked:
+    a ``search`` completion takes no other key."""
+    if comp is None:
+        return None
+    kind = comp.get("kind", "grammar")
+    if kind not in COMPLETION_KINDS:
+        fail(f"completion.kind {kind!r}: expected one of {', '.join(COMPLETION_KINDS)}",
+             "completion", "kind")
+    extra = sorted(set(comp) - {"kind"})
+    if kind == "search" and extra:
+        fail(f"completion.{extra[0]}: a completion of kind \"search\" has no grammar; the "
+             f"oracle searches the computations themselves (docs/oracles.md, \"Completion "
+             f"kinds\")", "completion", extra[0])
+    return kind
+
+
 def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_file=None):
     """The :class:`Completion` of a ``[completion]`` table (None without one);
     ``fail(reason, *key_path)`` raises for what is wrong.  The grammar is
@@ -198,11 +220,13 @@ def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_fil
     ``grammar_file`` if given (instead of the one the table names, which is
     then not looked for), else the file named next to the system file
     ``path``, else the shipped grammar."""
-    if comp is None:
+    if comp is None or completion_kind(comp, fail) == "search":
         return None
     at = ("completion",)
     if not_split:
-        fail(f"a [completion] cannot describe this system: {not_split}", *at)
+        fail(f"a completion grammar cannot describe this system: {not_split}; declare "
+             f"kind = \"search\" in [completion] instead (an exact search over the "
+             f"computations, docs/oracles.md)", *at)
     gname = comp.get("grammar")
     if gname is None:
         fail("completion.grammar must name a grammar file", *at)

@@ -61,9 +61,8 @@ def loop_advice(system, names):
         if kept != sorted(kept):
             return (f"; transition {name} moves {x} back into the buffer out of the sentence's "
                     f"order, as swap does: a swap system ends only by a condition on that order "
-                    f"(Nivre 2009: s1 before s0), which no require can state, and it builds "
-                    f"non-projective trees (docs/oracles.md, \"What the format cannot "
-                    f"express\")")
+                    f"(Nivre 2009: s1 before s0 in the sentence), which require states as "
+                    f"\"s1 < s0\" (systems/arc_standard_swap.toml)")
         return (f"; transition {name} moves {x} from the stack back into the buffer, as an "
                 f"unshift does, and the format has no flag (the unshift of Nivre and "
                 f"Fernández-González 2014 sets one that forbids shift): fuse the unshift with "
@@ -74,25 +73,63 @@ def loop_advice(system, names):
 
 
 def _terminates(rules):
-    """Whether some potential ``a * len(buffer) + b * len(stack) + c * (number
-    of headless positions)``, with ``a, b, c`` in :data:`_WEIGHTS`, strictly
-    decreases with every rule (so no computation is infinite).
+    """Whether every computation provably ends: some triple (nodes on the
+    stack and buffer, minus the inversions of their sentence order, a
+    potential ``a * len(buffer) + b * len(stack) + c * (number of headless
+    positions)`` with ``a, b, c`` in :data:`_WEIGHTS`) strictly decreases,
+    in lexicographic order, with every rule.  Each part is bounded, so no
+    computation is infinite.
 
-    The changes of the lengths are fixed by a rule's patterns.  An edge
-    removes a headless position only if its dependent surely had no head
-    (:func:`~semiparse.transitions.systems.format.rules.may_have_head`; an edge into a headed
-    node overwrites its head and makes no progress).  False without rules
-    (a system not declared as rewrites: nothing to prove it from)."""
+    The stack (bottom first) followed by the buffer (front first) is a
+    sequence whose named part is one block, in pattern order.  A rule that
+    drops a named node lowers the first part.  One that keeps its nodes
+    only permutes the block, leaving the inversions with the rest as they
+    were; where each pair it reorders has a required sentence order (``X <
+    Y``), the change of the inversions is known: a swap (``s1 < s0``, s1 put
+    back behind s0) adds one.  A rule that keeps the block as it is must
+    lower the potential: the changes of the lengths are fixed by its
+    patterns, and an edge removes a headless position only if its dependent
+    surely had no head (:func:`~semiparse.transitions.systems.format.rules.may_have_head`;
+    an edge into a headed node overwrites its head and makes no progress).
+    False without rules (a system not declared as rewrites: nothing to prove
+    it from)."""
     if not rules:
         return False
     places = headed_places(rules)
     changes = []
     for r in rules:
-        gained = r.edge is not None and not may_have_head(r, r.edge[1], places)
+        kept = list(r.stack_after + r.buffer_after)
+        if len(kept) < r.ns + r.nb:
+            continue  # fewer nodes
+        gained = _inversions_gained(r, kept)
+        if gained is None or (gained <= 0 and kept != sorted(kept)):
+            return False  # reorders nodes without a known gain of inversions
+        if gained > 0:
+            continue
+        gained_head = r.edge is not None and not may_have_head(r, r.edge[1], places)
         changes.append((len(r.buffer_after) - r.nb, len(r.stack_after) - r.ns,
-                        -1 if gained else 0))
+                        -1 if gained_head else 0))
     return any(all(a * db + b * ds + c * dh < 0 for db, ds, dh in changes)
                for a, b, c in itertools.product(_WEIGHTS, repeat=3))
+
+
+def _inversions_gained(rule, kept):
+    """How many more inversions of the sentence order the block of named
+    nodes has after ``rule`` (``kept``: the names in their order after it),
+    or None where a pair it reorders has no required order."""
+    gained = 0
+    for x, i in enumerate(kept):
+        for j in kept[x + 1:]:
+            if i < j:
+                continue  # i stays in front of j
+            # j was in front of i and is now behind it
+            if (j, i) in rule.before:
+                gained += 1
+            elif (i, j) in rule.before:
+                gained -= 1
+            else:
+                return None
+    return gained
 
 
 def _shortest_cycle(system, n):

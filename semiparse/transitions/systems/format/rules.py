@@ -21,8 +21,10 @@ _REQUIRE = re.compile(r"^\s*(\w+)\s*(?:(!=)\s*root|(==)\s*root|(has head)|(has n
 _REQUIRE_BUFFER_EMPTY = re.compile(r"^\s*buffer\s+empty\s*$")
 _REQUIRE_STACK_EMPTY = re.compile(r"^\s*stack\s+empty\s*$")
 _REQUIRE_STACK_SIZE = re.compile(r"^\s*stack\s+size\s*(>=|<=|==)\s*([0-9]+)\s*$")
-_REQUIRE_FORMS = ("'X != root', 'X == root', 'X has head', 'X has no head', 'buffer empty', "
-                  "'stack empty' or 'stack size >= K' (also <= K, == K)")
+_REQUIRE_ORDER = re.compile(r"^\s*(\w+)\s*([<>])\s*(\w+)\s*$")
+_REQUIRE_FORMS = ("'X != root', 'X == root', 'X has head', 'X has no head', 'X < Y' (X comes "
+                  "before Y in the sentence; also X > Y), 'buffer empty', 'stack empty' or "
+                  "'stack size >= K' (also <= K, == K)")
 _EDGE = re.compile(r"^\s*(\w+)\s*->\s*(\w+)\s*$")
 FORBID = re.compile(r"^\s*(\w+\*?)\s+(left|right)\s*$")
 
@@ -34,13 +36,14 @@ class Rule:
     Indices refer to ``names``: the named stack top elements, then the named
     buffer front elements."""
 
-    __slots__ = ("name", "ns", "nb", "not_root", "is_root", "headed", "headless",
+    __slots__ = ("name", "ns", "nb", "not_root", "is_root", "headed", "headless", "before",
                  "buffer_empty", "stack_min", "stack_max", "stack_after", "buffer_after", "edge",
                  "names", "test", "step")
 
     def __init__(self, name, ns, nb, names):
         self.name, self.ns, self.nb, self.names = name, ns, nb, names
         self.not_root, self.is_root, self.headed, self.headless = [], [], [], []
+        self.before = []  # (i, j): node i comes before node j in the sentence
         self.buffer_empty, self.stack_min = False, ns
         self.stack_max = None  # no bound; "stack empty", "stack size <= K", a whole-stack pattern
         self.stack_after = self.buffer_after = ()
@@ -64,6 +67,7 @@ class Rule:
         conds += [f"{ref(i)} == 0" for i in self.is_root]
         conds += [f"arcs[{ref(i)}] >= 0" for i in self.headed]
         conds += [f"arcs[{ref(i)}] < 0" for i in self.headless]
+        conds += [f"{ref(i)} < {ref(j)}" for i, j in self.before]
         rest = f"stack[:{-self.ns}]" if self.ns else "stack"
         top = "".join(f"{ref(i)}, " for i in self.stack_after)
         new_stack = f"{rest} + ({top})" if top else rest
@@ -127,7 +131,19 @@ def compile_transition(r, index, root, fail_at):
         if not isinstance(cond, str):
             fail(f"bad require {cond!r}: expected {_REQUIRE_FORMS}", "require")
         m, size = _REQUIRE.match(cond), _REQUIRE_STACK_SIZE.match(cond)
-        if _REQUIRE_BUFFER_EMPTY.match(cond):
+        order = _REQUIRE_ORDER.match(cond)
+        if order:
+            a, op, b = order.groups()
+            pair = (idx(a, "require"), idx(b, "require"))
+            if pair[0] == pair[1]:
+                fail(f"bad require {cond!r}: a node never comes before itself", "require")
+            pair = pair if op == "<" else pair[::-1]
+            if pair[::-1] in rule.before:
+                fail(f"contradictory requirements: {names[pair[0]]} < {names[pair[1]]} and "
+                     f"{names[pair[1]]} < {names[pair[0]]}", "require")
+            if pair not in rule.before:
+                rule.before.append(pair)
+        elif _REQUIRE_BUFFER_EMPTY.match(cond):
             rule.buffer_empty = True
         elif _REQUIRE_STACK_EMPTY.match(cond) or size:
             op, k = (size.group(1), int(size.group(2))) if size else ("==", 0)

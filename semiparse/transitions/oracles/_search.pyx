@@ -1,0 +1,189 @@
+# cython: language_level=3, wraparound=False, cdivision=True
+"""The oracle of a ``kind = "search"`` completion: an exact search over the
+computations from a configuration, bounded (docs/oracles.md, "Completion
+kinds").
+
+It extends the exhaustive search of ``_exhaustive.pyx`` (the same C states,
+moves and memo keys) with an admissible bound: from a configuration, no
+computation adds more gold edges than there are headless words whose gold
+head and themselves are still on the stack or in the buffer (the root
+always counts as there).  That is the value of a maximum spanning tree over
+the gold-weighted arcs between the nodes still there, each taken as
+reachable; a computation reaches it unless the order of the nodes stands in
+the way.  The search asks, for the targets ``bound``, ``bound - 1``, ...,
+whether some computation adds at least that many gold edges, and descends
+only into moves after which the target stays within the bound; the first
+target reached is the exact value.  Moves are tried by the least drop of the
+bound, then in the system's static order, so that where the bound is
+reached the first descent reaches it.  The memo keeps, per configuration,
+the largest target known reached and the smallest known out of reach, which
+hold for later targets and later calls on the same gold tree.
+"""
+from libc.stdlib cimport free, malloc, realloc
+
+from semiparse.transitions.oracles._exhaustive cimport CSearch
+from semiparse.transitions.runtime._machine cimport machine_is_final
+from semiparse.transitions.runtime._state cimport StateC
+
+from semiparse.transitions.oracles.static import static_rank
+from semiparse.transitions.systems.interface import NEG_INF
+
+cdef enum:
+    NONE_REACHABLE = -1     # no final configuration after this one
+    ACTIVE = -2             # memo mark: the configuration is on the current path
+    FAILED = -3             # error return
+    NO_LIMIT = 65535        # memo: no target known out of reach
+
+
+cdef class BoundedSearch(CSearch):
+    """Exact best number of gold edges from a configuration to a final one
+    (one instance per machine and gold tree; strategy ``none``)."""
+
+    cdef int* alive         # scratch: 1 for the positions on the stack or in the buffer
+    cdef int* rank          # static rank of each transition code
+    cdef int* order         # per depth: the legal moves in the order they are tried
+    cdef int* drop          # scratch: the bound's drop after each legal move
+    cdef int order_depths
+    cdef readonly long expanded   # configurations expanded so far (for benchmarks)
+
+    def __cinit__(self):
+        self.alive = self.rank = self.order = self.drop = NULL
+        self.order_depths = 0
+        self.expanded = 0
+
+    def __dealloc__(self):
+        free(self.alive)
+        free(self.rank)
+        free(self.order)
+        free(self.drop)
+
+    def __init__(self, machine, heads):
+        super().__init__(machine, heads)
+        if self.spine:
+            raise ValueError("the bounded search runs declared rewrite systems only")
+        if self.n + 1 >= NO_LIMIT:
+            raise ValueError(f"the bounded search takes at most {NO_LIMIT - 2} words")
+        self.alive = <int*>malloc(self.width * sizeof(int))
+        self.rank = <int*>malloc(max(self.n_codes, 1) * sizeof(int))
+        self.drop = <int*>malloc(max(self.n_codes, 1) * sizeof(int))
+        if self.alive is NULL or self.rank is NULL or self.drop is NULL:
+            raise MemoryError()
+        rank = static_rank(machine.system)
+        ranked = sorted(range(self.n_codes), key=lambda t: rank(machine.name(t)))
+        for r, t in enumerate(ranked):
+            self.rank[t] = r
+
+    def scores(self, stack, buffer, arcs, masks=None):
+        """``{transition: sigma}`` for a configuration (positions in 0..n;
+        ``arcs`` None when the system does not look at heads)."""
+        if masks is not None:
+            raise ValueError("the bounded search serves strategy 'none' only")
+        cdef int i, k, t, gain, v
+        self._load(self.states[0], stack, buffer, arcs)
+        self.masked = False
+        out = {}
+        k = self._legal(0)
+        for i in range(k):
+            t = self.codes[i]
+            gain = self._step(0, t)
+            v = self._value(1)
+            out[self.machine.name(t)] = NEG_INF if v == NONE_REACHABLE else gain + v
+        return out
+
+    def bound(self, stack, buffer, arcs):
+        """The admissible bound of a configuration (for tests)."""
+        self._load(self.states[0], stack, buffer, arcs)
+        return self._bound(0)
+
+    cdef int _bound(self, int depth) noexcept:
+        """Headless words on the stack or in the buffer whose gold head is
+        there too (or is the root)."""
+        cdef const StateC* s = self.states[depth]
+        cdef int i, x, g, count = 0
+        for i in range(self.width):
+            self.alive[i] = 0
+        self.alive[0] = 1
+        for i in range(s.stack_len):
+            self.alive[s.stack[i]] = 1
+        for i in range(s.buffer_len):
+            self.alive[s.buffer[i]] = 1
+        for x in range(1, self.width):
+            g = self.gold[x]
+            if self.alive[x] and g >= 0 and self.alive[g] and s.head[x] < 0:
+                count += 1
+        return count
+
+    cdef int _grow_order(self, int depths) except -1:
+        cdef int* grown
+        if depths <= self.order_depths:
+            return 0
+        depths = max(depths, 2 * self.order_depths)
+        grown = <int*>realloc(self.order, depths * max(self.n_codes, 1) * sizeof(int))
+        if grown is NULL:
+            raise MemoryError()
+        self.order = grown
+        self.order_depths = depths
+        return 0
+
+    cdef int _value(self, int depth) except FAILED:
+        """The most gold edges a computation from the state at depth adds
+        (NONE_REACHABLE if no final configuration is reachable)."""
+        cdef int target = self._bound(depth)
+        while target >= 0:
+            if self._reaches(depth, target):
+                return target
+            target -= 1
+        return NONE_REACHABLE
+
+    cdef int _reaches(self, int depth, int target) except FAILED:
+        """Whether some computation from the state at depth adds at least
+        ``target`` gold edges (1) or none does (0)."""
+        cdef bytes key = self._key(depth)
+        cdef int reached = -1, limit = NO_LIMIT, k, i, j, t, u, gain, ok = 0
+        cdef int* order
+        cdef const StateC* s = self.states[depth]
+        found = self.memo.get(key)
+        if found is not None:
+            if found == ACTIVE:
+                self._loop(depth)
+            reached, limit = (found & 0xFFFF) - 1, found >> 16
+            if target <= reached:
+                return 1
+            if target >= limit:
+                return 0
+        if machine_is_final(self.m, s):
+            reached = self._final_value(depth)
+            self.memo[key] = (reached + 1) | ((reached + 1) << 16)
+            return 1 if reached >= target else 0
+        self.memo[key] = ACTIVE
+        self.expanded += 1
+        self._grow(depth + 2)
+        self._grow_order(depth + 1)
+        u = self._bound(depth)
+        k = self._legal(depth)
+        order = self.order + depth * self.n_codes
+        # the legal moves sorted by the bound's drop, then by static rank
+        for i in range(k):
+            t = self.codes[depth * self.n_codes + i]
+            gain = self._step(depth, t)
+            self.drop[t] = u - gain - self._bound(depth + 1)
+            j = i
+            while j > 0 and (self.drop[order[j - 1]] > self.drop[t] or (
+                    self.drop[order[j - 1]] == self.drop[t] and self.rank[order[j - 1]] > self.rank[t])):
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = t
+        for i in range(k):
+            t = self.order[depth * self.n_codes + i]   # deeper levels may move the rows
+            gain = self._step(depth, t)
+            if target - gain > self._bound(depth + 1):
+                break   # sorted by drop: no later move keeps the target within the bound
+            if self._reaches(depth + 1, max(target - gain, 0)):
+                ok = 1
+                break
+        if ok:
+            reached = max(reached, target)
+        else:
+            limit = min(limit, target)
+        self.memo[key] = (reached + 1) | (limit << 16)
+        return ok
