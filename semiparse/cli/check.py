@@ -62,10 +62,11 @@ def add_parser(subparsers):
     p.add_argument("--strategy", action="append", metavar="NAME",
                    help="check only this strategy (repeatable; default: all of the system's)")
     p.add_argument("--method", metavar="M",
-                   help="oracle method to check: grammar or a registered fast method "
-                        "(default: the completion grammar and the method a system file makes "
-                        "of its [completion.projective]; without a grammar, every registered "
-                        "method)")
+                   help="oracle method to check: grammar, search (the bounded search, "
+                        "strategy none) or a registered fast method (default: the completion "
+                        "grammar and the method a system file makes of its "
+                        "[completion.projective]; the search for a completion of kind search; "
+                        "else every registered method)")
     p.set_defaults(func=run)
     return p
 
@@ -90,8 +91,9 @@ def run(args):
         return _run_walks(system, args)
     chosen = [args.method]
     if args.method is None:
-        chosen = ["grammar"] if system.grammar is not None or args.grammar else [
-            m.name for m in system_methods(system)]
+        chosen = (["grammar"] if system.grammar is not None or args.grammar
+                  else ["search"] if system.completion_kind == "search" else [])
+        chosen = chosen or [m.name for m in system_methods(system)]
         if chosen == ["grammar"] and not args.grammar:
             # the methods a system file makes of its own declarations (its
             # projective form): method "auto" may choose them
@@ -135,6 +137,7 @@ def run_all(args):
             continue
         # (method, strategies): the grammar under all, a method under those it supports
         methods = [("grammar", None)] * (system.grammar is not None)
+        methods += [("search", ["none"])] * (system.completion_kind == "search")
         methods += [(m.name, [s for s in system.strategies if s in m.strategies])
                     for m in system_methods(system)]
         results = []
@@ -164,10 +167,11 @@ def _check(args, system, methods):
     from semiparse.transitions.oracles.methods import system_methods
 
     supports = {m.name: m.strategies for m in system_methods(system)}
+    supports["search"] = ("none",)   # the bounded search, for any declared system
     results = []
     for method in methods:
         strategies = args.strategy
-        if method != "grammar" and method != args.method:
+        if method == "search" or (method != "grammar" and method != args.method):
             strategies = [s for s in strategies or system.strategies if s in supports[method]]
             if not strategies:
                 continue

@@ -158,14 +158,16 @@ class Trainer:
         if isinstance(options, BeamOptions) and spine:
             raise ValueError("the beam trainers support the systems declared as stack/buffer "
                              "rewrites, not LR-spine")
-        if system.grammar is None and not system_methods(system):
+        if (system.grammar is None and system.completion_kind != "search"
+                and not system_methods(system)):
             # Oracle says so only at the first gold tree, after the data was read
             derived = " (the static oracle is derived from it)" if oracle == "static" else ""
             why = getattr(system, "not_split", None)
             raise ValueError(f"transition system {system.name!r} has no dynamic oracle to train "
                              f"with{derived}: it has neither a completion grammar nor a "
                              f"registered oracle method"
-                             + (f", and no split grammar can describe it: {why}" if why else
+                             + (f", and no split grammar can describe it: {why} (declare "
+                                f"kind = \"search\" in its [completion] table)" if why else
                                 "; declare one in its [completion] table "
                                 "(docs/oracle-tutorial.md)"))
         check_restart(getattr(options, "restart", None), oracle)

@@ -14,15 +14,18 @@ the way.  The search asks, for the targets ``bound``, ``bound - 1``, ...,
 whether some computation adds at least that many gold edges, and descends
 only into moves after which the target stays within the bound; the first
 target reached is the exact value.  Moves are tried by the least drop of the
-bound, then in the system's static order, so that where the bound is
-reached the first descent reaches it.  The memo keeps, per configuration,
+bound, the most gold edges, the fewest pairs of the moved nodes left out of
+the gold tree's projective order (the order in which the tree is
+projective: a swap that brings two nodes into it first), then the system's
+static order, so that where the bound is reached the first descent usually
+reaches it; the order changes the time, never the value.  The memo keeps, per configuration,
 the largest target known reached and the smallest known out of reach, which
 hold for later targets and later calls on the same gold tree.
 """
 from libc.stdlib cimport free, malloc, realloc
 
 from semiparse.transitions.oracles._exhaustive cimport CSearch
-from semiparse.transitions.runtime._machine cimport machine_is_final
+from semiparse.transitions.runtime._machine cimport RuleC, machine_is_final
 from semiparse.transitions.runtime._state cimport StateC
 
 from semiparse.transitions.oracles.static import static_rank
@@ -43,11 +46,15 @@ cdef class BoundedSearch(CSearch):
     cdef int* rank          # static rank of each transition code
     cdef int* order         # per depth: the legal moves in the order they are tried
     cdef int* drop          # scratch: the bound's drop after each legal move
+    cdef int* gain          # scratch: the gold edges each legal move adds
+    cdef int* disorder      # scratch: pairs each legal move leaves out of projective order
+    cdef int* proj          # each position's place in the gold tree's projective order
     cdef int order_depths
     cdef readonly long expanded   # configurations expanded so far (for benchmarks)
 
     def __cinit__(self):
-        self.alive = self.rank = self.order = self.drop = NULL
+        self.alive = self.rank = self.order = self.drop = self.gain = NULL
+        self.disorder = self.proj = NULL
         self.order_depths = 0
         self.expanded = 0
 
@@ -56,6 +63,9 @@ cdef class BoundedSearch(CSearch):
         free(self.rank)
         free(self.order)
         free(self.drop)
+        free(self.gain)
+        free(self.disorder)
+        free(self.proj)
 
     def __init__(self, machine, heads):
         super().__init__(machine, heads)
@@ -66,8 +76,14 @@ cdef class BoundedSearch(CSearch):
         self.alive = <int*>malloc(self.width * sizeof(int))
         self.rank = <int*>malloc(max(self.n_codes, 1) * sizeof(int))
         self.drop = <int*>malloc(max(self.n_codes, 1) * sizeof(int))
-        if self.alive is NULL or self.rank is NULL or self.drop is NULL:
+        self.gain = <int*>malloc(max(self.n_codes, 1) * sizeof(int))
+        self.disorder = <int*>malloc(max(self.n_codes, 1) * sizeof(int))
+        self.proj = <int*>malloc(self.width * sizeof(int))
+        if (self.alive is NULL or self.rank is NULL or self.drop is NULL or self.gain is NULL
+                or self.disorder is NULL or self.proj is NULL):
             raise MemoryError()
+        for place, x in enumerate(projective_order(heads)):
+            self.proj[x] = place
         rank = static_rank(machine.system)
         ranked = sorted(range(self.n_codes), key=lambda t: rank(machine.name(t)))
         for r, t in enumerate(ranked):
@@ -89,6 +105,37 @@ cdef class BoundedSearch(CSearch):
             v = self._value(1)
             out[self.machine.name(t)] = NEG_INF if v == NONE_REACHABLE else gain + v
         return out
+
+    def descent(self, stack, buffer, arcs):
+        """The moves of the first descent from a configuration: in each
+        configuration the first move in the search's order (for tests and
+        for seeing why a search takes long)."""
+        cdef int depth = 0, k, i, j, t, u, gain
+        cdef const RuleC* r
+        self._load(self.states[0], stack, buffer, arcs)
+        self.masked = False
+        moves = []
+        while not machine_is_final(self.m, self.states[depth]):
+            self._grow(depth + 2)
+            self._grow_order(depth + 1)
+            u = self._bound(depth)
+            k = self._legal(depth)
+            if k == 0:
+                break
+            best = -1
+            for i in range(k):
+                t = self.codes[depth * self.n_codes + i]
+                r = &self.m.rules[t]
+                gain = self.gain[t] = self._step(depth, t)
+                self.drop[t] = u - gain - self._bound(depth + 1)
+                self.disorder[t] = (self._inversions(depth + 1, r.n_stack_after, r.n_buffer_after)
+                                    - self._inversions(depth, r.ns, r.nb))
+                if best < 0 or self._before(t, best):
+                    best = t
+            self._step(depth, best)
+            moves.append((self.machine.name(best), self.drop[best]))
+            depth += 1
+        return moves
 
     def bound(self, stack, buffer, arcs):
         """The admissible bound of a configuration (for tests)."""
@@ -112,6 +159,36 @@ cdef class BoundedSearch(CSearch):
             if self.alive[x] and g >= 0 and self.alive[g] and s.head[x] < 0:
                 count += 1
         return count
+
+    cdef int _inversions(self, int depth, int ns, int nb) noexcept:
+        """Pairs out of projective order among the ns top stack nodes and the
+        nb front buffer nodes (in that order) of the state at depth."""
+        cdef const StateC* s = self.states[depth]
+        cdef int block[64]
+        cdef int k = 0, i, j, count = 0
+        for i in range(ns):
+            if k < 64:
+                block[k] = s.stack[s.stack_len - ns + i]
+                k += 1
+        for i in range(nb):
+            if k < 64:
+                block[k] = s.buffer[s.buffer_len - 1 - i]
+                k += 1
+        for i in range(k):
+            for j in range(i + 1, k):
+                if self.proj[block[i]] > self.proj[block[j]]:
+                    count += 1
+        return count
+
+    cdef bint _before(self, int a, int b) noexcept:
+        """Whether legal move a is tried before b (see the module doc)."""
+        if self.drop[a] != self.drop[b]:
+            return self.drop[a] < self.drop[b]
+        if self.gain[a] != self.gain[b]:
+            return self.gain[a] > self.gain[b]
+        if self.disorder[a] != self.disorder[b]:
+            return self.disorder[a] < self.disorder[b]
+        return self.rank[a] < self.rank[b]
 
     cdef int _grow_order(self, int depths) except -1:
         cdef int* grown
@@ -142,6 +219,7 @@ cdef class BoundedSearch(CSearch):
         cdef int reached = -1, limit = NO_LIMIT, k, i, j, t, u, gain, ok = 0
         cdef int* order
         cdef const StateC* s = self.states[depth]
+        cdef const RuleC* r
         found = self.memo.get(key)
         if found is not None:
             if found == ACTIVE:
@@ -162,14 +240,16 @@ cdef class BoundedSearch(CSearch):
         u = self._bound(depth)
         k = self._legal(depth)
         order = self.order + depth * self.n_codes
-        # the legal moves sorted by the bound's drop, then by static rank
+        # the legal moves, sorted (see _before)
         for i in range(k):
             t = self.codes[depth * self.n_codes + i]
-            gain = self._step(depth, t)
+            r = &self.m.rules[t]
+            gain = self.gain[t] = self._step(depth, t)
             self.drop[t] = u - gain - self._bound(depth + 1)
+            self.disorder[t] = (self._inversions(depth + 1, r.n_stack_after, r.n_buffer_after)
+                                - self._inversions(depth, r.ns, r.nb))
             j = i
-            while j > 0 and (self.drop[order[j - 1]] > self.drop[t] or (
-                    self.drop[order[j - 1]] == self.drop[t] and self.rank[order[j - 1]] > self.rank[t])):
+            while j > 0 and self._before(t, order[j - 1]):
                 order[j] = order[j - 1]
                 j -= 1
             order[j] = t
@@ -187,3 +267,24 @@ cdef class BoundedSearch(CSearch):
             limit = min(limit, target)
         self.memo[key] = (reached + 1) | (limit << 16)
         return ok
+
+
+def projective_order(heads):
+    """The positions 0..n in the order in which the gold tree ``heads`` is
+    projective: each head among its dependents in sentence order (an
+    in-order traversal from the root; words of unknown head, -1, hang from
+    the root)."""
+    n = len(heads) - 1
+    children = [[] for _ in range(n + 1)]
+    for d in range(1, n + 1):
+        children[heads[d] if heads[d] >= 0 else 0].append(d)
+    out, todo = [], [(0, False)]
+    while todo:   # iterative: a chain of n words would pass Python's recursion limit
+        x, expanded = todo.pop()
+        if expanded:
+            out.append(x)
+            continue
+        parts = [(c, False) for c in children[x] if c < x] + [(x, True)] + [
+            (c, False) for c in children[x] if c > x]
+        todo.extend(reversed(parts))
+    return out

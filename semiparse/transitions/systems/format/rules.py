@@ -139,8 +139,8 @@ def compile_transition(r, index, root, fail_at):
                 fail(f"bad require {cond!r}: a node never comes before itself", "require")
             pair = pair if op == "<" else pair[::-1]
             if pair[::-1] in rule.before:
-                fail(f"contradictory requirements: {names[pair[0]]} < {names[pair[1]]} and "
-                     f"{names[pair[1]]} < {names[pair[0]]}", "require")
+                fail(f"contradictory requirements: {names[pair[1]]} < {names[pair[0]]} and "
+                     f"{names[pair[0]]} < {names[pair[1]]}", "require")
             if pair not in rule.before:
                 rule.before.append(pair)
         elif _REQUIRE_BUFFER_EMPTY.match(cond):

@@ -1,0 +1,219 @@
+"""The swap systems (``arc_standard_swap``, ``arc_hybrid_swap``): the
+sentence-order requirement, the proof that they end, the completion of
+kind ``search`` and its bounded search, exact against the exhaustive one on
+non-projective and partial gold trees."""
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import semiparse
+from semiparse.heads import tree_problems
+from semiparse.cli import main
+from semiparse.perceptron import read_trees
+from semiparse.transitions import load_system
+from semiparse.transitions.oracles._exhaustive import CSearch
+from semiparse.transitions.oracles._search import BoundedSearch, projective_order
+from semiparse.transitions.runtime._machine import machine_for
+from semiparse.transitions.systems.format.loops import find_loop
+from semiparse.transitions.systems.format.system_file import SystemFileError
+
+from support import REPO, trees
+
+SWAP_SYSTEMS = ("arc_standard_swap", "arc_hybrid_swap")
+# the bounded search serves any declared system under strategy none
+SEARCHED = SWAP_SYSTEMS + ("arc_standard", "arc_eager", "arc_hybrid_root_end",
+                           "arc_standard_no_root", "arc_swift2")
+
+
+@st.composite
+def gold_and_walk(draw, max_words=7):
+    """A gold tree (projective or not, some heads unknown at times) and the
+    moves of a random walk."""
+    heads = draw(trees(max_words=max_words))
+    if draw(st.booleans()):
+        hidden = draw(st.sets(st.integers(1, len(heads) - 1)))
+        heads = [-1 if d in hidden else h for d, h in enumerate(heads)]
+    return heads, draw(st.lists(st.integers(0, 50), max_size=40))
+
+
+@pytest.mark.parametrize("name", SEARCHED)
+@settings(max_examples=60, deadline=None)
+@given(case=gold_and_walk())
+def test_the_bounded_search_equals_the_exhaustive_search(name, case):
+    heads, choices = case
+    system, machine = semiparse.system(name), machine_for(name)
+    bounded, exhaustive = BoundedSearch(machine, heads), CSearch(machine, heads)
+    arcs_needed = load_system(name).needs_arcs
+    config = system.initial(len(heads) - 1)
+    for choice in choices:
+        if config.is_final():
+            break
+        arcs = config.arcs if arcs_needed else None
+        expected = exhaustive.scores(config.stack, config.buffer, arcs, None)
+        assert bounded.scores(config.stack, config.buffer, arcs) == expected
+        # the bound is admissible
+        best = max(expected.values())
+        if best > float("-inf"):
+            assert bounded.bound(config.stack, config.buffer, arcs) >= best - 1
+        legal = config.legal()
+        config = config.apply(legal[choice % len(legal)])
+
+
+@pytest.mark.parametrize("name", SWAP_SYSTEMS)
+@settings(max_examples=80, deadline=None)
+@given(heads=trees(max_words=9))
+def test_every_tree_is_reached_from_the_initial_configuration(name, heads):
+    """Swap systems build every tree (Nivre 2009): the oracle's value of the
+    initial configuration is n, and its first descent reaches it."""
+    system = semiparse.system(name)
+    config = system.initial(len(heads) - 1)
+    oracle = system.oracle()
+    while not config.is_final():
+        scores = oracle.scores(config, heads)
+        best = max(scores.values())
+        assert best == sum(1 for d in range(1, len(heads)) if config.arcs[d] < 0)
+        config = config.apply(next(t for t in config.legal() if scores[t] == best))
+    assert list(config.arcs) == list(heads)
+
+
+@settings(max_examples=100, deadline=None)
+@given(heads=trees(max_words=10))
+def test_the_projective_order_makes_the_tree_projective(heads):
+    order = projective_order(heads)
+    assert sorted(order) == list(range(len(heads)))
+    place = {x: i for i, x in enumerate(order)}
+    renamed = [-1] * len(heads)
+    for d in range(1, len(heads)):
+        renamed[place[d]] = place[heads[d]]
+    assert semiparse.is_projective(renamed)
+
+
+def test_swap_applies_only_to_nodes_in_sentence_order():
+    system = semiparse.system("arc_standard_swap")
+    config = system.initial(3).apply("shift").apply("shift")  # stack [0, 1, 2]
+    assert "swap" in config.legal()
+    swapped = config.apply("swap")
+    assert (swapped.stack, swapped.buffer) == ((0, 2), (1, 3))
+    again = swapped.apply("shift")  # stack [0, 2, 1]: 2 comes after 1
+    assert "swap" not in again.legal()
+    assert "swap" not in system.initial(2).apply("shift").legal()  # s1 is the root
+    hybrid = semiparse.system("arc_hybrid_swap").initial(3).apply("shift")
+    moved = hybrid.apply("swap")  # stack [0, 1], buffer [2, 3] -> stack [0], buffer [2, 1, 3]
+    assert (moved.stack, moved.buffer) == ((0,), (2, 1, 3))
+    assert "swap" not in moved.apply("shift").legal()  # stack [0, 2], buffer [1, 3]: 2 > 1
+    assert repr(moved) == "<Configuration arc_hybrid_swap stack=[0] buffer=[2, 1, 3]>"
+
+
+@pytest.mark.parametrize("name", SWAP_SYSTEMS)
+def test_the_swap_systems_are_proven_to_end(name):
+    assert find_loop(load_system(name)) is None
+    assert load_system(name).completion_kind == "search"
+    assert semiparse.oracle(name).method_for([-1, 0]) == "search"
+
+
+def _swap_text(require):
+    text = (REPO / "systems" / "arc_standard_swap.toml").read_text(encoding="utf-8")
+    old = 'require = ["s1 != root", "s1 < s0"]'
+    assert old in text
+    return text.replace(old, f"require = {require}")
+
+
+def test_a_swap_without_the_order_requirement_is_refused(tmp_path):
+    path = tmp_path / "loops.toml"
+    path.write_text(_swap_text('["s1 != root"]'), encoding="utf-8")
+    with pytest.raises(SystemFileError, match=r'loops\.toml:\d+: .*can loop.*"s1 < s0"'):
+        load_system(path)
+
+
+@pytest.mark.parametrize("require, message", [
+    ('["s1 < s1"]', "never comes before itself"),
+    ('["s1 < zz"]', "names 'zz', which is not in the stack or buffer pattern"),
+    ('["s1 < s0", "s0 < s1"]', "contradictory requirements: s1 < s0 and s0 < s1"),
+    ('["s1 <= s0"]', "'X < Y'"),
+])
+def test_malformed_order_requirements_name_file_and_line(tmp_path, require, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(_swap_text(require), encoding="utf-8")
+    with pytest.raises(SystemFileError) as info:
+        load_system(path)
+    assert str(info.value).startswith(f"{path}:")
+    assert message in str(info.value)
+
+
+def test_the_reversed_order_requirement_is_the_same_system(tmp_path):
+    path = tmp_path / "reversed.toml"
+    path.write_text(_swap_text('["s1 != root", "s0 > s1"]'), encoding="utf-8")
+    mine, shipped = semiparse.system(str(path)), semiparse.system("arc_standard_swap")
+    for choices in itertools.product(range(4), repeat=7):
+        a, b = mine.initial(4), shipped.initial(4)
+        for c in choices:
+            assert a.legal() == b.legal()
+            if a.is_final():
+                break
+            a, b = a.apply(a.legal()[c % len(a.legal())]), b.apply(b.legal()[c % len(b.legal())])
+            assert (a.stack, a.buffer) == (b.stack, b.buffer)
+
+
+@pytest.mark.parametrize("completion, message", [
+    ('kind = "spanning"', "completion.kind 'spanning': expected one of grammar, search"),
+    ('kind = "search"\ngrammar = "arc_standard.grammar"', 'kind \\"search\\" has no grammar'
+     .replace("\\", "")),
+    ('grammar = "arc_standard.grammar"\nterminals = [{ node = "stack", terminal = "s" }]',
+     'declare kind = "search"'),
+])
+def test_completion_kinds_are_checked(tmp_path, completion, message):
+    text = _swap_text('["s1 != root", "s1 < s0"]').replace('kind = "search"', completion)
+    path = tmp_path / "kinds.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SystemFileError) as info:
+        load_system(path)
+    assert str(info.value).startswith(f"{path}:") and message in str(info.value)
+
+
+def test_the_search_oracle_in_batches_partial_trees_and_strategies():
+    system = semiparse.system("arc_hybrid_swap")
+    oracle = system.oracle()
+    gold = (-1, 3, 0, 2, 2, 3)   # 3 -> 1 and 3 -> 5 cross 2 -> 4
+    configs = [system.initial(5)]
+    while not configs[-1].is_final():
+        scores = oracle.scores(configs[-1], gold)
+        best = max(scores.values())
+        configs.append(configs[-1].apply(min(t for t in scores if scores[t] == best)))
+    assert list(configs[-1].arcs) == list(gold)
+    rows = oracle.scores_batch(configs[:-1], [gold] * (len(configs) - 1))
+    for config, row in zip(configs, rows):
+        expected = oracle.scores_exhaustive(config, gold)
+        assert {t: row[i] for i, t in enumerate(oracle.transitions)
+                if row[i] > float("-inf")} == expected
+    partial = [-1, 3, -1, 2, 2, -1]
+    assert oracle.scores(configs[0], partial, partial=True) == oracle.scores_exhaustive(
+        configs[0], partial, partial=True)
+    with pytest.raises(ValueError, match="serves strategy 'none' only"):
+        semiparse.oracle("arc_standard", strategy="lbr", method="search")
+
+
+@pytest.fixture(scope="module")
+def nonprojective(shared_data, tmp_path_factory):
+    """Twelve Gothic sentences, some of them non-projective."""
+    src = shared_data / "ud" / "UD_Gothic-PROIEL" / "got_proiel-ud-dev.conllu"
+    blocks = src.read_text(encoding="utf-8").split("\n\n")
+    chosen = [b for b in blocks if b.strip() and len(b.splitlines()) < 16][:12]
+    path = tmp_path_factory.mktemp("data") / "few.conllu"
+    path.write_text("\n\n".join(chosen) + "\n\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", SWAP_SYSTEMS)
+def test_trains_on_trees_as_they_are_and_parses_into_trees(nonprojective, tmp_path, name):
+    gold = read_trees(nonprojective)
+    assert any(not semiparse.is_projective(list(t.heads)) for t in gold)
+    model, out = tmp_path / "m.npz", tmp_path / "out.conllu"
+    assert main(["train", str(nonprojective), "--system", name, "--oracle", "dynamic",
+                 "--nonproj", "oracle", "--epochs", "2", "--quiet", "-o", str(model)]) == 0
+    assert main(["parse", str(model), str(nonprojective), "-o", str(out), "--quiet"]) == 0
+    parsed = read_trees(out)
+    assert [len(t) for t in parsed] == [len(t) for t in gold]
+    for tree in parsed:
+        assert [p for p in tree_problems(tree.heads) if not p[2]] == []
