@@ -32,11 +32,12 @@ EXPERIMENTS = {
     "neural-nonprojective": "neural_nonprojective",
     "neural-oracles": "neural_oracles",
     "neural-systems": "neural_systems",
+    "peers": "peers",
 }
 
 # The modules of experiments that train torch networks on the CPU only (their
 # runs take no device): --device is checked, and only cpu is taken
-CPU_NETWORKS = ("biaffine_crf",)
+CPU_NETWORKS = ("biaffine_crf", "peers")
 
 
 def experiment(name):
@@ -71,6 +72,8 @@ def build_parser():
     p.add_argument("--variants", nargs="+", metavar="VARIANT",
                    help="only these of the experiment's variants (default: all; --list shows them)")
     p.add_argument("--limit", type=_positive, metavar="N", help="only the first N sentences of each file")
+    p.add_argument("--iterations", type=_positive, metavar="N",
+                   help="training iterations of UDPipe 1 (peers only; default: the experiment's)")
     p.add_argument("--device", help="torch device of a neural experiment's runs: cpu (default) or "
                    "cuda[:N]; the oracle runs on the CPU")
     p.add_argument("--jobs", type=_positive, default=1, help="parallel training runs (default 1)")
@@ -85,7 +88,8 @@ def listing():
         d = module.DEFAULTS
         lines.append(f"{name:24s}{module.SUMMARY}")
         lines.append(f"{'':24s}defaults: --epochs {d['epochs']} --seeds {' '.join(map(str, d['seeds']))} "
-                     f"--languages {' '.join(d['languages'])} --systems {' '.join(d['systems'])}")
+                     f"--languages {' '.join(d['languages'])} --systems {' '.join(d['systems'])}"
+                     + (f" --iterations {d['iterations']}" if "iterations" in d else ""))
         if hasattr(module, "VARIANTS"):
             lines.append(f"{'':24s}variants: {', '.join(map(repr, module.VARIANTS))}")
     return "\n".join(lines)
@@ -102,6 +106,10 @@ def settings_for(module, args):
         "systems": args.systems or d["systems"],
         "limit": args.limit,
     }
+    if "iterations" in d:
+        settings["iterations"] = args.iterations or d["iterations"]
+    elif args.iterations:
+        raise ValueError("--iterations: this experiment trains no UDPipe model")
     choices = [("languages", module.LANGUAGES), ("systems", module.SYSTEMS)]
     if hasattr(module, "VARIANTS"):
         settings["variants"] = args.variants or list(module.VARIANTS)
