@@ -114,9 +114,11 @@ class UserError(SemiparseError):
 
 
 class OverBudget(SemiparseError, RuntimeError):
-    """An exhaustive search visited more than its ``max_states`` states: no
-    answer (the caller must count the case as unchecked, not as agreement)."""
+    """A search (the constituent exhaustive search, the bounded search of a
+    completion of kind search) visited more than its ``max_states`` states:
+    no answer (the caller must count the case as unanswered, never as an
+    estimate or as agreement)."""
 
-    def __init__(self, max_states):
+    def __init__(self, max_states, what="exhaustive search"):
         self.max_states = max_states
-        super().__init__(f"exhaustive search stopped past {max_states} states")
+        super().__init__(f"{what} stopped past {max_states} states")

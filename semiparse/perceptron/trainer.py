@@ -50,7 +50,8 @@ from semiparse.perceptron.options import (BeamOptions, PerceptronOptions, RDAOpt
                                           check_settings, options_for)
 from semiparse.treebank.scoring import attachment_scores
 from semiparse.training.explore import Exploration
-from semiparse.training.loop import epochs, log_record, warn_dead_ends
+from semiparse.errors import OverBudget
+from semiparse.training.loop import SEARCH_BUDGET, epochs, log_record, warn_dead_ends
 from semiparse.training.trees import NONPROJ, known_labels, prepare, root_label
 
 ORACLES = ("static", "nondet", "dynamic")
@@ -59,6 +60,12 @@ ORACLES = ("static", "nondet", "dynamic")
 class _DeadEnd(Exception):
     """The configuration being trained on is a dead end (no optimal move):
     the sentence is abandoned for the epoch, and counted (:meth:`Epoch.dead`)."""
+
+
+class _Unanswered(Exception):
+    """The search oracle ran past its budget on the configuration being
+    trained on: the sentence is left for the epoch, and counted
+    (:meth:`Epoch.unanswered`)."""
 
 
 def oracle_moves(dynamic, state, heads, partial=False):
@@ -183,6 +190,7 @@ class Trainer:
         self._heads, self._viable_names = {}, frozenset()
         self.history = []
         self.dead_ends = 0  # sentences abandoned at dead ends (see the module's doc)
+        self.over_budget = 0  # sentences left where the search oracle ran past its budget
 
     @property
     def trainer(self):
@@ -219,8 +227,11 @@ class Trainer:
         if self.static is not None:
             moves = self.static.optimal(state, sent)
         else:
-            names, self._viable_names = oracle_moves(self.oracle, state, self._heads[sent],
-                                                     self.partial)
+            try:
+                names, self._viable_names = oracle_moves(self.oracle, state, self._heads[sent],
+                                                         self.partial)
+            except OverBudget:
+                raise _Unanswered from None
             moves = {state.machine.code(name) for name in names}
         if not moves:
             raise _DeadEnd
@@ -261,7 +272,8 @@ class Trainer:
         if self.oracle_name == "static":
             self.static = StaticOracle(self.system)
         else:
-            self.oracle, self.partial = oracle(self.system), partial
+            budget = SEARCH_BUDGET if self.system.completion_kind == "search" else None
+            self.oracle, self.partial = oracle(self.system, max_states=budget), partial
         sents = [model.sentence(t) for t in trees]
         self._heads = {s: gold_heads(s) for s in sents}
         self.t = 1.0  # perceptron clock (number of examples seen), for averaging
@@ -281,6 +293,9 @@ class Trainer:
                 except _DeadEnd:
                     epoch.dead()
                     continue
+                except _Unanswered:
+                    epoch.unanswered()
+                    continue
                 if k % 50 == 0:
                     epoch.show(acc=f"{epoch.accuracy:.2f}")
             epoch.check_learnt(len(order), f"{self.system.name}: every training sentence "
@@ -292,6 +307,9 @@ class Trainer:
             if epoch.dead_ends:
                 record["dead_ends"] = epoch.dead_ends
                 self.dead_ends += epoch.dead_ends
+            if epoch.over_budget:
+                record["over_budget"] = epoch.over_budget
+                self.over_budget += epoch.over_budget
             if dev is not None:
                 snapshot = self._finished(model, copy=True)
                 record.update(evaluate_model(snapshot, dev))
@@ -301,6 +319,10 @@ class Trainer:
             log_record(self.log, record)
         self._finished(model)
         model.meta["history"] = self.history
+        if self.over_budget:
+            self.log(f"note: {self.over_budget} training sentence(s), counted once per epoch, "
+                     f"were left at a configuration whose exact oracle search ran past "
+                     f"{SEARCH_BUDGET} configurations (their moves before it were trained on)")
         if self.dead_ends:
             warn_dead_ends(f"{self.dead_ends} training sentence(s), counted once per epoch, "
                            f"reached a dead end of {self.system.name} (a configuration that is "

@@ -3,7 +3,9 @@ sentence-order requirement, the proof that they end, the completion of
 kind ``search`` and its bounded search, exact against the exhaustive one on
 non-projective and partial gold trees."""
 import itertools
+import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +17,7 @@ from semiparse.perceptron import read_trees
 from semiparse.transitions import load_system
 from semiparse.transitions.oracles._exhaustive import CSearch
 from semiparse.transitions.oracles._search import BoundedSearch, projective_order
+from semiparse.transitions.oracles.swap_static import SwapStatic
 from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.systems.format.loops import find_loop
 from semiparse.transitions.systems.format.system_file import SystemFileError
@@ -217,3 +220,92 @@ def test_trains_on_trees_as_they_are_and_parses_into_trees(nonprojective, tmp_pa
     assert [len(t) for t in parsed] == [len(t) for t in gold]
     for tree in parsed:
         assert [p for p in tree_problems(tree.heads) if not p[2]] == []
+
+
+@pytest.mark.parametrize("name", SWAP_SYSTEMS)
+@settings(max_examples=80, deadline=None)
+@given(heads=trees(max_words=9))
+def test_the_static_swap_oracle_builds_the_gold_tree_by_optimal_moves(name, heads):
+    static = SwapStatic(name, heads)
+    system = semiparse.system(name)
+    oracle = system.oracle()
+    config = system.initial(len(heads) - 1)
+    while not config.is_final():
+        move = static.move(config.stack, config.buffer, config.arcs)
+        scores = oracle.scores(config, heads)
+        assert scores[move] == max(scores.values())
+        config = config.apply(move)
+    assert list(config.arcs) == list(heads)
+    assert static.move(config.stack, config.buffer, config.arcs) is None
+
+
+def test_the_lazy_oracle_swaps_later_than_the_eager_one():
+    """Nivre, Kuhlmann and Hall 2009: the lazy oracle builds the maximal
+    projective components first, so it swaps no more, here fewer, times."""
+    heads = [-1, 2, 0, 5, 2, 2, 4]   # 2 -> 4 -> 6 crosses 2 -> 5 -> 3
+    system = semiparse.system("arc_standard_swap")
+    static = SwapStatic("arc_standard_swap", heads)
+    config, lazy = system.initial(6), []
+    while not config.is_final():
+        lazy.append(static.move(config.stack, config.buffer, config.arcs))
+        config = config.apply(lazy[-1])
+    # the canonical computation of the exact oracle in the file's static
+    # order (arcs, swap, shift) swaps as soon as it may
+    oracle, config, eager = system.oracle(), system.initial(6), []
+    while not config.is_final():
+        scores = oracle.scores(config, heads)
+        best = max(scores.values())
+        eager.append(next(t for t in ("left_arc", "right_arc", "swap", "shift")
+                          if scores.get(t) == best))
+        config = config.apply(eager[-1])
+    assert 0 < lazy.count("swap") <= eager.count("swap")
+
+
+def test_a_search_past_its_budget_answers_nothing_and_stays_exact():
+    from semiparse.errors import OverBudget
+
+    heads = [-1, 3, 0, 2, 2, 3, 4, 1, 6]
+    system = semiparse.system("arc_standard_swap")
+    bounded = system.oracle(max_states=1)
+    exact = system.oracle()
+    config = system.initial(8)
+    for move in ("shift", "shift", "shift", "shift", "swap", "shift"):
+        config = config.apply(move)
+    answered = over = 0
+    for _ in range(20):   # each call learns more; the answers it gives are exact
+        try:
+            got = bounded.scores(config, heads)
+        except OverBudget as exc:
+            assert exc.max_states == 1 and "bounded search stopped past 1 states" in str(exc)
+            over += 1
+            continue
+        answered += 1
+        assert got == exact.scores(config, heads)
+    assert over > 0
+    rows = system.oracle(max_states=1).scores_batch([config], [heads])
+    assert rows.shape == (1, 4) and (np.isnan(rows).all() or not np.isnan(rows).any())
+    with pytest.raises(ValueError, match="max_states must be a positive int"):
+        system.oracle(max_states=0)
+
+
+def test_training_counts_the_sentences_left_past_the_budget(nonprojective, tmp_path,
+                                                            monkeypatch, capsys):
+    from semiparse.perceptron import trainer
+
+    monkeypatch.setattr(trainer, "SEARCH_BUDGET", 3)
+    model = tmp_path / "m.npz"
+    assert main(["train", str(nonprojective), "--system", "arc_standard_swap", "--oracle",
+                 "dynamic", "--nonproj", "oracle", "--epochs", "1", "-o", str(model)]) == 0
+    err = capsys.readouterr()
+    text = err.out + err.err
+    assert re.search(r"over_budget=\d+", text)
+    assert "ran past 3 configurations" in text
+
+
+def test_bench_oracle_times_a_swap_system_beside_arc_standard(capsys):
+    assert main(["bench", "oracle", "--system", "arc_standard_swap", "--sentences", "3",
+                 "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "3 non-projective sentences" in out
+    assert re.search(r"^arc_standard\s+\d+ ", out, flags=re.M)
+    assert re.search(r"^arc_standard_swap\s+\d+ .*x$", out, flags=re.M)

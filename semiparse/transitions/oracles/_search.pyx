@@ -28,6 +28,7 @@ from semiparse.transitions.oracles._exhaustive cimport CSearch
 from semiparse.transitions.runtime._machine cimport RuleC, machine_is_final
 from semiparse.transitions.runtime._state cimport StateC
 
+from semiparse.errors import OverBudget
 from semiparse.transitions.oracles.static import static_rank
 from semiparse.transitions.systems.interface import NEG_INF
 
@@ -51,6 +52,8 @@ cdef class BoundedSearch(CSearch):
     cdef int* proj          # each position's place in the gold tree's projective order
     cdef int order_depths
     cdef readonly long expanded   # configurations expanded so far (for benchmarks)
+    cdef long budget              # expansions one scores call may make (-1: no limit)
+    cdef long stop_at             # expanded at which the current call stops
 
     def __cinit__(self):
         self.alive = self.rank = self.order = self.drop = self.gain = NULL
@@ -67,8 +70,12 @@ cdef class BoundedSearch(CSearch):
         free(self.disorder)
         free(self.proj)
 
-    def __init__(self, machine, heads):
+    def __init__(self, machine, heads, max_states=None):
         super().__init__(machine, heads)
+        if max_states is not None and (isinstance(max_states, bool) or not isinstance(
+                max_states, int) or max_states < 1):
+            raise ValueError(f"max_states must be a positive int or None, got {max_states!r}")
+        self.budget = -1 if max_states is None else max_states
         if self.spine:
             raise ValueError("the bounded search runs declared rewrite systems only")
         if self.n + 1 >= NO_LIMIT:
@@ -91,10 +98,15 @@ cdef class BoundedSearch(CSearch):
 
     def scores(self, stack, buffer, arcs, masks=None):
         """``{transition: sigma}`` for a configuration (positions in 0..n;
-        ``arcs`` None when the system does not look at heads)."""
+        ``arcs`` None when the system does not look at heads).  With
+        ``max_states``, a call that would expand more configurations than
+        that (those the memo already knows cost nothing) raises
+        :class:`~semiparse.errors.OverBudget` instead of answering; what it
+        learnt stays in the memo."""
         if masks is not None:
             raise ValueError("the bounded search serves strategy 'none' only")
         cdef int i, k, t, gain, v
+        self.stop_at = -1 if self.budget < 0 else self.expanded + self.budget
         self._load(self.states[0], stack, buffer, arcs)
         self.masked = False
         out = {}
@@ -190,6 +202,13 @@ cdef class BoundedSearch(CSearch):
             return self.disorder[a] < self.disorder[b]
         return self.rank[a] < self.rank[b]
 
+    cdef int _clear_active(self) except -1:
+        """Drop the marks of the configurations on the current path (a call
+        stopped half way leaves the memo valid for the next one)."""
+        for key in [k for k, v in self.memo.items() if v == ACTIVE]:
+            del self.memo[key]
+        return 0
+
     cdef int _grow_order(self, int depths) except -1:
         cdef int* grown
         if depths <= self.order_depths:
@@ -233,6 +252,9 @@ cdef class BoundedSearch(CSearch):
             reached = self._final_value(depth)
             self.memo[key] = (reached + 1) | ((reached + 1) << 16)
             return 1 if reached >= target else 0
+        if self.expanded == self.stop_at:
+            self._clear_active()
+            raise OverBudget(self.budget, "the oracle's bounded search")
         self.memo[key] = ACTIVE
         self.expanded += 1
         self._grow(depth + 2)

@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from semiparse._support.threads import pool
+from semiparse.errors import OverBudget
 from semiparse.transitions.runtime._configuration import Configuration, fill_rows, kernel_scores
 from semiparse.transitions.oracles._grammar_rows import grammar_kernel
 from semiparse.transitions.runtime._machine import machine_for
@@ -52,8 +53,12 @@ MIN_KEPT_CHART = 256 << 10
 class Oracle(DynamicOracle):
     """A dynamic oracle for one system, strategy and method (see :func:`oracle`)."""
 
-    def __init__(self, system, strategy="none", method="auto"):
+    def __init__(self, system, strategy="none", method="auto", max_states=None):
         self.system = load_system(system)
+        if max_states is not None and (isinstance(max_states, bool)
+                                       or not isinstance(max_states, int) or max_states < 1):
+            raise ValueError(f"max_states must be a positive int or None, got {max_states!r}")
+        self.max_states = max_states
         self.system.check_strategy(strategy)
         self.strategy = strategy
         registered = {m.name: m for m in system_methods(self.system)}
@@ -82,13 +87,14 @@ class Oracle(DynamicOracle):
         self._kept_trees = {False: {}, True: {}}   # partial -> id of a tuple of heads -> _Kept
         self._chart_share = None   # the chart limit of the works kept (see _give_back)
         self._kernels = {}      # (projective, partial) of a gold tree -> its C kernel, see _kernel
+        self._searches = {}     # (heads, partial) -> its BoundedSearch, see _bounded
         self._column = {t: i for i, t in enumerate(self.transitions)}
 
     def __repr__(self):
         return f"<Oracle {self.system.name} strategy={self.strategy} method={self.method}>"
 
     def __reduce__(self):  # a fresh oracle: what one keeps between calls is a cache
-        return Oracle, (self.system, self.strategy, self.method)
+        return Oracle, (self.system, self.strategy, self.method, self.max_states)
 
     # -- gold trees are checked once and cached --------------------------------
 
@@ -173,6 +179,7 @@ class Oracle(DynamicOracle):
             for kept_trees in self._kept_trees.values():
                 kept_trees.clear()
             self._kernels.clear()
+            self._searches.clear()
             self._gold = self._fn = self._search = None
 
     def _choose(self, gold):
@@ -209,7 +216,7 @@ class Oracle(DynamicOracle):
         if name == "exhaustive":
             return lambda s, b, g, a: self._exhaustive(g).scores(s, b, a)
         if name == "search":
-            search = BoundedSearch(machine_for(system), gold.heads)
+            search = self._bounded(gold)
             return lambda s, b, g, a: search.scores(s, b, a)
         m = self._registered[name]
         if gold.partial and not accepts_partial(m):
@@ -256,6 +263,20 @@ class Oracle(DynamicOracle):
             _check_memory(used)
             return out
         return scores
+
+    def _bounded(self, gold):
+        """The bounded search of a gold tree, kept (with its memo) for the
+        last :data:`KEPT_TREES` trees, so that a batch whose rows alternate
+        between sentences, and a loop that comes back to a sentence, find the
+        values it remembers."""
+        key = (tuple(gold.heads), gold.partial)
+        found = self._searches.pop(key, None)
+        if found is None:
+            found = BoundedSearch(machine_for(self.system), gold.heads, self.max_states)
+        self._searches[key] = found   # the most recent last
+        if len(self._searches) > KEPT_TREES:
+            del self._searches[next(iter(self._searches))]
+        return found
 
     def _exhaustive(self, gold):
         if self._search is None:
@@ -340,7 +361,9 @@ class Oracle(DynamicOracle):
         grammar path's charts kept share :data:`KEPT_CHARTS` bytes.
         ``partial=True`` accepts unknown heads (``-1``) in ``golds``; such
         trees are scored by the grammar path or through :meth:`scores`, as
-        the other C kernels are exact only for complete trees.
+        the other C kernels are exact only for complete trees.  With
+        ``max_states`` (method ``search``), a row whose search runs past it
+        is NaN throughout: no answer, never an estimate.
         """
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
@@ -396,7 +419,12 @@ class Oracle(DynamicOracle):
         by_grammar = {i for i in rows if id(golds[i]) in grammar_golds}
         for i in rows:
             if i not in by_grammar:
-                for t, v in self.scores(configs[i], golds[i], partial=partial).items():
+                try:
+                    found = self.scores(configs[i], golds[i], partial=partial)
+                except OverBudget:   # only with max_states: no answer for this row
+                    out[i] = np.nan
+                    continue
+                for t, v in found.items():
                     out[i, column[t]] = v
         # the grammar path's rows: those of one gold object in one thread, from
         # the last to the first, each configuration's value kept for the rows
@@ -567,15 +595,18 @@ def best_of(scores):
     return {t for t, v in scores.items() if v == top}
 
 
-def oracle(system, strategy="none", method="auto"):
+def oracle(system, strategy="none", method="auto", max_states=None):
     """A dynamic oracle for ``system`` (a name, a TOML file or a system object).
 
     strategy: one of the system's strategies (arc-standard: "none", "lbr",
     "strict_lbr", "rbl").  method: "auto" (the fastest registered method that
-    is exact for the strategy and the gold tree, else the grammar path),
-    "grammar", "exhaustive" or a registered method name.
+    is exact for the strategy and the gold tree, else the grammar path, or
+    the search of a completion of kind search), "grammar", "exhaustive",
+    "search" or a registered method name.  max_states: for the search, the
+    most configurations one call may expand (None: no limit); past it,
+    :meth:`Oracle.scores` raises :class:`~semiparse.errors.OverBudget`.
     """
-    return Oracle(system, strategy, method)
+    return Oracle(system, strategy, method, max_states)
 
 
 __all__ = ["Oracle", "oracle", "best_of", "NEG_INF"]

@@ -70,12 +70,13 @@ class System(SystemProtocol):
         check_system(config, self.definition)
         return config
 
-    def oracle(self, strategy="none", method="auto", **options):
+    def oracle(self, strategy="none", method="auto", max_states=None, **options):
         """The dynamic oracle of this system (see :func:`semiparse.oracle`)."""
         if options:
             raise ValueError(f"unknown options {', '.join(sorted(options))} for the dependency "
-                             f"oracle of {self.name!r}: expected strategy and method")
-        return Oracle(self.definition, strategy, method)
+                             f"oracle of {self.name!r}: expected strategy, method and "
+                             f"max_states")
+        return Oracle(self.definition, strategy, method, max_states)
 
     def __repr__(self):
         return f"<System {self.name}: {', '.join(self.transitions)}>"
@@ -100,7 +101,7 @@ def system(name_or_path):
 def oracle(system, strategy="none", method="auto", **options):
     """The dynamic oracle of ``system`` (as for :func:`system`), by the
     registry: a dependency system's :class:`Oracle` (``strategy``,
-    ``method``), or the one registered with the system
+    ``method``, ``max_states``), or the one registered with the system
     (``maker(system, strategy, method, **options)``; the constituent
     systems' takes ``chain``)."""
     found = load_system(system)
@@ -110,7 +111,8 @@ def oracle(system, strategy="none", method="auto", **options):
             raise ValueError(f"no oracle is registered with transition system {found.name!r}: "
                              f"register it with register_system(system, oracle=...)")
         return maker(found, strategy, method, **options)
+    max_states = options.pop("max_states", None)
     if options:
         raise ValueError(f"unknown options {', '.join(sorted(options))} for the dependency "
-                         f"oracle of {system!r}: expected strategy and method")
-    return Oracle(found, strategy, method)
+                         f"oracle of {system!r}: expected strategy, method and max_states")
+    return Oracle(found, strategy, method, max_states)
