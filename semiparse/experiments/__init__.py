@@ -33,6 +33,7 @@ EXPERIMENTS = {
     "neural-oracles": "neural_oracles",
     "neural-systems": "neural_systems",
     "peers": "peers",
+    "nonprojective-systems": "nonprojective_systems",
 }
 
 # The modules of experiments that train torch networks on the CPU only (their

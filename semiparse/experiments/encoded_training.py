@@ -48,7 +48,7 @@ def nonprojective_words(heads):
     return out
 
 
-def _encoded(tree, setup):
+def encoded_tree(tree, setup):
     """The training tree of a set-up that encodes."""
     from semiparse.treebank.spacy import from_spacy, nonproj_module, to_spacy
     from semiparse.treebank.encoding import encode
@@ -64,7 +64,7 @@ def _encoded(tree, setup):
     return Tree(tree.forms, tree.tags, heads, labels, tree.source)
 
 
-def _decoded(heads, labels, setup):
+def decoded_parse(heads, labels, setup):
     """A parse with its encoded labels undone."""
     from semiparse.treebank.spacy import from_spacy, nonproj_module, to_spacy
     from semiparse.treebank.encoding import decode
@@ -85,13 +85,13 @@ def run_job(job):
 
     data, lang, system, setup, seed, epochs, limit = job
     train, test = read_parts(data, lang, limit)
-    trees = train if setup == "unchanged+oracle" else [_encoded(t, setup) for t in train]
+    trees = train if setup == "unchanged+oracle" else [encoded_tree(t, setup) for t in train]
     model, seconds = timed(lambda: Trainer(
         system=system, epochs=epochs, seed=seed, progress=False,
         oracle="dynamic").run(trees, nonproj="oracle" if setup == "unchanged+oracle" else "skip"))
     predicted = [model.parse(t)[:2] for t in test]
     if setup != "unchanged+oracle":
-        predicted = [_decoded(heads, labels, setup) for heads, labels in predicted]
+        predicted = [decoded_parse(heads, labels, setup) for heads, labels in predicted]
     right = total = 0
     for tree, (heads, labels) in zip(test, predicted):
         for d in nonprojective_words(tree.heads):

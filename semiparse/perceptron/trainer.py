@@ -41,6 +41,7 @@ import numpy as np
 from semiparse._support.seeds import seeded
 from semiparse.transitions import oracle
 from semiparse.transitions.oracles.static import static_choice, static_rank
+from semiparse.transitions.oracles.swap_static import SYSTEMS as SWAP_SYSTEMS, SwapStatic
 from semiparse.perceptron import _core
 from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.systems.loading import load_system
@@ -90,7 +91,10 @@ def gold_heads(sent):
 
 class StaticOracle:
     """The canonical computation (:mod:`semiparse.transitions.oracles.static`): in each
-    configuration the first optimal move in the system's static order.
+    configuration the first optimal move in the system's static order; for
+    the shipped swap systems, their own static oracles instead
+    (:mod:`semiparse.transitions.oracles.swap_static`: the lazy one of Nivre,
+    Kuhlmann and Hall 2009 for ``arc_standard_swap``, UUParser's set-up).
 
     Training with it follows that computation, so the moves of each sentence
     are computed once (one dynamic-oracle call per step) and replayed in later
@@ -102,12 +106,21 @@ class StaticOracle:
         self.dynamic = oracle(system)
         self.rank = static_rank(self.dynamic.system)
         self._paths, self._heads = {}, {}
+        definition = self.dynamic.system
+        self._swap = {} if (definition.name in SWAP_SYSTEMS
+                            and getattr(definition, "shipped", False)) else None
 
     def move(self, state, sent):
         """The canonical move code at state, or -1 if there is none (final)."""
         heads = self._heads.get(sent)
         if heads is None:
             heads = self._heads[sent] = gold_heads(sent)
+        if self._swap is not None:
+            static = self._swap.get(sent)
+            if static is None:
+                static = self._swap[sent] = SwapStatic(self.dynamic.system.name, heads)
+            name = static.move(state.stack, state.buffer, state.arcs)
+            return -1 if name is None else state.machine.code(name)
         name = static_choice(self.rank, oracle_moves(self.dynamic, state, heads)[0])
         return -1 if name is None else state.machine.code(name)
 
@@ -256,7 +269,8 @@ class Trainer:
         if partial and self.spine:
             raise ValueError("the LR-spine oracle is exact for complete trees only: "
                              "--partial needs a declared system")
-        trees = prepare(trees, nonproj, self.oracle_name, self.log, partial)
+        trees = prepare(trees, nonproj, self.oracle_name, self.log, partial,
+                        builds_any_tree=self.system.completion_kind == "search")
         labels = sorted(known_labels(trees))
         n_tokens = sum(len(t) for t in trees)
         options = self.options

@@ -45,9 +45,11 @@ def _tree_name(tree, index):
     return f"training tree {index} ({tree.where}" + (f", sent_id {ids[0]}" if ids else "") + ")"
 
 
-def prepare(trees, nonproj, oracle, log=None, partial=False, partial_hint=PARTIAL_HINT):
+def prepare(trees, nonproj, oracle, log=None, partial=False, partial_hint=PARTIAL_HINT,
+            builds_any_tree=False):
     """The training trees after the ``--nonproj`` policy (new list; heads may
-    change).  With ``partial``, a tree with unknown heads (-1) is kept as it
+    change).  ``builds_any_tree``: the system builds non-projective trees
+    (the swap systems), so its static oracle follows them too.  With ``partial``, a tree with unknown heads (-1) is kept as it
     is, whatever the policy: the dynamic oracle is exact for it, projective
     or not, and counts its known edges.  Heads that are not a tree are a
     ValueError naming the tree (:func:`check_heads`, with ``partial_hint``)."""
@@ -55,7 +57,7 @@ def prepare(trees, nonproj, oracle, log=None, partial=False, partial_hint=PARTIA
 
     if nonproj not in NONPROJ:
         raise ValueError(f"nonproj must be one of {', '.join(NONPROJ)}, not {nonproj!r}")
-    if nonproj == "oracle" and oracle == "static":
+    if nonproj == "oracle" and oracle == "static" and not builds_any_tree:
         raise ValueError("the static oracle needs projective trees: use --nonproj skip or projectivize")
     if partial and oracle == "static":
         raise ValueError("the static oracle needs complete trees: use --oracle dynamic or nondet "

@@ -47,6 +47,7 @@ RUNS = {
     "neural-nonprojective": (["--languages", "el"], GREEK_DEV, 3),
     "neural-oracles": ([], GREEK_DEV, 3),
     "neural-systems": ([], GREEK_DEV, 1),
+    "nonprojective-systems": (["--languages", "el"], GREEK, 3),
 }
 
 
@@ -63,7 +64,8 @@ def run(name, tmp_path, data, *extra):
 
 # experiments whose results are not parser scores per system, run at a tiny
 # scale by their own module's tests
-TESTED_ELSEWHERE = {"biaffine-crf": "tests/test_torch.py"}
+TESTED_ELSEWHERE = {"biaffine-crf": "tests/test_torch.py",
+                    "peers": "tests/experiments/test_peers.py"}
 
 
 def test_every_experiment_is_tested():
