@@ -6,7 +6,10 @@ tokens, empty nodes, other columns, line endings) is copied as read.
 ``--probabilities`` sets the ``semiparse_system`` and ``semiparse_steps``
 comments of each sentence (replacing those of an earlier parse).  Models of
 ``semiparse train --model bilstm`` (``semiparse.neural``) are parsed in
-batches by greedy decoding.
+batches by greedy decoding.  ``--root single`` (the default) gives every
+sentence exactly one word attached to the root
+(:mod:`semiparse.training.single_root`); ``--root any`` keeps the model's
+parse.
 """
 import sys
 
@@ -31,6 +34,13 @@ def add_parser(subparsers):
     p.add_argument("--probabilities", action="store_true",
                    help="record each decision and its probability in a comment (greedy decoding; "
                    "for 'semiparse evaluate --calibration')")
+    p.add_argument("--root", choices=("single", "any"), default="single",
+                   help="single (default): every sentence gets exactly one word attached to the "
+                   "root, as Universal Dependencies requires and the CoNLL 2018 scorer of "
+                   "'semiparse evaluate' checks (decoding keeps to it where that is exact for the "
+                   "model's system, as for arc-standard and arc-hybrid; otherwise the root keeps "
+                   "the child the model scored best and the others are attached to it); any: the "
+                   "parse as the model made it, for treebanks that allow several root children")
     p.add_argument("--strict-labels", action="store_true",
                    help="fail (instead of warning) when the input's DEPREL column holds a label "
                    "unseen in training")
@@ -66,7 +76,7 @@ def run(args):
         if isinstance(model, Model):
             parses = perceptron_parses(model, trees, args)
         else:
-            parses = neural_parses(model, trees, threads=args.threads or 1)
+            parses = neural_parses(model, trees, threads=args.threads or 1, root=args.root)
         for tree, parse in zip(trees, tqdm(parses, total=len(trees), desc="parse", unit="sent",
                                            disable=True if args.quiet else None,
                                            file=sys.stderr)):  # None: on a terminal only
@@ -117,21 +127,24 @@ def perceptron_parses(model, trees, args):
             yield None
             continue
         before = model.dead_ends
-        heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities)
+        heads, labels, steps = model.parse(tree, beam=args.beam, with_probabilities=args.probabilities,
+                                           root=getattr(args, "root", "single"))
         metadata = steps_metadata(model.system, steps) if args.probabilities else None
         yield heads, labels, metadata, model.dead_ends > before
 
 
-def neural_parses(model, trees, batch_size=64, threads=1):
+def neural_parses(model, trees, batch_size=64, threads=1, root="single"):
     """The same for a neural model, decoded in batches of ``batch_size`` trees
-    on ``threads`` CPU threads of torch (its setting is given back after)."""
+    on ``threads`` CPU threads of torch (its setting is given back after);
+    ``root``: as ``--root``."""
     import semiparse.neural
 
     with semiparse.neural.cpu_threads(threads):
         for start in range(0, len(trees), batch_size):
             chunk = trees[start:start + batch_size]
             parsed = iter(semiparse.neural.parse_sentences(
-                model, [tree for tree in chunk if len(tree)], batch_size, with_dead_ends=True))
+                model, [tree for tree in chunk if len(tree)], batch_size, with_dead_ends=True,
+                root=root))
             for tree in chunk:
                 if not len(tree):
                     yield None

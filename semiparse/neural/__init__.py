@@ -87,10 +87,14 @@ def load(path, system=None, device="cpu"):
     return _load(path, system=system, device=device)
 
 
-def parse_sentences(model, sentences, batch_size=64, with_dead_ends=False):
+def parse_sentences(model, sentences, batch_size=64, with_dead_ends=False, root="single"):
     """``(heads, labels)`` of each :class:`semiparse.treebank.data.Tree`, by
-    batched greedy decoding (see :meth:`NeuralModel.parse`)."""
-    return model.parse(list(sentences), batch_size=batch_size, with_dead_ends=with_dead_ends)
+    batched greedy decoding (see :meth:`NeuralModel.parse`); ``root``:
+    ``"single"`` (the default) gives each sentence exactly one word attached
+    to the root, ``"any"`` keeps the model's parse
+    (:mod:`semiparse.training.single_root`)."""
+    return model.parse(list(sentences), batch_size=batch_size, with_dead_ends=with_dead_ends,
+                       root=root)
 
 
 def train(trees, system="arc_standard", dev=None, progress=False, log=None, **options):

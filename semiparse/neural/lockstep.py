@@ -22,6 +22,7 @@ from semiparse.transitions.systems.format.limits import loop_error, max_steps
 from semiparse.transitions.oracles.static import static_rank
 from semiparse.neural.model import label_loss, transition_loss
 from semiparse.training.explore import Exploration
+from semiparse.training.single_root import forbidden, root_children, single_root
 
 # The longest sentence whose initial configuration, scored -inf throughout by
 # the oracle, the exhaustive search checks: a dead end of the system, or a
@@ -59,6 +60,16 @@ class Transitions:
             for code in config.legal_codes():
                 out[i, self._column[code]] = True
         return out
+
+    def single_root(self, configs, allowed):
+        """``allowed`` (boolean ``(len(configs), T)``, changed in place and
+        returned) without the transitions that the single-root rule forbids
+        (:func:`semiparse.training.single_root.forbidden`: an edge from the
+        root while another word than its dependent has no head)."""
+        for i, k in zip(*np.nonzero(allowed)):
+            if forbidden(configs[i], self.codes[k]):
+                allowed[i, k] = False
+        return allowed
 
 
 class TrainingOracle:
@@ -341,10 +352,20 @@ def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge
     return run.result(H)
 
 
-def parse_batch(net, sentences, transitions, reader, viability=None):
+def parse_batch(net, sentences, transitions, reader, viability=None, rule=False, root_label=None):
     """Greedy decoding of many sentences in lockstep: legal transitions only,
     and with ``viability`` (a :class:`~semiparse.transitions.oracles.viability.Viability`)
-    only those after which a final configuration stays reachable.
+    only those after which a final configuration stays reachable; with
+    ``rule``, only those the single-root rule allows
+    (:mod:`semiparse.training.single_root`: the root takes a child only as
+    the last edge).
+
+    With ``root_label`` (a label id), a parse left with several words
+    attached to the root or without a head is repaired
+    (:func:`~semiparse.training.single_root.single_root`): the root keeps the
+    one whose edge from the root the label MLP gives the highest
+    log-probability of ``root_label``, and the others are attached to it,
+    each with its best label other than ``root_label``.
 
     ``sentences``: ids of each (:meth:`Vocab.sentence`).  Returns, per
     sentence, ``(heads, labels, finished)``: the head of each position 0..n
@@ -374,6 +395,8 @@ def parse_batch(net, sentences, transitions, reader, viability=None):
                 legal = transitions.legal([configs[i] for i in active])
                 if viability is not None:
                     legal &= transitions.viable([configs[i] for i in active], viability)
+                if rule:
+                    transitions.single_root([configs[i] for i in active], legal)
                 for k in np.flatnonzero(~legal.any(axis=1)):
                     finished[active[k]] = False
                 live = legal.any(axis=1)
@@ -388,12 +411,18 @@ def parse_batch(net, sentences, transitions, reader, viability=None):
                     config.do(transitions.codes[column])
                 active = [i for i in active if not configs[i].is_final()]
             arcs = [list(c.arcs) for c in configs]
-            edges = [(starts[i] + h, starts[i] + d) for i, a in enumerate(arcs)
-                     for d, h in enumerate(a) if h >= 0]
+            moved = [()] * len(arcs)
+            if root_label is not None:
+                moved = _one_root(net, H, starts, arcs, root_label)
+            edges = [(i, h, d) for i, a in enumerate(arcs) for d, h in enumerate(a) if h >= 0]
             labels = [[-1] * len(a) for a in arcs]
             if edges:
-                heads, deps = zip(*edges)
-                chosen = net.label_scores(H, heads, deps).argmax(dim=1).tolist()
+                scores = net.label_scores(H, [starts[i] + h for i, h, _ in edges],
+                                          [starts[i] + d for i, _, d in edges])
+                if any(moved) and scores.shape[1] > 1:  # the root label is the root child's
+                    rows = [k for k, (i, _, d) in enumerate(edges) if d in moved[i]]
+                    scores[rows, root_label] = -np.inf
+                chosen = scores.argmax(dim=1).tolist()
                 k = 0
                 for i, a in enumerate(arcs):
                     for d, h in enumerate(a):
@@ -403,3 +432,30 @@ def parse_batch(net, sentences, transitions, reader, viability=None):
             return list(zip(arcs, labels, finished))
     finally:
         net.train(was_training)
+
+
+def _one_root(net, H, starts, arcs, root_label):
+    """Repair, in place, each of ``arcs`` (a sentence's heads, ``-1`` for
+    none) with more than one word attached to the root or headless (see
+    :func:`parse_batch`); returns per sentence the set of the words moved.
+    The kept word keeps its head (-1: the parser attaches it with the root
+    label)."""
+    moved = [()] * len(arcs)
+    pairs = [(i, d) for i, a in enumerate(arcs) if len(root_children(a)) > 1
+             for d in root_children(a)]
+    if not pairs:
+        return moved
+    scores = torch.log_softmax(net.label_scores(H, [starts[i] for i, _ in pairs],
+                                                [starts[i] + d for i, d in pairs]), dim=1)
+    scores = scores[:, root_label].tolist()
+    by_sentence = {}
+    for (i, d), score in zip(pairs, scores):
+        by_sentence.setdefault(i, {})[d] = score
+    for i, found in by_sentence.items():
+        before = arcs[i]
+        arcs[i], out = single_root(before, found)
+        for d in found:
+            if d not in out and before[d] < 0:
+                arcs[i][d] = -1
+        moved[i] = frozenset(out)
+    return moved

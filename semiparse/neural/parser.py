@@ -8,6 +8,7 @@ from semiparse.perceptron.model import unseen_labels
 from semiparse.neural.features import FeatureReader, default_positions
 from semiparse.neural.lockstep import Transitions, parse_batch
 from semiparse.neural.model import Network
+from semiparse.training import single_root
 
 
 def neural_system(spec):
@@ -72,11 +73,27 @@ class NeuralModel:
         self.net.to(torch.device(device))
         return self
 
-    def parse(self, trees, batch_size=64, with_dead_ends=False):
+    def parse(self, trees, batch_size=64, with_dead_ends=False, root="single"):
         """``(heads, labels)`` of each tree (:class:`semiparse.treebank.data.Tree`):
         ``heads[0] == -1``, ``labels[0] is None``.  The words left without a
         head are attached to the root with ``root_label`` (arc-eager leaves on
-        the stack), so the output is always a tree.  A sentence whose greedy
+        the stack), so the output is always a tree.
+
+        ``root="single"`` (the default) gives each sentence exactly one word
+        attached to the root, as Universal Dependencies requires and the
+        CoNLL 2018 scorer checks (:mod:`semiparse.training.single_root`): for
+        a system where it is exact (:meth:`single_root_exact`: arc-standard,
+        arc-hybrid, their swap versions, ...) the decoder lets the root take a
+        child only as the last edge, when every other word has a head; for
+        the others (arc-eager, ...) the parse is repaired after decoding: the
+        root keeps the child to which the label MLP gives the highest
+        probability of ``root_label`` on the edge from the root, and its
+        other children are attached to that word, each labelled with its
+        best label other than ``root_label``.  ``root="any"`` keeps the parse
+        as the model made it, for treebanks that allow several root
+        children.
+
+        A sentence whose greedy
         parse reaches a dead end (a configuration that is not final and from
         which no final one is reachable, which some declared systems have) is
         parsed again with the viable transitions only, as the perceptron's
@@ -89,18 +106,21 @@ class NeuralModel:
         if (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
                 or batch_size < 1):
             raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        single = single_root.check_root(root) == "single"
+        one_root = {"rule": single and self.single_root_exact(),
+                    "root_label": self.label_index[self.root_label] if single else None}
         out = []
         for first in range(0, len(trees), batch_size):
             chunk = trees[first:first + batch_size]
             ids = [self.vocab.sentence(t) for t in chunk]
-            parses = list(parse_batch(self.net, ids, self.transitions, self.reader))
+            parses = list(parse_batch(self.net, ids, self.transitions, self.reader, **one_root))
             stuck = [i for i, (_, _, finished) in enumerate(parses) if not finished]
             if stuck:  # again, keeping to the transitions that can still finish
                 if self._viability is None:
                     self._viability = Viability(self.transition_system)
                 try:
                     again = parse_batch(self.net, [ids[i] for i in stuck], self.transitions,
-                                        self.reader, self._viability)
+                                        self.reader, self._viability, **one_root)
                 except ValueError:  # no oracle method applies: the trees are finished as they are
                     again = [parses[i] for i in stuck]
                 for i, (arcs, label_ids, _) in zip(stuck, again):
@@ -115,6 +135,12 @@ class NeuralModel:
                     heads, labels = list(decoded.heads), list(decoded.labels)
                 out.append((heads, labels, not finished) if with_dead_ends else (heads, labels))
         return out
+
+    def single_root_exact(self):
+        """Whether single-root decoding constrains this model's system exactly
+        (:func:`semiparse.training.single_root.exact`; else parses are
+        repaired)."""
+        return single_root.exact(self.transition_system)
 
     def finite(self):
         """Whether every weight is a finite number."""

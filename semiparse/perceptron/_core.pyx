@@ -403,12 +403,44 @@ cdef inline void _legal_mask(const MachineC* m, const StateC* s, const int[::1] 
         valid[c] = ok
 
 
+cdef inline void _root_mask(const MachineC* m, const StateC* s, const int[::1] cls_move,
+                            cnp.uint8_t* valid) noexcept nogil:
+    """valid[c] = 0 for the valid classes whose move gives the root a child
+    while another word than that child has no head (the single-root rule of
+    :func:`semiparse.training.single_root.forbidden`)."""
+    cdef int c, i, h, d, last = -1, others = -1
+    cdef bint out = False
+    for c in range(cls_move.shape[0]):
+        if not valid[c]:
+            continue
+        if cls_move[c] != last:
+            last = cls_move[c]
+            out = False
+            if machine_arc(m, s, last, &h, &d) and h == 0:
+                if others < 0:  # the words without a head, counted once
+                    others = 0
+                    for i in range(1, s.n + 1):
+                        others += s.head[i] < 0
+                out = others - (s.head[d] < 0) > 0
+        if out:
+            valid[c] = 0
+
+
+def root_mask(State state, const int[::1] cls_move, cnp.uint8_t[::1] valid):
+    """Clear in ``valid`` (the validity mask of :func:`step_scores`) the
+    classes that the single-root rule forbids in ``state``."""
+    if cls_move.shape[0]:
+        _root_mask(&state.machine.c, state.c, cls_move, &valid[0])
+
+
 def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
-                 const int[::1] cls_move, const int[::1] cls_label):
+                 const int[::1] cls_move, const int[::1] cls_label, bint single_root=False):
     """Parse, always taking the best valid class, until a final configuration,
     a dead end (a configuration with no valid class that is not final:
     ``state.is_final()`` tells them apart) or ``state.max_steps`` moves (the
-    model's moves loop); returns the classes taken."""
+    model's moves loop); returns the classes taken.  ``single_root``: the root
+    takes a child only when that child is the last word without a head
+    (:mod:`semiparse.training.single_root`)."""
     cdef int C = cls_move.shape[0], c, best
     cdef int nf = templates.shape[0]
     cdef const MachineC* m = &state.machine.c
@@ -421,6 +453,8 @@ def greedy_parse(State state, Weights weights, const int[:, ::1] templates,
             _features(state, templates, feats)
             weights._scores(feats, nf, scores)
             _legal_mask(m, state.c, cls_move, valid)
+            if single_root:
+                _root_mask(m, state.c, cls_move, valid)
             best = -1
             for c in range(C):
                 if valid[c] and (best < 0 or scores[c] > scores[best]):

@@ -22,6 +22,7 @@ from semiparse.transitions.oracles.viability import Viability
 from semiparse.treebank.outputs import open_output
 from semiparse.perceptron import _core
 from semiparse.perceptron.features import ZHANG_NIVRE, compile_templates
+from semiparse.training import single_root
 from semiparse.treebank.data import ROOT_WORD, stable_hash
 from semiparse.errors import ModelError
 
@@ -226,9 +227,23 @@ class Model:
         p = np.exp(s)
         return p / p.sum()
 
-    def parse(self, tree, beam=None, with_probabilities=False):
+    def parse(self, tree, beam=None, with_probabilities=False, root="single"):
         """``(heads, labels, steps)`` of the best parse; ``steps`` lists
         ``(class name, probability)`` when asked (greedy decoding only).
+
+        ``root="single"`` (the default) gives the sentence exactly one word
+        attached to the root, as Universal Dependencies requires and the
+        CoNLL 2018 scorer checks (:mod:`semiparse.training.single_root`):
+        for a system where it is exact (arc-standard, arc-hybrid, their
+        swap versions, ...), the decoder lets the root take a child only as
+        the last edge, when every other word has a head; for the others
+        (arc-eager, LR-spine, ...) the parse is repaired after decoding: the
+        root keeps its child labelled with the root label by the model (of
+        those, the one heading the most words; then the first), and its other
+        children are attached to that word, with their label, or where that
+        is the root label, ``parataxis`` (``dep``, or the first other label,
+        where the model has no such label).  ``root="any"`` keeps the parse
+        as the model made it, for treebanks that allow several root children.
 
         A greedy parse that reaches a dead end (a configuration that is not
         final and from which no final one is reachable, which some declared
@@ -243,27 +258,64 @@ class Model:
         the output is always a tree."""
         beam = self.beam if beam is None else beam
         check_beam(beam)
+        single = single_root.check_root(root) == "single"
+        rule = single and self.single_root_exact()
         sent = self.sentence(tree)
         if beam > 1 and not with_probabilities:
-            state = self.beam_search(sent, beam)
+            state = self.beam_search(sent, beam, rule)
             steps = []
         elif with_probabilities:
-            state, steps = self._stepwise(sent, True)
+            state, steps = self._stepwise(sent, True, rule=rule)
         else:
             state = self.state(sent)
-            _core.greedy_parse(state, self.weights, self.templates, self.cls_move, self.cls_label)
+            _core.greedy_parse(state, self.weights, self.templates, self.cls_move, self.cls_label,
+                               rule)
             steps = []
         if not state.is_final():
             self.dead_ends += 1
-            state, steps = self._viable_parse(sent, with_probabilities) or (state, steps)
+            state, steps = self._viable_parse(sent, with_probabilities, rule) or (state, steps)
         heads = list(state.arcs)
         labels = [None] + [self.labels[l] if l >= 0 else self.root_label for l in state.labels[1:]]
+        if single:
+            heads, labels = self._one_root(heads, labels)
         for d in range(1, len(heads)):
             if heads[d] < 0:
                 heads[d], labels[d] = 0, self.root_label
         return heads, labels, steps
 
-    def _viable_parse(self, sent, with_probabilities=False):
+    def single_root_exact(self):
+        """Whether single-root decoding constrains this model's system exactly
+        (:func:`semiparse.training.single_root.exact`; else parses are
+        repaired)."""
+        return single_root.exact(self.transition_system)
+
+    def _one_root(self, heads, labels):
+        """``(heads, labels)`` repaired to one root child (see :meth:`parse`):
+        a word attached to the root by a transition with the root label comes
+        first, then the one heading more words (``-1``: no head yet, a root
+        child)."""
+        children = single_root.root_children(heads)
+        if len(children) == 1:
+            return heads, labels
+        sizes = single_root.subtree_sizes(heads)
+        scores = [(heads[d] == 0 and labels[d] == self.root_label, sizes[d])
+                  for d in range(len(heads))]
+        heads, moved = single_root.single_root(heads, scores)
+        labels = list(labels)
+        for d in moved:
+            if labels[d] == self.root_label:
+                labels[d] = self._attached_label()
+        return heads, labels
+
+    def _attached_label(self):
+        """The label of a root child the repair attaches to another word
+        where its own is the root label."""
+        for label in ("parataxis", "dep"):
+            if label in self.label_index and label != self.root_label:
+                return label
+        return next((label for label in self.labels if label != self.root_label), self.root_label)
+
+    def _viable_parse(self, sent, with_probabilities=False, rule=False):
         """``(state, steps)`` of a greedy parse that takes the model's best
         move among the viable ones (from which a final configuration is
         reachable); None for a system whose oracle cannot tell them (no
@@ -271,21 +323,25 @@ class Model:
         if self._viability is None:
             self._viability = Viability(self.transition_system)
         try:
-            return self._stepwise(sent, with_probabilities, self._viability)
+            return self._stepwise(sent, with_probabilities, self._viability, rule)
         except ValueError:  # no oracle method applies to this system
             return None
 
-    def _stepwise(self, sent, with_probabilities, viability=None):
+    def _stepwise(self, sent, with_probabilities, viability=None, rule=False):
         """``(state, steps)`` of a greedy parse taken one step at a time: the
         model's best valid class, with ``viability`` only among the moves it
-        says can still finish; ``steps`` lists ``(class name, probability)``
-        when asked."""
+        says can still finish, with ``rule`` only among those the
+        single-root rule allows (:mod:`semiparse.training.single_root`);
+        ``steps`` lists ``(class name, probability)`` when asked (among the
+        classes the rule allows)."""
         C = len(self.classes)
         scores = np.empty(C)
         valid = np.empty(C, dtype=np.uint8)
         state, steps = self.state(sent), []
         while not state.is_final() and state.steps < state.max_steps:
             _core.step_scores(state, self.weights, self.templates, self.cls_move, scores, valid)
+            if rule:
+                _core.root_mask(state, self.cls_move, valid)
             ok = valid.astype(bool)
             if viability is not None:
                 ok &= self.classes_with_moves(viability.names(state.stack, state.buffer,
@@ -303,11 +359,12 @@ class Model:
         """Per class, whether its move is one of the transitions ``names``."""
         return np.isin(self.cls_move, [self.machine.code(t) for t in names])
 
-    def beam_search(self, sent, beam):
+    def beam_search(self, sent, beam, rule=False):
         """Final configuration of a beam search of the given width; a
         configuration that reaches a dead end (or ``max_steps`` moves: a
         loop) falls off the beam, and if all do, the best of them is
-        returned."""
+        returned.  ``rule``: only the moves the single-root rule
+        allows (:mod:`semiparse.training.single_root`)."""
         C = len(self.classes)
         scores = np.empty(C)
         valid = np.empty(C, dtype=np.uint8)
@@ -321,6 +378,8 @@ class Model:
                 if st.steps >= st.max_steps:  # the model's moves loop: it falls off
                     continue
                 _core.step_scores(st, self.weights, self.templates, self.cls_move, scores, valid)
+                if rule:
+                    _core.root_mask(st, self.cls_move, valid)
                 for c in np.flatnonzero(valid):
                     candidates.append((total + scores[c], st, int(c)))
             if not candidates:

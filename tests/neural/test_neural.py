@@ -189,10 +189,12 @@ def test_decoding_into_a_dead_end_finishes_the_tree(dead_end_system):
     model = model_for(trees, dead_end_system)
     with torch.no_grad():
         model.net.transitions[-1].bias[model.transitions.names.index("shift")] = 1000.0
-    parsed = model.parse(trees)  # shift until the stack is [0, 1, ..., n]: nothing applies
+    parsed = model.parse(trees, root="any")  # shift until the stack is [0, 1, ..., n]: stuck
     assert parsed == [([-1, 0, 0, 0], [None] + [model.root_label] * 3),
                       ([-1, 0], [None, model.root_label])]
     assert model.dead_ends == 2
+    # by default the root keeps one of the headless words, the others go under it
+    assert all(heads.count(0) == 1 and is_tree(heads) for heads, _ in model.parse(trees))
 
 
 def test_decoding_into_a_dead_end_parses_again_with_viable_transitions(monkeypatch):
@@ -208,13 +210,13 @@ def test_decoding_into_a_dead_end_parses_again_with_viable_transitions(monkeypat
 
     calls = []
 
-    def spy(*args):
-        out = parse_batch(*args)
+    def spy(*args, **kwargs):
+        out = parse_batch(*args, **kwargs)
         calls.append((len(args) > 4, [finished for _, _, finished in out]))
         return out
 
     monkeypatch.setattr(parser_module, "parse_batch", spy)
-    parsed = model.parse(trees)
+    parsed = model.parse(trees, root="any")
     assert model.dead_ends == 2
     assert calls == [(False, [False, False]), (True, [True, True])]  # stuck, then final
     again = parse_batch(model.net, [model.vocab.sentence(t) for t in trees], model.transitions,

@@ -265,9 +265,12 @@ def test_training_and_parsing_a_system_whose_moves_loop(tmp_path, monkeypatch):
         neural.train([chain], system=str(system), oracle="nondet", **SMALL)
     model = neural.train([chain], **SMALL)
     monkeypatch.setattr(lockstep, "max_steps", lambda n: 2)
-    [(heads, labels, dead_end)] = neural.parse_sentences(model, [chain], with_dead_ends=True)
+    [(heads, labels, dead_end)] = neural.parse_sentences(model, [chain], with_dead_ends=True,
+                                                         root="any")
     assert dead_end and model.dead_ends == 1
     assert is_tree(heads) and heads.count(0) >= 6  # the unfinished words on the root
+    [(heads, _, dead_end)] = neural.parse_sentences(model, [chain], with_dead_ends=True)
+    assert dead_end and is_tree(heads) and heads.count(0) == 1  # by default, one root child
 
 
 

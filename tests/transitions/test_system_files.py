@@ -494,7 +494,7 @@ def test_parsing_into_a_dead_end_parses_again_with_viable_moves():
     for options in ({}, {"with_probabilities": True}):
         model.dead_ends = 0
         for tree in trees:
-            heads, labels, steps = model.parse(tree, **options)
+            heads, labels, steps = model.parse(tree, root="any", **options)
             assert heads == [-1] + [0] * len(tree) and labels[1:] == ["root"] * len(tree)
             state, _ = model._viable_parse(model.sentence(tree))
             assert state.is_final() and list(state.arcs)[1:] == [0] * len(tree)
@@ -513,7 +513,8 @@ def test_parse_on_the_command_line_finishes_dead_ends_and_counts_them(tmp_path, 
     Model(str(DEAD_END), labels).save(model)  # zero weights: shift into a dead end (and loads)
     pairs = _random_trees(6, seed=5)
     treebank.write_text(_conllu(pairs), encoding="utf-8")
-    assert main(["parse", str(model), str(treebank), "-o", str(out), "--quiet"]) == 0
+    assert main(["parse", str(model), str(treebank), "-o", str(out), "--quiet",
+                 "--root", "any"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"semiparse parse: warning: the parse of 6 sentence(s) reached a dead end of "
                    f"arc_hybrid_root_end_deadend (a configuration that is not final and from which "
@@ -533,7 +534,7 @@ def test_a_beam_whose_every_configuration_dead_ends_finishes_the_tree(tmp_path):
     model = Model(str(path), ["root"])
     tree = _trees(_random_trees(1, seed=4, max_n=5))[0]
     for beam in (1, 2, 5):
-        heads, labels, _ = model.parse(tree, beam=beam)
+        heads, labels, _ = model.parse(tree, beam=beam, root="any")
         assert heads == [-1] + [0] * len(tree) and labels[1:] == ["root"] * len(tree)
     assert model.dead_ends == 3
 
