@@ -21,7 +21,9 @@ import torch
 from semiparse.transitions.systems.format.limits import loop_error, max_steps
 from semiparse.transitions.oracles.static import static_rank
 from semiparse.neural.model import label_loss, transition_loss
+from semiparse.errors import OverBudget
 from semiparse.training.explore import Exploration
+from semiparse.training.loop import SEARCH_BUDGET
 from semiparse.training.single_root import forbidden, root_children, single_root
 
 # The longest sentence whose initial configuration, scored -inf throughout by
@@ -82,7 +84,8 @@ class TrainingOracle:
     ``seconds`` adds up the time spent in the oracle."""
 
     def __init__(self, system, transitions, kind, method="auto", threads=1):
-        self.oracle = system.oracle(method=method)
+        budget = SEARCH_BUDGET if system.definition.completion_kind == "search" else None
+        self.oracle = system.oracle(method=method, max_states=budget)
         self.transitions = transitions
         self.kind = kind
         self.threads = threads
@@ -131,8 +134,12 @@ class TrainingOracle:
     def row(self, config, gold):
         """sigma ``(1, T)`` of one configuration by one ``scores`` call."""
         start = time.perf_counter()
-        scores = self.oracle.scores(config, gold)
-        self.seconds += time.perf_counter() - start
+        try:
+            scores = self.oracle.scores(config, gold)
+        except OverBudget:   # the search ran past its budget: no answer (a NaN row)
+            return np.full((1, len(self.transitions)), np.nan)
+        finally:
+            self.seconds += time.perf_counter() - start
         out = np.full((1, len(self.transitions)), -np.inf)
         for i, name in enumerate(self.transitions.names):
             if name in scores:
@@ -203,7 +210,8 @@ class Losses:
     """The summed loss of some sentences and what it came from;
     ``dead_ends``: the sentences left out because their initial
     configuration is a dead end, ``dead_end`` one of those configurations
-    (:func:`describe`), or None."""
+    (:func:`describe`), or None; ``over_budget``: the sentences left where
+    the search oracle ran past its budget (a NaN row, no answer)."""
 
     loss: torch.Tensor
     configurations: int
@@ -211,6 +219,7 @@ class Losses:
     edges: int
     dead_ends: int = 0
     dead_end: str = None
+    over_budget: int = 0
 
 
 class _Run:
@@ -232,8 +241,15 @@ class _Run:
         self.deferred = deferred
         self.losses, self.rows, self.legal, self.optimal = [], [], [], []
         self.heads, self.deps, self.gold = [], [], []
-        self.configurations = self.correct = self.dead_ends = 0
+        self.configurations = self.correct = self.dead_ends = self.over_budget = 0
         self.dead_end = None
+
+    def drop_unanswered(self, sigma):
+        """Which rows of ``sigma`` the oracle answered, as a boolean mask; a
+        NaN row (its search ran past the budget) leaves its sentence, counted."""
+        answered = ~np.isnan(sigma).any(axis=1)
+        self.over_budget += int((~answered).sum())
+        return answered
 
     def drop_dead_ends(self, configs, examples, sigma):
         """Which of ``configs`` (initial configurations of ``examples``, with
@@ -292,7 +308,7 @@ class _Run:
             scores = self.net.label_scores(H, self.heads, self.deps)
             total = total + label_loss(self.loss_kind, scores, self.gold).sum()
         return Losses(total, self.configurations, self.correct, len(self.gold), self.dead_ends,
-                      self.dead_end)
+                      self.dead_end, self.over_budget)
 
 
 def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hinge", trace=None):
@@ -312,6 +328,12 @@ def lockstep_loss(net, examples, transitions, oracle, reader, policy, loss="hing
     while active:
         now = [configs[i] for i in active]
         sigma = oracle.rows(now, [examples[i].heads for i in active])
+        answered = run.drop_unanswered(sigma)
+        if not answered.all():
+            active, sigma = [i for i, ok in zip(active, answered) if ok], sigma[answered]
+            now = [configs[i] for i in active]
+            if not active:
+                break
         if steps == 0:
             live = run.drop_dead_ends(now, [examples[i] for i in active], sigma)
             if not live.all():
@@ -345,6 +367,8 @@ def sentence_loss(net, example, transitions, oracle, reader, policy, loss="hinge
     while not config.is_final():
         _check_steps(transitions, [example.n], steps)
         sigma = oracle.row(config, example.heads)
+        if not run.drop_unanswered(sigma).all():
+            break
         if steps == 0 and not run.drop_dead_ends([config], [example], sigma).all():
             break
         run.step(H, [config], starts, [example], sigma)

@@ -78,6 +78,7 @@ class NeuralTrainer:
         self.model = self.oracle = None
         self.history = []
         self.dead_ends = 0  # sentences left out at dead ends, counted once per epoch
+        self.over_budget = 0  # sentences left where the search oracle ran past its budget
 
     def examples(self, model, trees):
         index = model.label_index
@@ -128,6 +129,7 @@ class NeuralTrainer:
                 total += loss
                 epoch.count(losses.correct, losses.configurations)
                 epoch.dead(losses.dead_ends, losses.dead_end)
+                epoch.unanswered(losses.over_budget)
                 epoch.show(loss=f"{total / max(epoch.total, 1):.4f}", acc=f"{epoch.accuracy:.2f}")
             epoch.check_learnt(len(order), f"{model.system}: every training sentence "
                                f"({epoch.dead_ends}) reached a dead end, a configuration from "
@@ -141,6 +143,9 @@ class NeuralTrainer:
             if epoch.dead_ends:
                 record["dead_ends"] = epoch.dead_ends
                 self.dead_ends += epoch.dead_ends
+            if epoch.over_budget:
+                record["over_budget"] = epoch.over_budget
+                self.over_budget += epoch.over_budget
             if dev is not None:
                 record.update(attachment_scores(dev, model.parse(dev)))
             score = record.get("las", epoch.number)
@@ -157,6 +162,11 @@ class NeuralTrainer:
         model.meta["history"] = self.history
         model.meta["best_epoch"] = next((r["epoch"] for r in reversed(self.history) if r.get("best")),
                                         None)
+        if self.over_budget:
+            self.log(f"note: {self.over_budget} training sentence(s), counted once per epoch, "
+                     f"were left at a configuration whose exact oracle search ran past "
+                     f"{self.oracle.oracle.max_states} configurations (their moves before it "
+                     f"were trained on)")
         if self.dead_ends:
             message = (f"{self.dead_ends} training sentence(s), counted once per epoch, started "
                        f"in a dead end of {model.system} (a configuration that is not final, "

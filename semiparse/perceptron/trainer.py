@@ -336,7 +336,8 @@ class Trainer:
         if self.over_budget:
             self.log(f"note: {self.over_budget} training sentence(s), counted once per epoch, "
                      f"were left at a configuration whose exact oracle search ran past "
-                     f"{SEARCH_BUDGET} configurations (their moves before it were trained on)")
+                     f"{self.oracle.max_states} configurations (their moves before it were "
+                     f"trained on)")
         if self.dead_ends:
             warn_dead_ends(f"{self.dead_ends} training sentence(s), counted once per epoch, "
                            f"reached a dead end of {self.system.name} (a configuration that is "

@@ -309,3 +309,21 @@ def test_bench_oracle_times_a_swap_system_beside_arc_standard(capsys):
     assert "3 non-projective sentences" in out
     assert re.search(r"^arc_standard\s+\d+ ", out, flags=re.M)
     assert re.search(r"^arc_standard_swap\s+\d+ .*x$", out, flags=re.M)
+
+
+def test_the_bilstm_trains_on_a_swap_system_and_counts_what_it_leaves(
+        nonprojective, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    from semiparse.neural import lockstep
+
+    monkeypatch.setattr(lockstep, "SEARCH_BUDGET", 3)
+    model, out = tmp_path / "m.pt", tmp_path / "out.conllu"
+    assert main(["train", str(nonprojective), "--model", "bilstm", "--system", "arc_hybrid_swap",
+                 "--nonproj", "oracle", "--epochs", "1", "--word-dim", "8", "--lstm-dim", "8",
+                 "--hidden-dim", "8", "--threads", "1", "-o", str(model)]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"over_budget=\d+", err) and "ran past 3 configurations" in err
+    assert main(["parse", str(model), str(nonprojective), "-o", str(out), "--quiet"]) == 0
+    for tree in read_trees(out):
+        assert [p for p in tree_problems(tree.heads) if not p[2]] == []
+        assert list(tree.heads[1:]).count(0) == 1
