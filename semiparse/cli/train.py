@@ -51,7 +51,7 @@ def add_parser(subparsers):
     p.add_argument("--nonproj", choices=NONPROJ_ALL,
                    help="non-projective training trees: skip them (subset), projectivize them "
                    "optimally, or train on them with the (non-projective) dynamic oracle "
-                   "(default: projectivize for the perceptron, oracle for bilstm); bilstm also: "
+                   "(default: projectivize; docs/neural.md says why); bilstm also: "
                    "encode (projectivize, recording in the labels how to undo it)")
     p.add_argument("--partial", action="store_true",
                    help="TRAIN may have unknown heads (HEAD _): partial trees, trained on with the "
@@ -168,7 +168,7 @@ def _run_neural(args, log):
     if "features" in settings:
         settings["features"] = parse_positions(settings["features"])
     nonproj = "subset" if args.nonproj == "skip" else args.nonproj  # the help's synonyms
-    options = Options(oracle=args.oracle, nonproj=nonproj or "oracle", epochs=args.epochs,
+    options = Options(oracle=args.oracle, nonproj=nonproj or "projectivize", epochs=args.epochs,
                       seed=args.seed, explore_after=args.explore_after, explore_p=args.explore_p,
                       **settings)
     if args.threads is not None:

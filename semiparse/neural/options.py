@@ -56,7 +56,7 @@ class Options:
     features: tuple = ()         # configuration positions (semiparse.neural.features); () = the system's default
     loss: str = "hinge"
     oracle: str = "dynamic"
-    nonproj: str = "oracle"
+    nonproj: str = "projectivize"
     epochs: int = 10
     batch_size: int = 8          # sentences per Adam step (docs/neural.md: 32 undertrains small treebanks)
     lr: float = 1e-3

@@ -154,8 +154,8 @@ CHANGED = {
     "seed": (lambda folder, original: "other options: seed 0 (now 1)", ["--seed", "1"]),
     "oracle": (lambda folder, original: "other options: oracle 'dynamic' (now 'nondet')",
                ["--oracle", "nondet"]),
-    "nonproj": (lambda folder, original: "other options: nonproj 'oracle' (now 'projectivize')",
-                ["--nonproj", "projectivize"]),
+    "nonproj": (lambda folder, original: "other options: nonproj 'projectivize' (now 'oracle')",
+                ["--nonproj", "oracle"]),
     "sizes": (lambda folder, original: "other options: hidden_dim 4 (now 5)", ["--hidden-dim", "5"]),
     "loss": (lambda folder, original: "other options: loss 'hinge' (now 'nll')", ["--loss", "nll"]),
 }
