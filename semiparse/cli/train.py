@@ -102,7 +102,9 @@ def add_parser(subparsers):
     n.add_argument("--features", metavar="POSITIONS",
                    help="configuration positions scored, e.g. s2,s1,s0,b0 or s0,s0.lc,s0.rc,b0 "
                    "(default: from the system's transitions)")
-    n.add_argument("--threads", type=int, metavar="N", help="CPU threads of torch (default torch's)")
+    n.add_argument("--threads", type=int, metavar="N",
+                   help="CPU threads of torch (default 1: torch's one per core ran a lockstep "
+                   "epoch 3x slower on a busy 2-core machine, docs/neural.md)")
     n.add_argument("--oracle-threads", type=int, metavar="N",
                    help="threads of the oracle's scores_batch call at each step (default 1, the "
                    "fastest measured with minibatches of up to 32 sentences: docs/neural.md)")
@@ -171,9 +173,9 @@ def _run_neural(args, log):
     options = Options(oracle=args.oracle, nonproj=nonproj or "projectivize", epochs=args.epochs,
                       seed=args.seed, explore_after=args.explore_after, explore_p=args.explore_p,
                       **settings)
-    if args.threads is not None:
-        check_threads(args.threads)
-        torch.set_num_threads(args.threads)
+    threads = 1 if args.threads is None else args.threads
+    check_threads(threads)
+    torch.set_num_threads(threads)
     system_files = definition_files(args.system)
     check_output(args.output, [args.train, args.dev, args.resume, *system_files])
     if args.checkpoint is not None:
