@@ -78,20 +78,17 @@ def report(name, times, batch, count, base=None):
     return f"{name:<20} {count:>7}{cells}{ratio}", stats
 
 
-def run(args, system):
-    from semiparse.bench._inputs import ud_files
+def default_files():
+    """The dev files read without FILEs (their presence is checked by the caller)."""
     from semiparse.resources import data_root
 
-    from semiparse.bench import missing_data
+    return [data_root() / "ud" / d / f"{p}-ud-dev.conllu" for d, p in DEV_FILES]
+
+
+def run(args, system, files):
+    """Print the table of ``system`` on the non-projective sentences of ``files``."""
     from semiparse.cli import UserError
 
-    if args.files:
-        files = ud_files(args.files)
-    else:
-        files = [data_root() / "ud" / d / f"{p}-ud-dev.conllu" for d, p in DEV_FILES]
-        for f in files:
-            if not f.is_file():
-                raise UserError(missing_data(f))
     trees = sentences(files, args.sentences)
     if not trees:
         raise UserError("no non-projective sentence of at most 100 words in the files read")

@@ -132,7 +132,13 @@ def _run_pair(args):
         raise UserError("--plot draws the per-size curves; it does not go with --system")
     system = load_system(args.system)
     if system.completion_kind == "search":   # the non-projective systems
-        return nonprojective.run(args, system)
+        if args.files:
+            files = ud_files(args.files)
+        else:
+            files = nonprojective.default_files()
+            for path in files:
+                _need(path, Path.is_file)
+        return nonprojective.run(args, system, files)
     if not args.files:
         _need(data_root() / "ud" / "UD_Greek-GDT" / "el_gdt-ud-dev.conllu", Path.is_file)
     trees = (system_pair.read_projective(ud_files(args.files), args.sentences) if args.files

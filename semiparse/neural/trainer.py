@@ -16,7 +16,7 @@ import torch
 
 from semiparse._support.seeds import seeded
 from semiparse.treebank.scoring import attachment_scores
-from semiparse.training.loop import epochs, log_record, warn_dead_ends
+from semiparse.training.loop import epochs, log_record, note_over_budget, warn_dead_ends
 from semiparse.training.trees import check_heads, prepare, root_label
 from semiparse.neural import check_device
 from semiparse.neural.lockstep import Example, Policy, TrainingOracle, lockstep_loss
@@ -162,11 +162,7 @@ class NeuralTrainer:
         model.meta["history"] = self.history
         model.meta["best_epoch"] = next((r["epoch"] for r in reversed(self.history) if r.get("best")),
                                         None)
-        if self.over_budget:
-            self.log(f"note: {self.over_budget} training sentence(s), counted once per epoch, "
-                     f"were left at a configuration whose exact oracle search ran past "
-                     f"{self.oracle.oracle.max_states} configurations (their moves before it "
-                     f"were trained on)")
+        note_over_budget(self.over_budget, self.oracle.oracle.max_states, self.log)
         if self.dead_ends:
             message = (f"{self.dead_ends} training sentence(s), counted once per epoch, started "
                        f"in a dead end of {model.system} (a configuration that is not final, "

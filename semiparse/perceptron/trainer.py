@@ -52,7 +52,8 @@ from semiparse.perceptron.options import (BeamOptions, PerceptronOptions, RDAOpt
 from semiparse.treebank.scoring import attachment_scores
 from semiparse.training.explore import Exploration
 from semiparse.errors import OverBudget
-from semiparse.training.loop import SEARCH_BUDGET, epochs, log_record, warn_dead_ends
+from semiparse.training.loop import (SEARCH_BUDGET, epochs, log_record, note_over_budget,
+                                     warn_dead_ends)
 from semiparse.training.trees import NONPROJ, known_labels, prepare, root_label
 
 ORACLES = ("static", "nondet", "dynamic")
@@ -333,11 +334,7 @@ class Trainer:
             log_record(self.log, record)
         self._finished(model)
         model.meta["history"] = self.history
-        if self.over_budget:
-            self.log(f"note: {self.over_budget} training sentence(s), counted once per epoch, "
-                     f"were left at a configuration whose exact oracle search ran past "
-                     f"{self.oracle.max_states} configurations (their moves before it were "
-                     f"trained on)")
+        note_over_budget(self.over_budget, getattr(self.oracle, "max_states", None), self.log)
         if self.dead_ends:
             warn_dead_ends(f"{self.dead_ends} training sentence(s), counted once per epoch, "
                            f"reached a dead end of {self.system.name} (a configuration that is "

@@ -101,6 +101,16 @@ def log_record(log, record):
     log(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in record.items()))
 
 
+def note_over_budget(sentences, budget, log):
+    """Report through ``log`` the ``sentences`` (counted once per epoch) that
+    were left where the search oracle ran past ``budget`` configurations;
+    nothing where there were none.  Called from a trainer's ``run``."""
+    if sentences:
+        log(f"note: {sentences} training sentence(s), counted once per epoch, were left at a "
+            f"configuration whose exact oracle search ran past {budget} configurations "
+            f"(their moves before it were trained on)")
+
+
 def warn_dead_ends(message, log, log_given):
     """Report the run's dead ends through ``log`` (``warning: ...``), or as a
     :class:`DeadEndWarning` pointing at the trainer's caller where no log

@@ -118,37 +118,6 @@ cdef class BoundedSearch(CSearch):
             out[self.machine.name(t)] = NEG_INF if v == NONE_REACHABLE else gain + v
         return out
 
-    def descent(self, stack, buffer, arcs):
-        """The moves of the first descent from a configuration: in each
-        configuration the first move in the search's order (for tests and
-        for seeing why a search takes long)."""
-        cdef int depth = 0, k, i, j, t, u, gain
-        cdef const RuleC* r
-        self._load(self.states[0], stack, buffer, arcs)
-        self.masked = False
-        moves = []
-        while not machine_is_final(self.m, self.states[depth]):
-            self._grow(depth + 2)
-            self._grow_order(depth + 1)
-            u = self._bound(depth)
-            k = self._legal(depth)
-            if k == 0:
-                break
-            best = -1
-            for i in range(k):
-                t = self.codes[depth * self.n_codes + i]
-                r = &self.m.rules[t]
-                gain = self.gain[t] = self._step(depth, t)
-                self.drop[t] = u - gain - self._bound(depth + 1)
-                self.disorder[t] = (self._inversions(depth + 1, r.n_stack_after, r.n_buffer_after)
-                                    - self._inversions(depth, r.ns, r.nb))
-                if best < 0 or self._before(t, best):
-                    best = t
-            self._step(depth, best)
-            moves.append((self.machine.name(best), self.drop[best]))
-            depth += 1
-        return moves
-
     def bound(self, stack, buffer, arcs):
         """The admissible bound of a configuration (for tests)."""
         self._load(self.states[0], stack, buffer, arcs)
