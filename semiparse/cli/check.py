@@ -63,9 +63,10 @@ def add_parser(subparsers):
                    help="check only this strategy (repeatable; default: all of the system's)")
     p.add_argument("--method", metavar="M",
                    help="oracle method to check: grammar, search (the bounded search, "
-                        "strategy none) or a registered fast method (default: the completion "
-                        "grammar and the method a system file makes of its "
-                        "[completion.projective]; the search for a completion of kind search; "
+                        "strategy none), spanning (a completion of kind spanning) or a "
+                        "registered fast method (default: the completion grammar and the "
+                        "method a system file makes of its [completion.projective]; the "
+                        "search or the branching of a completion of kind search or spanning; "
                         "else every registered method)")
     p.set_defaults(func=run)
     return p
@@ -92,7 +93,8 @@ def run(args):
     chosen = [args.method]
     if args.method is None:
         chosen = (["grammar"] if system.grammar is not None or args.grammar
-                  else ["search"] if system.completion_kind == "search" else [])
+                  else [system.completion_kind]
+                  if system.completion_kind in ("search", "spanning") else [])
         chosen = chosen or [m.name for m in system_methods(system)]
         if chosen == ["grammar"] and not args.grammar:
             # the methods a system file makes of its own declarations (its
@@ -137,7 +139,8 @@ def run_all(args):
             continue
         # (method, strategies): the grammar under all, a method under those it supports
         methods = [("grammar", None)] * (system.grammar is not None)
-        methods += [("search", ["none"])] * (system.completion_kind == "search")
+        if system.completion_kind in ("search", "spanning"):
+            methods.append((system.completion_kind, ["none"]))
         methods += [(m.name, [s for s in system.strategies if s in m.strategies])
                     for m in system_methods(system)]
         results = []
@@ -168,6 +171,7 @@ def _check(args, system, methods):
 
     supports = {m.name: m.strategies for m in system_methods(system)}
     supports["search"] = ("none",)   # the bounded search, for any declared system
+    supports["spanning"] = ("none",)
     results = []
     for method in methods:
         strategies = args.strategy

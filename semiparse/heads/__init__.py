@@ -73,6 +73,19 @@ def find_cycle(heads):
     return None
 
 
+def tree_tops(heads):
+    """The top of each position's tree in the forest ``heads`` (``heads[d]``
+    a position or negative for none; no cycle): itself if headless, else
+    the top of its head's."""
+    tops = list(range(len(heads)))
+    for d in range(len(heads)):
+        x = d
+        while heads[x] >= 0:
+            x = heads[x]
+        tops[d] = x
+    return tuple(tops)
+
+
 def tree_problems(heads):
     """Problems of a head list as ``(word, reason, is_multiple_roots)``.
 

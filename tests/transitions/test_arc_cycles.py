@@ -39,10 +39,9 @@ GUARD = '"buffer empty", "s0 has no head", "s1 != root", "s1 has no head"'
 CYCLIC_TOP = SINGLE_ROOT.replace(GUARD, GUARD.replace(' "s0 has no head",', ""))
 # What the refusal says of the requirement it suggests: it may change the
 # system, and the format cannot state the condition some systems use.
-ADVICE = ('Arcs must form trees, and the format cannot require that two nodes are not '
-          'connected (as Covington\'s systems do): require "{head} has no head" rules the edge '
-          'out whenever {head} has a head, which changes the system if it needs the edge then '
-          '(docs/oracles.md, "What the format cannot express")')
+ADVICE = ('Arcs must form trees: require "no cycle" (tested on the arcs when the transition '
+          'applies, as Covington\'s systems do), or "{head} has no head", which rules the edge '
+          'out whenever {head} has a head')
 CYCLIC_TOP_REASON = (
     "transition unshift_left_arc: its edge s0 -> s1 can close a cycle of arcs: s0 may be a "
     "descendant of s1, because transition right_arc can leave a node on the stack with an "

@@ -160,7 +160,9 @@ def test_the_reversed_order_requirement_is_the_same_system(tmp_path):
 
 
 @pytest.mark.parametrize("completion, message", [
-    ('kind = "spanning"', "completion.kind 'spanning': expected one of grammar, search"),
+    ('kind = "branching"', "completion.kind 'branching': expected one of grammar, spanning, "
+                           "search"),
+    ('kind = "spanning"', 'a completion of kind "spanning" declares its reachable arcs'),
     ('kind = "search"\ngrammar = "arc_standard.grammar"', 'kind \\"search\\" has no grammar'
      .replace("\\", "")),
     ('grammar = "arc_standard.grammar"\nterminals = [{ node = "stack", terminal = "s" }]',

@@ -9,7 +9,7 @@ cdef class CSearch:
     cdef Machine machine
     cdef const MachineC* m
     cdef int n, width, n_codes, depths
-    cdef bint spine, key_heads, key_buffer_heads, heads_known, masked
+    cdef bint spine, key_heads, key_buffer_heads, key_all_heads, heads_known, masked
     cdef int* gold          # gold head of each position
     cdef StateC** states    # one state per depth
     cdef int* masks         # per depth: the strategy mask of each position

@@ -61,6 +61,7 @@ cdef class CSearch:
         self.spine = machine.c.kind == KIND_SPINE
         self.key_heads = not self.spine and machine.system.needs_arcs
         self.key_buffer_heads = self.key_heads and machine.system.buffer_heads
+        self.key_all_heads = self.key_heads and machine.system.keys_all_heads
         self.n_codes = machine.max_code(self.n)
         self.memo = {}
         self.gold = <int*>malloc(self.width * sizeof(int))
@@ -191,6 +192,15 @@ cdef class CSearch:
                         x = s.l1[x] if side == 0 else s.r1[x]
                     key[k] = -1
                     k += 1
+        elif self.key_all_heads:
+            # the tree of each position, by its top: whether it has a head,
+            # and (a dependent being headless) whether an edge closes a cycle
+            for i in range(self.width):
+                x = i
+                while s.head[x] >= 0:
+                    x = s.head[x]
+                key[k] = x
+                k += 1
         elif self.key_heads:
             for i in range(s.stack_len):
                 key[k] = s.head[s.stack[i]]

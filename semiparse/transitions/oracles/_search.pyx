@@ -51,6 +51,7 @@ cdef class BoundedSearch(CSearch):
     cdef int* disorder      # scratch: pairs each legal move leaves out of projective order
     cdef int* proj          # each position's place in the gold tree's projective order
     cdef int order_depths
+    cdef bint sets_aside          # words set aside come back (Covington): they stay alive
     cdef readonly long expanded   # configurations expanded so far (for benchmarks)
     cdef long budget              # expansions one scores call may make (-1: no limit)
     cdef long stop_at             # expanded at which the current call stops
@@ -80,6 +81,7 @@ cdef class BoundedSearch(CSearch):
             raise ValueError("the bounded search runs declared rewrite systems only")
         if self.n + 1 >= NO_LIMIT:
             raise ValueError(f"the bounded search takes at most {NO_LIMIT - 2} words")
+        self.sets_aside = machine.system.sets_aside
         self.alive = <int*>malloc(self.width * sizeof(int))
         self.rank = <int*>malloc(max(self.n_codes, 1) * sizeof(int))
         self.drop = <int*>malloc(max(self.n_codes, 1) * sizeof(int))
@@ -124,8 +126,8 @@ cdef class BoundedSearch(CSearch):
         return self._bound(0)
 
     cdef int _bound(self, int depth) noexcept:
-        """Headless words on the stack or in the buffer whose gold head is
-        there too (or is the root)."""
+        """Headless words on the stack or in the buffer, or set aside, whose
+        gold head is there too (or is the root)."""
         cdef const StateC* s = self.states[depth]
         cdef int i, x, g, count = 0
         for i in range(self.width):
@@ -135,6 +137,11 @@ cdef class BoundedSearch(CSearch):
             self.alive[s.stack[i]] = 1
         for i in range(s.buffer_len):
             self.alive[s.buffer[i]] = 1
+        if self.sets_aside:  # between the stack top and the buffer front
+            i = s.stack[s.stack_len - 1] + 1 if s.stack_len else 0
+            while i < (s.buffer[s.buffer_len - 1] if s.buffer_len else self.width):
+                self.alive[i] = 1
+                i += 1
         for x in range(1, self.width):
             g = self.gold[x]
             if self.alive[x] and g >= 0 and self.alive[g] and s.head[x] < 0:

@@ -8,7 +8,10 @@ grammar, exact for any gold tree), ``"exhaustive"`` (search over all
 computations, small n only), ``"search"`` (an exact search over the
 computations with an admissible bound: the oracle of a system whose
 completion is of kind ``search``, such as the swap systems; strategy
-``none``), and any registered fast method.
+``none``), ``"spanning"`` (the value of a maximum branching over the arcs
+reachable by themselves, in O(n): the oracle of a completion of kind
+``spanning``, such as Covington's system; strategy ``none``), and any
+registered fast method.
 
 Partial gold trees (some heads ``-1``, unknown; :mod:`semiparse.treebank.partial`)
 are accepted where the caller passes ``partial=True``: sigma then counts the
@@ -29,6 +32,7 @@ from semiparse.transitions.oracles._grammar_rows import grammar_kernel
 from semiparse.transitions.runtime._machine import machine_for
 from semiparse.transitions.oracles.exhaustive import Search
 from semiparse.transitions.oracles._search import BoundedSearch
+from semiparse.transitions.oracles._spanning import SpanningValue
 from semiparse.transitions.oracles.protocol import DynamicOracle
 from semiparse.transitions.oracles.gold import Gold
 from semiparse.treebank.partial import partial_flag
@@ -38,7 +42,7 @@ from semiparse.transitions.oracles.methods import system_methods
 from semiparse.transitions.systems.registry import GRAMMAR_RANK, GRAMMAR_REDUCED_RANK
 from semiparse.transitions.systems.loading import definition_sha256, load_system
 
-BUILTIN = ("auto", "grammar", "exhaustive", "search")
+BUILTIN = ("auto", "grammar", "exhaustive", "search", "spanning")
 KEPT_TREES = 256  # gold trees (tuples) an oracle keeps checked, with their kernels' data, between calls
 # The grammar path's C work for a gold tree keeps its chart from one row to
 # the next up to a limit (a string that starts as the last one did is parsed
@@ -68,12 +72,15 @@ class Oracle(DynamicOracle):
         if method == "grammar" and self.system.grammar is None:
             raise ValueError(f"transition system {self.system.name!r} has no completion grammar: "
                              f"method 'grammar' does not apply{_why_no_grammar(self.system)}")
-        if method == "search" and strategy != "none":
-            raise ValueError(f"oracle method 'search' serves strategy 'none' only, not "
+        if method in ("search", "spanning") and strategy != "none":
+            raise ValueError(f"oracle method {method!r} serves strategy 'none' only, not "
                              f"{strategy!r}")
         if method == "search" and getattr(self.system, "compiled_moves", None) != "rewrite":
             raise ValueError(f"oracle method 'search' runs declared systems only; "
                              f"{self.system.name!r} is not one")
+        if method == "spanning" and getattr(self.system, "reachable", None) is None:
+            raise ValueError(f"oracle method 'spanning' needs a completion of kind \"spanning\" "
+                             f"(its reachable arcs declared); {self.system.name!r} has none")
         if method in registered and strategy not in registered[method].strategies:
             raise ValueError(f"oracle method {method!r} of {self.system.name} does not support "
                              f"strategy {strategy!r} (it supports "
@@ -187,8 +194,8 @@ class Oracle(DynamicOracle):
         if self.method != "auto":
             return self.method
         best, best_rank = None, float("inf")
-        if self.system.completion_kind == "search" and self.strategy == "none":
-            best, best_rank = "search", GRAMMAR_RANK
+        if self.system.completion_kind in ("search", "spanning") and self.strategy == "none":
+            best, best_rank = self.system.completion_kind, GRAMMAR_RANK
         if self.system.grammar is not None:
             reduced = (self._grammar_in_c() is not None
                        and self.system.completion_spec.critical_buffer)
@@ -218,6 +225,9 @@ class Oracle(DynamicOracle):
         if name == "search":
             search = self._bounded(gold)
             return lambda s, b, g, a: search.scores(s, b, a)
+        if name == "spanning":
+            spanning = SpanningValue(machine_for(self.system), gold.heads)
+            return lambda s, b, g, a: spanning.scores(s, b, a)
         m = self._registered[name]
         if gold.partial and not accepts_partial(m):
             raise ValueError(f"oracle method {name!r} of {self.system.name} needs a complete "
@@ -503,10 +513,11 @@ class Oracle(DynamicOracle):
     def accepts_partial(self):
         """Whether this oracle's method is exact for partial gold trees (for
         ``auto``: whether some method of the system is)."""
-        if self.method in ("grammar", "exhaustive", "search"):
+        if self.method in BUILTIN[1:]:
             return True
         if self.method == "auto":
-            return (self.system.grammar is not None or self.system.completion_kind == "search"
+            return (self.system.grammar is not None
+                    or self.system.completion_kind in ("search", "spanning")
                     or any(map(accepts_partial, self._registered.values())))
         return accepts_partial(self._registered[self.method])
 
@@ -601,8 +612,8 @@ def oracle(system, strategy="none", method="auto", max_states=None):
     strategy: one of the system's strategies (arc-standard: "none", "lbr",
     "strict_lbr", "rbl").  method: "auto" (the fastest registered method that
     is exact for the strategy and the gold tree, else the grammar path, or
-    the search of a completion of kind search), "grammar", "exhaustive",
-    "search" or a registered method name.  max_states: for the search, the
+    the search or the branching of a completion of kind search or spanning),
+    "grammar", "exhaustive", "search", "spanning" or a registered method name.  max_states: for the search, the
     most configurations one call may expand (None: no limit); past it,
     :meth:`Oracle.scores` raises :class:`~semiparse.errors.OverBudget`.
     """

@@ -117,6 +117,29 @@ cdef class Configuration:
         return tuple([self.c.buffer[i] for i in range(self.c.buffer_len - 1, -1, -1)])
 
     @property
+    def set_aside(self):
+        """The words set aside, front first: in a system with a transition
+        that brings them back (Covington's shift), the positions between the
+        stack top and the buffer front (Nivre 2008's list λ2, where the
+        stack is λ1); else none."""
+        self._ready()
+        system = self.machine.system
+        if not getattr(system, "sets_aside", False):
+            return ()
+        return system.set_aside(self.stack, self.buffer, self.c.n)
+
+    @property
+    def lists(self):
+        """The lists by name: ``stack`` and ``buffer``, and ``set_aside``
+        where the system sets words aside."""
+        self._ready()
+        out = {"stack": self.stack}
+        if getattr(self.machine.system, "sets_aside", False):
+            out["set_aside"] = self.set_aside
+        out["buffer"] = self.buffer
+        return out
+
+    @property
     def arcs(self):
         """Head of each position 0..n built so far (-1 if none)."""
         self._ready()
@@ -159,8 +182,8 @@ cdef class Configuration:
     def __repr__(self):
         if self.c is NULL:
             return "<Configuration without state>"
-        return (f"<Configuration {self.machine.system_name} stack={list(self.stack)} "
-                f"buffer={list(self.buffer)}>")
+        lists = " ".join(f"{name}={list(nodes)}" for name, nodes in self.lists.items())
+        return f"<Configuration {self.machine.system_name} {lists}>"
 
     # -- by move code (the trainer, batches) ----------------------------------------
 

@@ -5,9 +5,10 @@ that C code runs on a :c:type:`StateC` (``semiparse/transitions/runtime/_state.p
 Each transition of a :class:`~semiparse.transitions.systems.declared.RewriteSystem` becomes a
 ``RuleC``: the number of named stack / buffer elements of its pattern, its
 requirements (a named node is / is not the root, has a head / has none,
-comes before another in the sentence; the buffer is empty; the stack has at
-least K elements), the named
-nodes it pushes back onto the stack and the buffer front, and its edge.
+comes before another in the sentence; its edge closes no cycle; the buffer
+is empty; the stack has at least K elements), the named nodes it pushes
+back onto the stack (after the words set aside, for Covington's shift) and
+the buffer front, and its edge.
 Transition ``t`` is the ``t``-th ``[[transition]]`` table.  LR-spine, whose
 stack elements are spines, runs its own moves (``_lr_spine_moves.pxd``, codes
 included) behind the same functions (``kind == KIND_SPINE``).
@@ -16,7 +17,8 @@ The functions are inline, ``noexcept nogil``; :func:`machine_apply` and
 :func:`machine_arc` assume that :func:`machine_legal` holds.
 """
 from semiparse.transitions.runtime._lr_spine_moves cimport spine_apply, spine_arc, spine_legal
-from semiparse.transitions.runtime._state cimport StateC, add_arc, push_buffer_front, push_stack
+from semiparse.transitions.runtime._state cimport (ROOT_NONE, StateC, add_arc, push_buffer_front,
+                                                   push_stack)
 
 cdef enum:
     KIND_REWRITE = 0
@@ -27,6 +29,7 @@ cdef enum:
     REQ_HEADLESS = 2
     REQ_IS_ROOT = 3
     REQ_BEFORE = 4          # the node comes before req_other's in the sentence
+    REQ_ACYCLIC = 5         # the edge closes no cycle: its dependent is no ancestor of its head
     MAX_REQS = 8 * MAX_NAMES
     FINAL_ANY = 0           # the order of system.FINAL_STACKS
     FINAL_ROOT = 1
@@ -43,6 +46,7 @@ cdef struct RuleC:
     int req_node[MAX_REQS]   # index into the names: stack ones, then buffer ones
     int req_kind[MAX_REQS]   # REQ_*
     int req_other[MAX_REQS]  # REQ_BEFORE: the name of the node that comes after
+    bint restore            # the words set aside (between the stack top and stack_after[0]) go back first
     int n_stack_after
     int stack_after[MAX_NAMES]    # names pushed onto the stack, bottom to top
     int n_buffer_after
@@ -110,6 +114,12 @@ cdef inline bint machine_legal(const MachineC* m, const StateC* s, int t) noexce
         elif r.req_kind[k] == REQ_BEFORE:
             if x >= rule_node(r, s, r.req_other[k]):
                 return False
+        elif r.req_kind[k] == REQ_ACYCLIC:
+            x = rule_node(r, s, r.edge_head)
+            while x >= 0:
+                if x == rule_node(r, s, r.edge_dep):
+                    return False
+                x = s.head[x]
         elif s.head[x] >= 0:
             return False
     return True
@@ -143,6 +153,11 @@ cdef inline void machine_apply(const MachineC* m, StateC* s, int t, int label) n
         env[i] = rule_node(r, s, i)
     s.stack_len -= r.ns
     s.buffer_len -= r.nb
+    if r.restore:
+        i = s.stack[s.stack_len - 1] + 1 if s.stack_len else (1 if m.root == ROOT_NONE else 0)
+        while i < env[r.stack_after[0]]:
+            push_stack(s, i)
+            i += 1
     for i in range(r.n_stack_after):
         push_stack(s, env[r.stack_after[i]])
     for i in range(r.n_buffer_after - 1, -1, -1):

@@ -105,6 +105,8 @@ cdef _compile(RuleC* out, rule, str system_name):
     reqs = ([(i, REQ_NOT_ROOT) for i in rule.not_root] + [(i, REQ_IS_ROOT) for i in rule.is_root]
             + [(i, REQ_HEADED) for i in rule.headed] + [(i, REQ_HEADLESS) for i in rule.headless])
     reqs = [(i, kind, -1) for i, kind in reqs] + [(i, REQ_BEFORE, j) for i, j in rule.before]
+    if rule.acyclic:
+        reqs.append((rule.edge[1], REQ_ACYCLIC, -1))
     if len(reqs) > MAX_REQS:
         raise ValueError(f"transition {rule.name} of {system_name} has {len(reqs)} "
                          f"requirements on its nodes: the compiled machine takes at most "
@@ -112,6 +114,7 @@ cdef _compile(RuleC* out, rule, str system_name):
     out.n_req = len(reqs)
     for k, (i, kind, j) in enumerate(reqs):
         out.req_node[k], out.req_kind[k], out.req_other[k] = i, kind, j
+    out.restore = rule.restore
     out.n_stack_after = len(rule.stack_after)
     for k, i in enumerate(rule.stack_after):
         out.stack_after[k] = i

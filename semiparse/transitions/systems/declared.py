@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from semiparse.heads import find_cycle
+from semiparse.heads import find_cycle, tree_tops
 from semiparse.transitions.runtime import _validation
 from semiparse.transitions.systems.format.completion import (completion_kind, describe_kind,
                                                              first_rule, node_kinds,
@@ -22,8 +22,9 @@ from semiparse.transitions.systems.format.rules import (FINAL_STACKS, FORBID, RO
                                                         ROOT_PLACEMENTS, compile_transition,
                                                         cycle_edge, head_not_below,
                                                         headed_on_stack, headed_places, not_split,
-                                                        second_head)
+                                                        restores, second_head)
 from semiparse.errors import SystemFileWarning
+from semiparse.transitions.systems.format.spanning import read_reachable
 from semiparse.transitions.systems.format.system_file import (SCHEMA, SystemFileError,
                                                               check_schema, key_line)
 from semiparse.transitions.systems.interface import (LBR, NO_LEFT, NO_RIGHT, RBL,
@@ -59,6 +60,8 @@ class Declaration:
         self.completion_kind = completion_kind(data.get("completion"), self.fail)
         self.completion = read_completion(data.get("completion"), self.path, self.root,
                                           self.not_split, grammar_text, self.fail, grammar_file)
+        self.reachable = (read_reachable(data["completion"], self.fail)
+                          if self.completion_kind == "spanning" else None)
         self._read_strategies(data.get("strategy", {"none": {}}))
 
     def fail(self, reason, *path):
@@ -101,7 +104,9 @@ class Declaration:
         rules = d.get("transition")
         if not rules:
             self.fail("no [[transition]] tables")
-        self.rules = [compile_transition(r, i, self.root, self.fail) for i, r in enumerate(rules)]
+        self.sets_aside = restores(rules)
+        self.rules = [compile_transition(r, i, self.root, self.fail, self.sets_aside)
+                      for i, r in enumerate(rules)]
         self.transitions = tuple(r.name for r in self.rules)
         dup = next((i for i, t in enumerate(self.transitions) if t in self.transitions[:i]), None)
         if dup is not None:
@@ -145,8 +150,13 @@ class Declaration:
         self._read_invariants(d.get("invariants", {}))
         # Whether the oracles read the heads: a rule requires some, or the root's
         # final edges go to the headless stack nodes and a stack node may have one.
-        self.needs_arcs = (any(r.headed or r.headless for r in self.rules)
+        self.needs_arcs = (any(r.headed or r.headless or r.acyclic for r in self.rules)
                            or (self.root == "none" and self.stack_heads != "none"))
+        # Whether the future reads the heads of words off the stack and buffer:
+        # a cycle test follows the arcs anywhere, and words set aside come back.
+        # An edge's dependent is always headless (second_head), so the future
+        # reads of the arcs only the tree of each word (search_key).
+        self.keys_all_heads = self.sets_aside or any(r.acyclic for r in self.rules)
 
     def _read_invariants(self, declared):
         """What the rules imply of the heads, which validate and the searches'
@@ -245,9 +255,13 @@ class RewriteSystem(TransitionSystem):
         self.needs_arcs, self.pops_headed, self.stack_heads = (d.needs_arcs, d.pops_headed,
                                                                d.stack_heads)
         self.buffer_suffix, self.in_order = d.buffer_suffix, d.in_order
-        self.buffer_heads = d.buffer_heads
+        self.buffer_heads, self.keys_all_heads = d.buffer_heads, d.keys_all_heads
+        # a transition brings back the words set aside (Covington's list λ2)
+        self.sets_aside = d.sets_aside
         # "grammar", "search" (an exact search serves the oracle) or None
         self.completion_kind = d.completion_kind
+        # "spanning": the arcs each reachable by itself (format/spanning.py)
+        self.reachable = d.reachable
         # what the fast check assumes (accepts): positions up to the end in the buffer,
         # none of them headed, and the stack heads of arc-eager or none
         self._fast_check = (d.buffer_suffix and not d.buffer_heads
@@ -397,6 +411,8 @@ class RewriteSystem(TransitionSystem):
     def search_key(self, stack, buffer, arcs):
         if not self.needs_arcs:
             return stack, buffer
+        if self.keys_all_heads:
+            return stack, buffer, tree_tops(arcs)
         # The future reads the heads of the nodes still there only (the rules'
         # requirements, the root's final edges): those of the stack, and of the
         # buffer where one may have a head (the _exhaustive.pyx key likewise).
@@ -407,6 +423,16 @@ class RewriteSystem(TransitionSystem):
         return (self._fast_check and (arcs is not None or not self.needs_arcs)
                 and _validation.accepts(stack, buffer, arcs, n, self.stack_heads == "below",
                                         self.pops_headed, self.root_code))
+
+    def set_aside(self, stack, buffer, n):
+        """The words set aside (Covington's list λ2, front first): with a
+        transition that brings them back (``"..."`` in ``stack_after``), the
+        positions between the stack top and the buffer front (the end with
+        an empty buffer); else none."""
+        if not self.sets_aside:
+            return ()
+        low = stack[-1] + 1 if stack else 1 if self.root == "none" else 0
+        return tuple(range(low, buffer[0] if buffer else n + 1))
 
     def _rank(self, x, n):
         """Where ``x`` stands in the order of the sentence: the root first, or
@@ -463,7 +489,8 @@ class RewriteSystem(TransitionSystem):
         when it is ``"none"``.  Where a transition reorders nodes, only that
         each position is in one place once."""
         if self.root == "stack_bottom" and (not stack or stack[0] != 0):
-            raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
+            if not (self.sets_aside and not stack):  # else the root is set aside
+                raise ValueError(f"stack {list(stack)} must have the root 0 at the bottom")
         bad = [x for x in stack + buffer if not 0 <= x <= n]
         if bad:
             where = "stack" if bad[0] in stack else "buffer"

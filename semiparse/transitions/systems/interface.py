@@ -145,6 +145,9 @@ class TransitionSystem:
     completion_kind = None  # "search": the oracle searches the computations (docs/oracles.md)
     projective_form = False
     needs_arcs = True
+    keys_all_heads = False  # the future reads heads off the stack and buffer too
+    sets_aside = False  # a transition brings back words set aside (Covington)
+    reachable = None  # completion kind "spanning": the arcs each reachable by itself
     own_methods = {}  # oracle methods of this object only: {name: registry.Method}
 
     @property

@@ -13,9 +13,10 @@ from semiparse.transitions.systems.format.rules import ROLES
 from semiparse.transitions.systems.format.system_file import is_file
 
 # What a [completion] table declares (completion.kind): a split grammar that
-# derives the trees reachable from a configuration, or an exact search over
-# the computations from it (for systems no split grammar describes).
-COMPLETION_KINDS = ("grammar", "search")
+# derives the trees reachable from a configuration; the forests over the arcs
+# each reachable by itself (format/spanning.py); or an exact search over the
+# computations from it (for systems neither describes).
+COMPLETION_KINDS = ("grammar", "spanning", "search")
 
 # The roles of [completion.projective] and the kinds of head it allows.
 PROJECTIVE_ROLES = ("root", "stack", "headed", "headless", "buffer")
@@ -205,11 +206,19 @@ def completion_kind(comp, fail):
     if kind not in COMPLETION_KINDS:
         fail(f"completion.kind {kind!r}: expected one of {', '.join(COMPLETION_KINDS)}",
              "completion", "kind")
+    if kind != "spanning" and "reachable" in comp:
+        fail('completion.reachable: only a completion of kind "spanning" declares reachable '
+             'arcs', "completion", "reachable")
     extra = sorted(set(comp) - {"kind"})
     if kind == "search" and extra:
         fail(f"completion.{extra[0]}: a completion of kind \"search\" has no grammar; the "
              f"oracle searches the computations themselves (docs/oracles.md, \"Completion "
              f"kinds\")", "completion", extra[0])
+    extra = sorted(set(extra) - {"reachable"})
+    if kind == "spanning" and extra:
+        fail(f"completion.{extra[0]}: a completion of kind \"spanning\" has no grammar; it "
+             f"declares only its reachable arcs (docs/oracles.md, \"Completion kinds\")",
+             "completion", extra[0])
     return kind
 
 
@@ -220,7 +229,7 @@ def read_completion(comp, path, root, not_split, grammar_text, fail, grammar_fil
     ``grammar_file`` if given (instead of the one the table names, which is
     then not looked for), else the file named next to the system file
     ``path``, else the shipped grammar."""
-    if comp is None or completion_kind(comp, fail) == "search":
+    if comp is None or completion_kind(comp, fail) != "grammar":
         return None
     at = ("completion",)
     if not_split:

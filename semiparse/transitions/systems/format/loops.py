@@ -78,7 +78,8 @@ def _terminates(rules):
     potential ``a * len(buffer) + b * len(stack) + c * (number of headless
     positions)`` with ``a, b, c`` in :data:`_WEIGHTS`) strictly decreases,
     in lexicographic order, with every rule.  Each part is bounded, so no
-    computation is infinite.
+    computation is infinite.  Where a rule brings words set aside back onto
+    the stack (``rules.RESTORE``), the length of the buffer comes first.
 
     The stack (bottom first) followed by the buffer (front first) is a
     sequence whose named part is one block, in pattern order.  A rule that
@@ -95,6 +96,17 @@ def _terminates(rules):
     it from)."""
     if not rules:
         return False
+    if any(r.restore for r in rules):
+        # A restore lengthens the stack with the words set aside: first the
+        # buffer, which no rule lengthens and each restore shortens, then the
+        # triple over the rules that keep the buffer's length.
+        if any(len(r.buffer_after) > r.nb for r in rules):
+            return False
+        rules = [r for r in rules if len(r.buffer_after) == r.nb]
+        if any(r.restore for r in rules):
+            return False
+        if not rules:
+            return True
     places = headed_places(rules)
     changes = []
     for r in rules:

@@ -22,9 +22,15 @@ _REQUIRE_BUFFER_EMPTY = re.compile(r"^\s*buffer\s+empty\s*$")
 _REQUIRE_STACK_EMPTY = re.compile(r"^\s*stack\s+empty\s*$")
 _REQUIRE_STACK_SIZE = re.compile(r"^\s*stack\s+size\s*(>=|<=|==)\s*([0-9]+)\s*$")
 _REQUIRE_ORDER = re.compile(r"^\s*(\w+)\s*([<>])\s*(\w+)\s*$")
+_REQUIRE_NO_CYCLE = re.compile(r"^\s*no\s+cycle\s*$")
 _REQUIRE_FORMS = ("'X != root', 'X == root', 'X has head', 'X has no head', 'X < Y' (X comes "
-                  "before Y in the sentence; also X > Y), 'buffer empty', 'stack empty' or "
-                  "'stack size >= K' (also <= K, == K)")
+                  "before Y in the sentence; also X > Y), 'no cycle' (the edge closes no cycle "
+                  "of arcs), 'buffer empty', 'stack empty' or 'stack size >= K' (also <= K, "
+                  "== K)")
+# In stack_after, right after "*": the words set aside (on neither the stack
+# nor the buffer, between the stack top and the buffer front) come back onto
+# the stack, in sentence order, before the nodes named after it.
+RESTORE = "..."
 _EDGE = re.compile(r"^\s*(\w+)\s*->\s*(\w+)\s*$")
 FORBID = re.compile(r"^\s*(\w+\*?)\s+(left|right)\s*$")
 
@@ -37,11 +43,14 @@ class Rule:
     buffer front elements."""
 
     __slots__ = ("name", "ns", "nb", "not_root", "is_root", "headed", "headless", "before",
-                 "buffer_empty", "stack_min", "stack_max", "stack_after", "buffer_after", "edge",
-                 "names", "test", "step")
+                 "acyclic", "buffer_empty", "stack_min", "stack_max", "stack_after", "restore",
+                 "first", "buffer_after", "edge", "names", "test", "step")
 
-    def __init__(self, name, ns, nb, names):
+    def __init__(self, name, ns, nb, names, first=0):
         self.name, self.ns, self.nb, self.names = name, ns, nb, names
+        self.first = first  # the first position a restore brings back on an empty stack
+        self.acyclic = False  # "no cycle": the edge's dependent is no ancestor of its head
+        self.restore = False  # stack_after starts with the words set aside (RESTORE)
         self.not_root, self.is_root, self.headed, self.headless = [], [], [], []
         self.before = []  # (i, j): node i comes before node j in the sentence
         self.buffer_empty, self.stack_min = False, ns
@@ -68,8 +77,13 @@ class Rule:
         conds += [f"arcs[{ref(i)}] >= 0" for i in self.headed]
         conds += [f"arcs[{ref(i)}] < 0" for i in self.headless]
         conds += [f"{ref(i)} < {ref(j)}" for i, j in self.before]
+        if self.acyclic:
+            conds.append(f"not reaches(arcs, {ref(self.edge[0])}, {ref(self.edge[1])})")
         rest = f"stack[:{-self.ns}]" if self.ns else "stack"
         top = "".join(f"{ref(i)}, " for i in self.stack_after)
+        if self.restore:  # the words between the stack top and the first node named
+            rest = (f"{rest} + tuple(range(stack[-1] + 1 if stack else {self.first}, "
+                    f"{ref(self.stack_after[0])}))")
         new_stack = f"{rest} + ({top})" if top else rest
         front = "".join(f"{ref(i)}, " for i in self.buffer_after)
         tail = f"buffer[{self.nb}:]" if self.nb else "buffer"
@@ -85,15 +99,34 @@ class Rule:
                       f"    return {self.name!r}, {new_stack}, {new_buffer}, arcs, (h, d)"]
         lines.append("def test(stack, buffer, arcs):")
         lines.append(f"    return {' and '.join(conds) or 'True'}")
-        namespace = {}
+        namespace = {"reaches": reaches}
         exec("\n".join(lines), namespace)
         self.test, self.step = namespace["test"], namespace["step"]
 
 
-def compile_transition(r, index, root, fail_at):
+def reaches(arcs, x, y):
+    """Whether ``y`` is ``x`` or one of its ancestors under ``arcs`` (a forest)."""
+    while x >= 0:
+        if x == y:
+            return True
+        x = arcs[x]
+    return False
+
+
+def restores(tables):
+    """Whether one of the raw ``[[transition]]`` tables brings the words set
+    aside back onto the stack (``RESTORE`` in its ``stack_after``)."""
+    return any(isinstance(r.get("stack_after"), list) and RESTORE in r["stack_after"]
+               for r in tables)
+
+
+def compile_transition(r, index, root, fail_at, sets_aside=False):
     """The :class:`Rule` of the ``index``-th ``[[transition]]`` table ``r``
     of a system whose root is placed by ``root`` (``initial.root``);
-    ``fail_at(reason, *path)`` raises the error for the entry at ``path``."""
+    ``fail_at(reason, *path)`` raises the error for the entry at ``path``.
+    ``sets_aside``: some transition of the system restores the words set
+    aside (:func:`restores`), so that taking the top off the stack without
+    an edge, the root included, only sets it aside until then."""
     at = ("transition", index)
     name = r.get("name")
     if not isinstance(name, str) or not name.isidentifier():
@@ -117,7 +150,7 @@ def compile_transition(r, index, root, fail_at):
         fail(f"pattern names {names} must be distinct identifiers", "stack")
     if "root" in names:  # "x != root" would read as the node, not the root
         fail("pattern name 'root' is reserved: requirements name the root so", "stack")
-    rule = Rule(name, len(named), len(buffer) - 1, names)
+    rule = Rule(name, len(named), len(buffer) - 1, names, first=1 if root == "none" else 0)
     if whole:
         rule.stack_max = rule.ns
     index = {x: i for i, x in enumerate(names)}
@@ -143,6 +176,8 @@ def compile_transition(r, index, root, fail_at):
                      f"{names[pair[0]]} < {names[pair[1]]}", "require")
             if pair not in rule.before:
                 rule.before.append(pair)
+        elif _REQUIRE_NO_CYCLE.match(cond):
+            rule.acyclic = True
         elif _REQUIRE_BUFFER_EMPTY.match(cond):
             rule.buffer_empty = True
         elif _REQUIRE_STACK_EMPTY.match(cond) or size:
@@ -168,6 +203,9 @@ def compile_transition(r, index, root, fail_at):
         fail(f"{'stack_after' if sa is None else 'buffer_after'} is missing: a transition says "
              f"what the stack and the buffer hold after it (stack_after = [\"*\", names...], "
              f"buffer_after = [names..., \"*\"])", "name")
+    if RESTORE in sa:
+        _read_restore(rule, stack, buffer, sa, root, fail)
+        sa = [x for x in sa if x != RESTORE]
     # Without "*", stack_after (buffer_after) says that the stack (buffer)
     # after is exactly the nodes named: only where the rest under (behind) the
     # pattern is empty, else it would drop nodes the rule does not name.
@@ -211,14 +249,43 @@ def compile_transition(r, index, root, fail_at):
                  f"== root): the root never gets a head", "edge")
         if rule.edge[1] not in rule.not_root:  # implied: the root never gets a head
             rule.not_root.append(rule.edge[1])
+    if rule.acyclic and rule.edge is None:
+        fail('require "no cycle" speaks of the edge, and the transition adds none', "require")
     if root != "none":
         for i in sorted(dropped):
+            if sets_aside and _sets_aside(rule, i):
+                continue  # the root comes back with the words set aside
             if i not in rule.not_root and i not in rule.headed:
                 fail(f"it removes {names[i]}, which may be the root (its edge does not make "
                      f"{names[i]} a dependent and nothing requires \"{names[i]} != root\"): "
                      f"the root never leaves the configuration", "stack_after")
     rule.build()
     return rule
+
+
+def _read_restore(rule, stack, buffer, sa, root, fail):
+    """Read ``RESTORE`` in ``stack_after``: only as ``["*", "...", b, ...]``
+    with ``b`` the buffer front and a stack pattern that names no node
+    (Covington's shift), so that the words set aside are the positions
+    between the stack top and ``b``, and come back in the sentence's order."""
+    if not (sa.count(RESTORE) == 1 and len(sa) > 2 and sa[:2] == ["*", RESTORE]
+            and stack == ["*"] and rule.nb and sa[2] == buffer[0]):
+        fail(f'stack_after = {_toml_list(sa)}: "{RESTORE}" (the words set aside come back) '
+             f'is written ["*", "{RESTORE}", FRONT, ...], with FRONT the buffer front\'s name '
+             f'and the stack pattern ["*"] (as Covington\'s shift: stack_after = ["*", '
+             f'"{RESTORE}", "b"])', "stack_after")
+    if root == "buffer_end":
+        fail(f'"{RESTORE}" brings back the positions between the stack top and the buffer '
+             f'front, and with initial.root = "buffer_end" the root 0 is not among them in the '
+             f'sentence\'s order: place the root "stack_bottom" or "none"', "stack_after")
+    rule.restore = True
+
+
+def _sets_aside(rule, i):
+    """Whether ``rule`` takes named stack node ``i`` off the top of the stack
+    (every stack node it keeps was below it): it then lies between the stack
+    top and the buffer front, set aside for a restore."""
+    return i < rule.ns and all(j < i for j in rule.stack_after if j < rule.ns)
 
 
 def _toml_list(names):
@@ -270,6 +337,10 @@ def not_split(rules):
     string, so a transition must keep the nodes it names in their order and
     attach only neighbours (no kept node between the two ends of its edge)."""
     for r in rules:
+        if r.restore:
+            return (f"transition {r.name} brings back words set aside, which edges from the "
+                    f"nodes around them have crossed, so it builds non-projective trees, "
+                    f"which no split grammar derives")
         kept = list(r.stack_after + r.buffer_after)
         if kept != sorted(kept):
             return (f"transition {r.name} changes the order of "
@@ -288,26 +359,33 @@ def not_split(rules):
 
 def headed_places(rules):
     """Where a node that already has a head can be: ``{"stack": (rule,
-    node), "buffer": (rule, node)}``, each place with the rule and the index
-    of the node it was first found to put there headed; a place left out
-    provably never holds a headed node.
+    node), "buffer": (rule, node), "gone": (rule, node)}`` (gone: off the
+    stack and buffer), each place with the rule and the index of the node it
+    was first found to put there headed; a place left out provably never
+    holds a headed node.
 
     Read from the rules alone, as a fixed point: at first no node has a
     head; the dependent of an edge has one afterwards; a node a rule keeps
     may have one if the place it came from may hold one, unless the rule
     requires it headless or to be the root (which never gets a head); nodes
-    the patterns do not name stay where they are."""
+    the patterns do not name stay where they are; a restore puts the words
+    set aside, which may be headed if a gone one may be, onto the stack."""
     places = {}
     changed = True
     while changed:
         changed = False
         for r in rules:
-            for place, kept in (("stack", r.stack_after), ("buffer", r.buffer_after)):
+            dropped = set(range(len(r.names))) - set(r.stack_after + r.buffer_after)
+            for place, kept in (("stack", r.stack_after), ("buffer", r.buffer_after),
+                                ("gone", dropped)):
                 for i in kept:
                     headed = (r.edge is not None and r.edge[1] == i) or may_have_head(r, i, places)
                     if headed and place not in places:
                         places[place] = (r, i)
                         changed = True
+            if r.restore and "gone" in places and "stack" not in places:
+                places["stack"] = places["gone"]  # a word set aside with a head comes back
+                changed = True
     return places
 
 
@@ -438,11 +516,25 @@ def descents(rules):
 def cycle_edge(rules):
     """``(rule, reason)`` for the first rule whose edge may close a cycle of
     arcs: its head may be a descendant of its dependent (see
-    :func:`descents`); or None.  Its head then has a head, so requiring that
-    it has none is always a fix."""
+    :func:`descents`), and it does not require "no cycle"; or None.  Its
+    head then has a head, so requiring that it has none is a fix too.  With
+    a restore, :func:`descents` does not follow the words set aside: every
+    edge must then require "no cycle" or a headless head."""
+    if any(r.restore for r in rules):
+        # words set aside come back between nodes the edges have already
+        # joined: only a run-time test keeps them from closing a cycle
+        for r in rules:
+            if r.edge is not None and not r.acyclic and r.edge[0] not in r.headless:
+                head, dep = (r.names[i] for i in r.edge)
+                return r, (f"transition {r.name}: its edge {head} -> {dep} can close a cycle of "
+                           f"arcs: transition {next(x.name for x in rules if x.restore)} brings "
+                           f"back words set aside, so {head} may be a descendant of {dep}.  "
+                           f"Arcs must form trees: require \"no cycle\" (tested on the arcs "
+                           f"when the transition applies, as Covington's systems do)")
+        return None
     found = descents(rules)
     for r in rules:
-        if r.edge is None:
+        if r.edge is None or r.acyclic:
             continue
         h, d = r.edge
         layout = _layout(r, False)
@@ -455,11 +547,10 @@ def cycle_edge(rules):
         return r, (f"transition {r.name}: its edge {head} -> {dep} can close a cycle of arcs: "
                    f"{head} may be a descendant of {dep}, because transition "
                    f"{found[ph, pd, side].name} can leave a node {_PLACE_WORDS[ph]} with an "
-                   f"ancestor {where}.  Arcs must form trees, and the format cannot require "
-                   f"that two nodes are not connected (as Covington's systems do): require "
-                   f"\"{head} has no head\" rules the edge out whenever {head} has a head, "
-                   f"which changes the system if it needs the edge then (docs/oracles.md, "
-                   f"\"What the format cannot express\")")
+                   f"ancestor {where}.  Arcs must form trees: require \"no cycle\" (tested on "
+                   f"the arcs when the transition applies, as Covington's systems do), or "
+                   f"\"{head} has no head\", which rules the edge out whenever {head} has a "
+                   f"head")
     return None
 
 

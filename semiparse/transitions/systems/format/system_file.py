@@ -25,7 +25,7 @@ SCHEMA = {
                     "stack_after": [str], "buffer_after": [str], "edge": str}],
     "invariants": {"stack_heads": str},
     "completion": {
-        "kind": str, "grammar": str, "prefix": [str], "critical_buffer": bool,
+        "kind": str, "reachable": [str], "grammar": str, "prefix": [str], "critical_buffer": bool,
         "terminals": [{"node": str, "terminal": str, "headed": bool}],
         "projective": {"no_left_children": [str], "heads": {"*": [str]}},
     },
