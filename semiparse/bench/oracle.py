@@ -131,7 +131,7 @@ def _run_pair(args):
     if args.plot:
         raise UserError("--plot draws the per-size curves; it does not go with --system")
     system = load_system(args.system)
-    if system.completion_kind == "search":   # the non-projective systems
+    if system.completion_kind in ("search", "spanning"):   # the non-projective systems
         if args.files:
             files = ud_files(args.files)
         else:

@@ -100,8 +100,9 @@ def add_parser(subparsers):
                    help="dropout on the sentence BiLSTM's input, between its layers and on its "
                    "output (default 0: none)")
     n.add_argument("--features", metavar="POSITIONS",
-                   help="configuration positions scored, e.g. s2,s1,s0,b0 or s0,s0.lc,s0.rc,b0 "
-                   "(default: from the system's transitions)")
+                   help="configuration positions scored, e.g. s2,s1,s0,b0 or s0,s0.lc,s0.rc,b0; "
+                   "aK: the K-th word set aside (Covington's λ2) (default: from the system's "
+                   "transitions, s2,s1,s0,a0,b0 for covington)")
     n.add_argument("--threads", type=int, metavar="N",
                    help="CPU threads of torch (default 1: torch's one per core ran a lockstep "
                    "epoch 3x slower on a busy 2-core machine, docs/neural.md)")

@@ -1,7 +1,9 @@
 """Feature positions: which encoder vectors a configuration is scored from.
 
 A position is ``sK`` (the K-th stack element from the top, ``s0`` the top),
-``bK`` (the K-th buffer element from the front), optionally followed by
+``bK`` (the K-th buffer element from the front), ``aK`` (the K-th word set
+aside, front first: Covington's list λ2 where the stack is λ1; see
+``Configuration.set_aside``), optionally followed by
 ``.lc`` or ``.rc``: that element's leftmost or rightmost child built so far
 (the extended features of Kiperwasser and Goldberg 2016).  They are read
 through the configuration API (``stack``, ``buffer``, ``arcs``), so they
@@ -11,14 +13,17 @@ an empty buffer, no child) takes a learned vector for "empty".
 The default of a system covers what its transitions look at: the stack
 elements its rules name plus one below (at least ``s2 s1 s0``) and the buffer
 elements they name (at least ``b0``): ``s2 s1 s0 b0`` for arc-standard,
-arc-hybrid and arc-eager, as Kiperwasser and Goldberg's arc-hybrid parser.
+arc-hybrid and arc-eager, as Kiperwasser and Goldberg's arc-hybrid parser;
+and where words are set aside, the first of them: ``s2 s1 s0 a0 b0`` for
+Covington's system (the top of λ1, the words before it, the top of λ2 and
+the word compared with them).
 """
 import re
 
 import numpy as np
 
 # ASCII digits (\d takes others), no leading zero (s01 would be s1 under another name)
-_POSITION = re.compile(r"([sb])(0|[1-9][0-9]*)(?:\.(lc|rc))?")
+_POSITION = re.compile(r"([sab])(0|[1-9][0-9]*)(?:\.(lc|rc))?")
 
 
 def parse_positions(spec):
@@ -29,8 +34,8 @@ def parse_positions(spec):
         raise ValueError(f"feature positions must be names such as s0, b0, s1.lc, got {spec!r}")
     for p in names:
         if not _POSITION.fullmatch(p):
-            raise ValueError(f"bad feature position {p!r}: expected sK, bK, sK.lc, sK.rc, "
-                             f"bK.lc or bK.rc (K = 0, 1, ...)")
+            raise ValueError(f"bad feature position {p!r}: expected sK, bK, aK (set aside), "
+                             f"each alone or with .lc or .rc, such as s0.lc (K = 0, 1, ...)")
     if len(set(names)) != len(names):
         raise ValueError(f"feature positions repeat: {', '.join(names)}")
     return tuple(names)
@@ -46,7 +51,8 @@ def default_positions(system):
         for rule in parse_text(text, system.name)[1].get("transition", []):
             depth_stack = max(depth_stack, sum(x != "*" for x in rule.get("stack", [])))
             depth_buffer = max(depth_buffer, sum(x != "*" for x in rule.get("buffer", [])))
-    return tuple(f"s{k}" for k in range(depth_stack, -1, -1)) + tuple(
+    aside = ("a0",) if getattr(system, "sets_aside", False) else ()
+    return tuple(f"s{k}" for k in range(depth_stack, -1, -1)) + aside + tuple(
         f"b{k}" for k in range(depth_buffer))
 
 
@@ -58,7 +64,7 @@ class FeatureReader:
         self._parsed = []
         for p in self.positions:
             where, k, child = _POSITION.fullmatch(p).groups()
-            self._parsed.append((where == "s", int(k), child))
+            self._parsed.append((where, int(k), child))
         self.children = any(child for _, _, child in self._parsed)
 
     def __len__(self):
@@ -66,15 +72,17 @@ class FeatureReader:
 
     def positions_of(self, config):
         """The sentence position of each feature in ``config`` (-1: empty)."""
-        stack, buffer = config.stack, config.buffer
+        lists = {"s": config.stack[::-1], "b": config.buffer}
+        if any(where == "a" for where, _, _ in self._parsed):
+            lists["a"] = config.set_aside
         arcs = config.arcs if self.children else None
         out = []
-        for on_stack, k, child in self._parsed:
-            items = stack if on_stack else buffer
+        for where, k, child in self._parsed:
+            items = lists[where]
             if k >= len(items):
                 out.append(-1)
                 continue
-            x = items[-1 - k] if on_stack else items[k]
+            x = items[k]
             if child is not None:
                 kids = [d for d, h in enumerate(arcs) if h == x]
                 x = (kids[0] if child == "lc" else kids[-1]) if kids else -1

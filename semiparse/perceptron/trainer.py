@@ -179,7 +179,7 @@ class Trainer:
         if isinstance(options, BeamOptions) and spine:
             raise ValueError("the beam trainers support the systems declared as stack/buffer "
                              "rewrites, not LR-spine")
-        if (system.grammar is None and system.completion_kind != "search"
+        if (system.grammar is None and system.completion_kind not in ("search", "spanning")
                 and not system_methods(system)):
             # Oracle says so only at the first gold tree, after the data was read
             derived = " (the static oracle is derived from it)" if oracle == "static" else ""
@@ -271,7 +271,7 @@ class Trainer:
             raise ValueError("the LR-spine oracle is exact for complete trees only: "
                              "--partial needs a declared system")
         trees = prepare(trees, nonproj, self.oracle_name, self.log, partial,
-                        builds_any_tree=self.system.completion_kind == "search")
+                        builds_any_tree=self.system.completion_kind in ("search", "spanning"))
         labels = sorted(known_labels(trees))
         n_tokens = sum(len(t) for t in trees)
         options = self.options
