@@ -18,6 +18,7 @@ from semiparse.transitions.systems.loading import definition_files
 MODELS = ("perceptron", "bilstm")
 # --nonproj: the perceptron's policies and the neural parser's (subset = skip)
 NONPROJ_ALL = NONPROJ + ("subset", "encode")
+PERCEPTRON_EPOCHS = 10  # --epochs of the perceptron models; bilstm's: semiparse.neural.options
 # Why a --dev file may not have HEAD _ (--partial is for TRAIN)
 SCORED = "the dev set is scored against complete trees"
 # Options of one model only (dest, default): None in argparse, so that giving
@@ -59,7 +60,8 @@ def add_parser(subparsers):
                    "--oracle dynamic or nondet); with no known HEAD 0, the root label (given to "
                    "the words parses attach to the root) is root if TRAIN has it, else its most "
                    "common label")
-    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--epochs", type=int,
+                   help="passes over TRAIN (default 10 for the perceptron, 30 for bilstm)")
     p.add_argument("--seed", type=int, default=0,
                    help="random seed, any integer (default 0; bilstm seeds torch with it modulo 2**64)")
     p.add_argument("--beam", type=int, help="beam size for the beam trainers (default 8)")
@@ -86,8 +88,8 @@ def add_parser(subparsers):
                                 ("char-hidden", 50, "character BiLSTM units per direction"),
                                 ("upos-dim", 25, "UPOS embedding (0: none)"),
                                 ("xpos-dim", 0, "XPOS embedding (0: none)"),
-                                ("feats-dim", 0, "FEATS embedding (0: none)"),
-                                ("lemma-dim", 0, "LEMMA embedding (0: none)"),
+                                ("feats-dim", 25, "FEATS embedding (0: none)"),
+                                ("lemma-dim", 100, "LEMMA embedding (0: none)"),
                                 ("lstm-dim", 125, "sentence BiLSTM units per direction"),
                                 ("lstm-layers", 2, "sentence BiLSTM layers"),
                                 ("hidden-dim", 100, "transition MLP hidden units"),
@@ -98,7 +100,7 @@ def add_parser(subparsers):
                    "(default 0.25)")
     n.add_argument("--dropout", type=float, metavar="P",
                    help="dropout on the sentence BiLSTM's input, between its layers and on its "
-                   "output (default 0: none)")
+                   "output (default 0.33; 0: none)")
     n.add_argument("--features", metavar="POSITIONS",
                    help="configuration positions scored, e.g. s2,s1,s0,b0 or s0,s0.lc,s0.rc,b0; "
                    "aK: the K-th word set aside (Covington's λ2) (default: from the system's "
@@ -138,7 +140,8 @@ def run(args):
     # the settings are checked before any data is read
     options = options_for(explore_after=args.explore_after, explore_p=args.explore_p, lam=args.l1,
                           oracle=args.oracle, **settings)
-    trainer = Trainer(args.system, args.oracle, options, args.epochs, args.seed,
+    trainer = Trainer(args.system, args.oracle, options,
+                      PERCEPTRON_EPOCHS if args.epochs is None else args.epochs, args.seed,
                       progress=not args.quiet, log=log)
     trees = read_trees(args.train, partial=args.partial)
     dev = complete_trees(args.dev, SCORED) if args.dev else None
@@ -171,8 +174,9 @@ def _run_neural(args, log):
     if "features" in settings:
         settings["features"] = parse_positions(settings["features"])
     nonproj = "subset" if args.nonproj == "skip" else args.nonproj  # the help's synonyms
-    options = Options(oracle=args.oracle, nonproj=nonproj or "projectivize", epochs=args.epochs,
-                      seed=args.seed, explore_after=args.explore_after, explore_p=args.explore_p,
+    if args.epochs is not None:
+        settings["epochs"] = args.epochs
+    options = Options(oracle=args.oracle, nonproj=nonproj or "projectivize", seed=args.seed, explore_after=args.explore_after, explore_p=args.explore_p,
                       **settings)
     threads = 1 if args.threads is None else args.threads
     check_threads(threads)

@@ -85,7 +85,14 @@ def _cli_train_parser():
     return parser
 
 
-DEFAULTS = {"epochs": _cli_train_parser().parse_args(["train", "TRAIN", "-o", "MODEL"]).epochs,
+def _default_epochs():
+    """The epochs ``semiparse train --model bilstm`` runs without ``--epochs``."""
+    from semiparse.neural.options import Options
+
+    return Options().epochs
+
+
+DEFAULTS = {"epochs": _default_epochs(),
             "seeds": [1, 2, 3], "languages": list(LANGUAGES), "systems": ["default"],
             "iterations": ITERATIONS}
 
