@@ -176,8 +176,8 @@ def _run_neural(args, log):
     nonproj = "subset" if args.nonproj == "skip" else args.nonproj  # the help's synonyms
     if args.epochs is not None:
         settings["epochs"] = args.epochs
-    options = Options(oracle=args.oracle, nonproj=nonproj or "projectivize", seed=args.seed, explore_after=args.explore_after, explore_p=args.explore_p,
-                      **settings)
+    options = Options(oracle=args.oracle, nonproj=nonproj or "projectivize", seed=args.seed,
+                      explore_after=args.explore_after, explore_p=args.explore_p, **settings)
     threads = 1 if args.threads is None else args.threads
     check_threads(threads)
     torch.set_num_threads(threads)

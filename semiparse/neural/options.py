@@ -99,9 +99,6 @@ class Options:
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{_named(name)} must be one of {', '.join(allowed)}, "
                                  f"not {getattr(self, name)!r}")
-        if self.nonproj == "oracle" and self.oracle == "static":
-            raise ValueError("the static oracle needs projective trees: use --nonproj "
-                             "projectivize, encode or subset")
         check_device_name(self.device)
 
     def to_dict(self):

@@ -28,11 +28,13 @@ from semiparse.neural.vocab import Vocab
 COMPLETE_ONLY = "the neural trainer reads complete trees"
 
 
-def training_trees(trees, nonproj, oracle, log=None):
-    """The training trees after the ``nonproj`` policy (a new list)."""
+def training_trees(trees, nonproj, oracle, log=None, builds_any_tree=False):
+    """The training trees after the ``nonproj`` policy (a new list);
+    ``builds_any_tree``: the system builds non-projective trees, so its
+    static oracle (the first optimal move) follows them as they are."""
     if nonproj != "encode":
         return prepare(trees, {"subset": "skip"}.get(nonproj, nonproj), oracle, log,
-                       partial_hint=COMPLETE_ONLY)
+                       partial_hint=COMPLETE_ONLY, builds_any_tree=builds_any_tree)
     from semiparse.treebank.encoding import EncodingError, encode
     from semiparse.treebank.projectivity import is_projective, projectivize
 
@@ -70,6 +72,11 @@ class NeuralTrainer:
                  checkpoint=None, resume=None):
         self.options = options if options is not None else Options()
         self.system = neural_system(system)  # checked before any data is read
+        o = self.options
+        self.any_tree = self.system.definition.completion_kind in ("search", "spanning")
+        if o.nonproj == "oracle" and o.oracle == "static" and not self.any_tree:
+            raise ValueError(f"the static oracle needs projective trees ({self.system.name} "
+                             f"builds no other): use --nonproj projectivize, encode or subset")
         check_device(self.options.device)
         self.progress = progress
         self.log = log or (lambda message: None)
@@ -91,7 +98,7 @@ class NeuralTrainer:
         o = self.options
         torch.manual_seed(o.seed % 2**64)  # torch's 64 bits (where it maps a negative seed the same)
         rng = seeded(o.seed)
-        given, trees = trees, training_trees(trees, o.nonproj, o.oracle, self.log)
+        given, trees = trees, training_trees(trees, o.nonproj, o.oracle, self.log, self.any_tree)
         train_record, dev_record = io.data_record(given), io.data_record(dev)
         meta = {"oracle": o.oracle, "nonproj": o.nonproj, "root_label": root_label(trees),
                 "train_sentences": len(trees), "train_tokens": sum(len(t) for t in trees)}

@@ -47,7 +47,7 @@ RUNS = {
     "neural-nonprojective": (["--languages", "el"], GREEK_DEV, 3),
     "neural-oracles": ([], GREEK_DEV, 3),
     "neural-systems": ([], GREEK_DEV, 1),
-    "nonprojective-systems": (["--languages", "el"], GREEK, 3),
+    "nonprojective-systems": (["--languages", "el"], GREEK, 5),
 }
 
 

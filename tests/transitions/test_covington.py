@@ -4,6 +4,7 @@ completion of kind ``spanning`` (its O(n) kernel against a maximum
 branching and against the exhaustive search), and a wrong declaration of
 reachable arcs caught by the check."""
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -11,7 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semiparse
+from semiparse.cli import main
+from semiparse.heads import tree_problems
 from semiparse.heads.branching import max_branching
+from semiparse.perceptron import read_trees
 from semiparse.testing.checking import check
 from semiparse.transitions import load_system
 from semiparse.transitions.oracles._exhaustive import CSearch
@@ -232,3 +236,66 @@ def test_malformed_declarations_name_file_and_line(tmp_path, old, new, message):
         load_system(path)
     assert str(info.value).startswith(f"{path}:")
     assert message in str(info.value)
+
+
+@pytest.fixture(scope="module")
+def nonprojective(shared_data, tmp_path_factory):
+    """Hungarian sentences of up to 14 words, some of them non-projective."""
+    src = shared_data / "ud" / "UD_Hungarian-Szeged" / "hu_szeged-ud-dev.conllu"
+    blocks = [b for b in src.read_text(encoding="utf-8").split("\n\n")
+              if b.strip() and len([x for x in b.splitlines() if x[:1].isdigit()]) <= 14]
+    path = tmp_path_factory.mktemp("data") / "few.conllu"
+    path.write_text("\n\n".join(blocks[:15]) + "\n\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("oracle", ["static", "dynamic"])
+def test_trains_on_trees_as_they_are_and_parses_into_trees(nonprojective, tmp_path, oracle):
+    gold = read_trees(nonprojective)
+    assert any(not semiparse.is_projective(list(t.heads)) for t in gold)
+    model, out = tmp_path / "m.npz", tmp_path / "out.conllu"
+    assert main(["train", str(nonprojective), "--system", "covington", "--oracle", oracle,
+                 "--nonproj", "oracle", "--epochs", "2", "--quiet", "-o", str(model)]) == 0
+    assert main(["parse", str(model), str(nonprojective), "-o", str(out), "--quiet"]) == 0
+    parsed = read_trees(out)
+    assert [len(t) for t in parsed] == [len(t) for t in gold]
+    for tree in parsed:
+        assert [p for p in tree_problems(tree.heads) if not p[2]] == []
+
+
+def test_feature_positions_read_the_words_set_aside():
+    from semiparse.neural.features import FeatureReader, default_positions, parse_positions
+
+    assert default_positions(load_system("covington")) == ("s2", "s1", "s0", "a0", "b0")
+    assert default_positions(load_system("arc_hybrid")) == ("s2", "s1", "s0", "b0")
+    c = semiparse.system("covington").initial(5).apply("shift").apply("shift").apply("shift")
+    c = c.apply("left_arc").apply("no_arc")    # 4 -> 3; λ1 = [0, 1], λ2 = [2, 3], j = 4
+    reader = FeatureReader(["s0", "a0", "a1", "a2", "b0", "a1.lc"])
+    assert reader.positions_of(c) == [1, 2, 3, -1, 4, -1]
+    assert FeatureReader(["b0.lc"]).positions_of(c) == [3]
+    with pytest.raises(ValueError, match="aK"):
+        parse_positions("c0")
+
+
+@pytest.mark.parametrize("oracle", ["static", "dynamic"])
+def test_the_bilstm_trains_on_covington(nonprojective, tmp_path, capsys, oracle):
+    pytest.importorskip("torch")
+    from semiparse.neural import load
+
+    model, out = tmp_path / "m.pt", tmp_path / "out.conllu"
+    assert main(["train", str(nonprojective), "--model", "bilstm", "--system", "covington",
+                 "--oracle", oracle, "--nonproj", "oracle", "--epochs", "1", "--word-dim", "8", "--lstm-dim", "8",
+                 "--hidden-dim", "8", "--threads", "1", "-o", str(model)]) == 0
+    assert "non-projective (kept)" in capsys.readouterr().err
+    assert load(model).positions == ("s2", "s1", "s0", "a0", "b0")
+    assert main(["parse", str(model), str(nonprojective), "-o", str(out), "--quiet"]) == 0
+    for tree in read_trees(out):
+        assert [p for p in tree_problems(tree.heads) if not p[2]] == []
+        assert list(tree.heads[1:]).count(0) == 1
+
+
+def test_bench_oracle_times_covington_beside_arc_standard(capsys):
+    assert main(["bench", "oracle", "--system", "covington", "--sentences", "3", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "3 non-projective sentences" in out
+    assert re.search(r"^covington\s+\d+ .*x$", out, flags=re.M)
