@@ -240,9 +240,14 @@ def test_batches_equal_single_calls(n_jobs):
     items = batch_items(40)
     g = load_grammar("arc_standard")
     stack = [(t.replace("s", "p", 1), w) for t, w in items]  # p: a stack node
+    # the polynomial semiring on the inputs of up to 9 terminals (33 of the
+    # 40): its values grow fast with the input, and the seven of 10 and 11
+    # took 11 of the 11.5 s of its single calls (and as much again batched)
+    short = [(t, w) for t, w in stack if len(t) <= 9]
     for semiring in ("maxplus", "log", "counting", "viterbi", "polynomial"):
-        got = parse(g, stack, semiring=semiring, n_jobs=n_jobs)
-        expected = [parse(g, t, w, semiring) for t, w in stack]
+        inputs = short if semiring == "polynomial" else stack
+        got = parse(g, inputs, semiring=semiring, n_jobs=n_jobs)
+        expected = [parse(g, t, w, semiring) for t, w in inputs]
         assert [r.value for r in got] == [r.value for r in expected]
         assert [r.heads for r in got] == [r.heads for r in expected]
     projective = [(t, np.where(w == NEG_INF, 0.0, w)) for t, w in items]  # every input has a tree
