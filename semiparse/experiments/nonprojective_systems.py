@@ -43,6 +43,7 @@ SYSTEMS = ("arc_hybrid", "arc_standard")
 DEFAULTS = {"epochs": 5, "seeds": [1], "languages": list(LANGUAGES), "systems": ["arc_hybrid"]}
 POS_TAGS = GOLD_UPOS
 SETUPS = ("proj+head", "swap+static", "swap+dynamic", "covington+static", "covington+dynamic")
+VARIANTS = SETUPS  # --variants runs some of them
 
 
 files = ud_files
