@@ -5,6 +5,7 @@ configurations, and byte-level mutations of real PTB trees.
 Every file is written under pytest's tmp_path.
 """
 import contextlib
+import functools
 import inspect
 import io
 import re
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from semiparse import cli
 from semiparse.cli import main
 from semiparse.constituency import (
     FINISH,
@@ -412,8 +414,16 @@ def check_outcome(status, err, files):
         assert "Traceback" not in err
 
 
+@pytest.fixture
+def parser_built_once(monkeypatch):
+    """``cli.main`` builds its argument parser anew at each call, which was
+    most (85%) of the time of this fuzzer's calls on a few trees: build it
+    once here (as tests/treebank/test_conllu_robust.py does)."""
+    monkeypatch.setattr(cli, "build_parser", functools.lru_cache(maxsize=None)(cli.build_parser))
+
+
 @pytest.mark.slow
-def test_fuzz_bracketed_trees(blocks, tmp_path):
+def test_fuzz_bracketed_trees(blocks, tmp_path, parser_built_once):
     original = tmp_path / "gold.mrg"
     original.write_bytes(b"".join(blocks[:3]))
 
