@@ -16,8 +16,7 @@ def branching_value(system, stack, buffer, arcs, weights):
     weights = np.asarray(weights, dtype=float)
     n = weights.shape[0] - 1
     arcs = (-1,) * (n + 1) if arcs is None else arcs
-    reach = system.reachable.matrix(stack, buffer, arcs, n, system.sets_aside,
-                                    1 if system.root == "none" else 0)
+    reach = system.reachable.matrix(stack, buffer, arcs, n, system.set_aside(stack, buffer, n))
     w = np.where(reach, weights, -np.inf)
     # the arcs built weigh more than all the others together: every maximum
     # branching keeps them (dropping one frees at most one cycle's arc)

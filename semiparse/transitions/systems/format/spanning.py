@@ -33,26 +33,23 @@ class Reachable:
         self.allowed = tuple(tuple(bool(x) for x in row) for row in allowed)
         self.pairs = tuple(pairs)
 
-    def classes(self, stack, buffer, n, sets_aside, first):
-        """The class of each position 0..n (:data:`GONE` for none);
-        ``sets_aside``: words between the stack top and the buffer front are
-        set aside (else gone); ``first``: the first position a restore brings
-        back onto an empty stack."""
+    def classes(self, stack, buffer, n, aside):
+        """The class of each position 0..n (:data:`GONE` for none); ``aside``:
+        the words set aside (``RewriteSystem.set_aside``)."""
         out = [GONE] * (n + 1)
-        if sets_aside:
-            low = stack[-1] + 1 if stack else first
-            for x in range(low, buffer[0] if buffer else n + 1):
-                out[x] = 1
+        for x in aside:
+            out[x] = 1
         for x in stack:
             out[x] = 0
         for i, x in enumerate(buffer):
             out[x] = 2 if i == 0 else 3
         return out
 
-    def matrix(self, stack, buffer, arcs, n, sets_aside, first):
+    def matrix(self, stack, buffer, arcs, n, aside):
         """``reach[h, d]``: whether arc h -> d is reachable by itself from
-        the configuration (``arcs[d]`` the head built for d, or -1)."""
-        cls = self.classes(stack, buffer, n, sets_aside, first)
+        the configuration (``arcs[d]`` the head built for d, or -1; ``aside``
+        as for :meth:`classes`)."""
+        cls = self.classes(stack, buffer, n, aside)
         allowed = np.array(self.allowed, dtype=bool)
         c = np.array(cls)
         live = c != GONE
