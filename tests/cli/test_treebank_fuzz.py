@@ -8,6 +8,7 @@ exact against brute force on small trees) or 2 with one line naming the
 file and line; never a traceback.
 """
 import contextlib
+import functools
 import io
 import json
 import re
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from semiparse import cli
 from semiparse.cli import main
 from semiparse.cli._treebank import use_single_root
 from semiparse.treebank.columns import universal
@@ -39,6 +41,17 @@ def fuzz(examples):
 LABELS = ["nsubj", "obj", "punct", "nmod:poss", "obl:tmod", "dep", "root"]
 ODD_LABELS = ["a^b", "x||y", "#", "*", "", "obj||*"]
 HEAD, DEPREL, DEPS, MISC = 6, 7, 8, 9
+
+
+@pytest.fixture(scope="module", autouse=True)
+def parser_built_once():
+    """``cli.main`` builds its argument parser anew at each call, a large
+    part of the time of a call on a small file: build it once for this
+    module's fuzzers (as tests/treebank/test_conllu_robust.py does).  The
+    commands run here keep no state in their parser (no list defaults)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "build_parser", functools.lru_cache(maxsize=None)(cli.build_parser))
+        yield
 
 
 def run(argv):

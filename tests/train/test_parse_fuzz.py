@@ -11,6 +11,7 @@ or fails with one line ``FILE:LINE: reason`` and no output file; accepted
 mutations alone always succeed.
 """
 import contextlib
+import functools
 import io
 import json
 import os
@@ -22,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from semiparse import cli
 from semiparse.cli import main
 from semiparse.perceptron import RDAOptions, Trainer, Tree
 
@@ -172,6 +174,16 @@ def fuzz_model(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def parser_built_once():
+    """``cli.main`` builds its argument parser anew at each call, a large
+    part of the time of a call on a small file: build it once here (as
+    tests/treebank/test_conllu_robust.py does)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "build_parser", functools.lru_cache(maxsize=None)(cli.build_parser))
+        yield
+
+
 def run(argv):
     """``(status, stdout, stderr)`` of ``semiparse ARGV`` run in-process."""
     out, err = io.StringIO(), io.StringIO()
@@ -194,7 +206,7 @@ FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCh
 @pytest.mark.slow
 @FUZZ
 @given(data=st.data())
-def test_fuzz_parse(fuzz_model, data):
+def test_fuzz_parse(fuzz_model, parser_built_once, data):
     doc = data.draw(st.lists(sentences(), min_size=1, max_size=4))
     given_bytes, accepted = data.draw(files(doc))
     with tempfile.TemporaryDirectory() as folder:
@@ -216,7 +228,7 @@ def test_fuzz_parse(fuzz_model, data):
 @pytest.mark.slow
 @FUZZ
 @given(data=st.data())
-def test_fuzz_evaluate(data):
+def test_fuzz_evaluate(parser_built_once, data):
     doc = data.draw(st.lists(sentences(), min_size=1, max_size=4))
     gold_bytes, gold_ok = data.draw(files(doc))
     mode = data.draw(st.sampled_from(["parser output", "itself", "mismatched"]))
