@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from semiparse.cli._constituent_check import run as run_check
 from semiparse.transitions.constituent.exhaustive import OverBudget, Search, min_loss
 from semiparse.transitions.constituent.systems import NT, REDUCE, SHIFT, system
-from semiparse.treebank.brackets import constituents, tree
+from semiparse.treebank.brackets import constituents, read_ptb, tree
 from semiparse.testing import constituent_checking as checking
 
 # The example on which ``check --all`` ran for half an hour: five words, 13
@@ -27,6 +27,19 @@ BLOW_UP = "(C (C (C (T w0) (A (T w1)))) (B (B (A (B (C (B (T w2))) (B (B (T w3))
 BLOW_UP_PATH = [NT("C"), NT("C"), NT("C"), SHIFT, NT("A"), NT("B"), SHIFT, REDUCE, REDUCE, NT("A")]
 BLOW_UP_WALK = [(True, 18), (True, 33), (True, 14), (True, 45), (True, 20), (False, 37), (True, 11),
                 (True, 39), (True, 30), (False, 19), (True, 19), (True, 16), (True, 36), (False, 19)]
+
+
+@pytest.fixture(scope="module")
+def ptb(shared_data):
+    return read_ptb(shared_data / "ptb" / "wsj_sample_combined.mrg")
+
+
+@pytest.fixture
+def ptb_read_once(ptb, monkeypatch):
+    """The constituent check reads the PTB sample for its gold trees at each
+    call (2 to 5 s): here it gets this module's copy of the same file."""
+    read = checking.ptb_trees
+    monkeypatch.setattr(checking, "ptb_trees", lambda path=None: ptb if path is None else read(path))
 
 
 def blow_up_configuration():
@@ -94,7 +107,7 @@ def test_the_generated_trees_respect_their_bounds(data):
     assert {label for label, _, _ in constituents(t)} <= set(checking.LABELS)
 
 
-def test_skipped_examples_are_counted_and_not_passes(capsys):
+def test_skipped_examples_are_counted_and_not_passes(capsys, ptb_read_once):
     result = checking.check("in_order", examples=20, max_n=5, seed=1, max_states=40)
     assert result.ok and result.skipped > 0 and result.max_states == 40
     assert result.passed + result.skipped == result.calls == 20
@@ -105,7 +118,7 @@ def test_skipped_examples_are_counted_and_not_passes(capsys):
     assert "FAIL" in out and "proves too little" in out
 
 
-def test_the_default_budget_skips_nothing_on_short_sentences(capsys):
+def test_the_default_budget_skips_nothing_on_short_sentences(capsys, ptb_read_once):
     assert run_check("top_down", examples=40, max_n=4, seed=5) == 0
     out = capsys.readouterr().out
     assert "oracle == exhaustive search on 40 examples" in out

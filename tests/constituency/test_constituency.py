@@ -33,6 +33,15 @@ def ptb(shared_data):
     return read_ptb(shared_data / "ptb" / "wsj_sample_combined.mrg")
 
 
+@pytest.fixture
+def ptb_read_once(ptb, monkeypatch):
+    """The constituent check reads the PTB sample for its gold trees at each
+    call (2 to 5 s): here it gets this module's copy of the same file
+    (test_ptb_sample_is_read_and_cleaned checks the reading)."""
+    read = checking.ptb_trees
+    monkeypatch.setattr(checking, "ptb_trees", lambda path=None: ptb if path is None else read(path))
+
+
 # ---------------------------------------------------------------- trees
 
 def test_ptb_sample_is_read_and_cleaned(ptb):
@@ -270,7 +279,7 @@ def _brute_from(name, c0, gold, extra):
     return best
 
 
-def test_checker_reports_a_broken_oracle(monkeypatch, capsys):
+def test_checker_reports_a_broken_oracle(monkeypatch, capsys, ptb_read_once):
     class Broken(type(oracle("in_order"))):
         def _terms(self, c, gold):
             terms = super()._terms(c, gold)
@@ -282,12 +291,12 @@ def test_checker_reports_a_broken_oracle(monkeypatch, capsys):
     assert "MISMATCH" in out and "gold tree:" in out and "configuration:" in out
 
 
-def test_checker_run_passes(capsys):
+def test_checker_run_passes(capsys, ptb_read_once):
     assert run_check("top_down", examples=15, max_n=4, seed=3) == 0
     assert "oracle == exhaustive search on 15 examples" in capsys.readouterr().out
 
 
-def test_the_check_returns_a_check_result(monkeypatch):
+def test_the_check_returns_a_check_result(monkeypatch, ptb_read_once):
     from semiparse.testing.checking import OracleMismatch
     from semiparse.testing.constituent_checking import check
 
