@@ -2,12 +2,14 @@
 (tests/brute_force.py): hypothesis strategies for trees, split grammars and
 their inputs, and mutated bytes; the checks of a command's output and
 refusal; a walk through a system's configurations; system texts; the
-fuzz tests' call that must answer or raise ValueError."""
+fuzz tests' call that must answer or raise ValueError; the fixture that
+shortens check's trial of critical_buffer."""
 import json
 import warnings
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
 import semiparse
@@ -20,6 +22,19 @@ REPO = Path(__file__).resolve().parents[1]
 SYSTEMS = Path(__file__).resolve().parent / "systems"  # the systems the tests declare
 NEG_INF = float("-inf")
 BOM = b"\xef\xbb\xbf"
+
+
+@pytest.fixture
+def short_hint_trial(monkeypatch):
+    """check's trial of ``critical_buffer = true`` on 20 examples instead of
+    HINT_EXAMPLES (2000).  Where a passing system does not declare it, check
+    tries the declaration on a check of its own of that many examples
+    before it advises it: 10 to 20 s, most of the time of a test that runs
+    check on such a system for something else.  The trial still runs;
+    whether its advice is right is
+    test_grammar_kernel.py::test_check_suggests_the_declaration_where_the_reduction_agrees's
+    to check, on the full trial (tests/cli/test_check.py shortens it too)."""
+    monkeypatch.setattr("semiparse.testing.checking.HINT_EXAMPLES", 20)
 
 
 # Inputs every query refuses, each with (a pattern of) its error: a wrong

@@ -20,7 +20,7 @@ from semiparse.perceptron import read_trees
 from semiparse.transitions.systems import registry
 from semiparse.transitions.systems.loading import available_systems, load_system
 
-from support import REPO
+from support import REPO, short_hint_trial  # noqa: F401 (a fixture)
 
 DOC = REPO / "docs" / "systems.md"
 CATALOGUE = ("arc_standard_root_end", "arc_hybrid_root_end", "arc_eager_root_end",
@@ -49,7 +49,7 @@ def _check(name, examples, seed):
 
 
 @pytest.mark.parametrize("name", CATALOGUE)
-def test_the_grammar_oracle_equals_the_exhaustive_search(name):
+def test_the_grammar_oracle_equals_the_exhaustive_search(name, short_hint_trial):
     assert _check(name, 150, seed=1).dead_ends == 0
 
 
@@ -109,7 +109,7 @@ def test_check_all_checks_every_shipped_system(capsys):
     assert re.search(r"^check --all: (\d+)/\1 checks passed", out, flags=re.M)
 
 
-def test_check_all_fails_when_one_system_fails(capsys, monkeypatch):
+def test_check_all_fails_when_one_system_fails(capsys, monkeypatch, short_hint_trial):
     def wrong(stack, buffer, heads, arcs, strategy):
         return {}
 

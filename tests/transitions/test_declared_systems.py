@@ -29,7 +29,7 @@ from semiparse.transitions.systems.loading import load_system
 from semiparse.transitions.systems.format.system_file import SystemFileError
 from semiparse.treebank.projectivity import is_projective
 
-from support import SYSTEMS, walk
+from support import SYSTEMS, short_hint_trial, walk  # noqa: F401 (a fixture)
 
 DECLARED = {name: str(SYSTEMS / f"{name}.toml")
             for name in ("arc_standard_root_end", "arc_standard_no_root", "strict_eager",
@@ -47,7 +47,7 @@ def _finished(heads):
 
 
 @pytest.mark.parametrize("name", DECLARED)
-def test_the_grammar_oracle_equals_the_exhaustive_search(name):
+def test_the_grammar_oracle_equals_the_exhaustive_search(name, short_hint_trial):
     (result,) = check(DECLARED[name], examples=120, max_n=6, seed=3)
     assert result.ok, result.mismatch and result.mismatch.describe("grammar")
     assert result.calls == 120

@@ -45,7 +45,7 @@ from semiparse.transitions.systems.loading import (
 )
 from semiparse.transitions.systems.format.system_file import SystemFileError
 
-from support import SYSTEMS, random_system_texts
+from support import SYSTEMS, random_system_texts, short_hint_trial  # noqa: F401 (a fixture)
 
 DEAD_END = SYSTEMS / "arc_hybrid_root_end_deadend.toml"
 SHIPPED_GRAMMARS = sorted(p.stem for p in data_dir("grammars").glob("*.grammar"))
@@ -405,7 +405,7 @@ def test_check_counts_dead_ends_that_still_have_legal_moves(tmp_path, capsys):
         Trainer(system=str(path), epochs=1, progress=False).run(trees)
 
 
-def test_check_warns_about_the_dead_ends_it_sees(capsys):
+def test_check_warns_about_the_dead_ends_it_sees(capsys, short_hint_trial):
     assert main(["check", str(DEAD_END), "--examples", "200", "--max-n", "5"]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("ok    arc_hybrid_root_end_deadend strategy=none")
